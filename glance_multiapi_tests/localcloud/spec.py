@@ -1,0 +1,192 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The deployment spec of the embedded cloud, shaped like a Glance CR spec.
+
+Loading, the validation the glance-operator webhook does, JSON merge patch
+(RFC 7386) and reading each API's stores out of its customServiceConfig.
+Pure logic: nothing here touches a process or the network.
+"""
+
+import configparser
+import copy
+import json
+import re
+
+import yaml
+
+API_TYPES = ('split', 'single', 'edge')
+# NOTE: GlanceAPI CRs are named <glance>-<api>-<type> and the Services
+# glance-<api>-public; a DNS-1123 label keeps both legal.
+_API_NAME = re.compile(r'^[a-z0-9]([-a-z0-9]{0,28}[a-z0-9])?$')
+_STORE_NAME = re.compile(r'^[A-Za-z0-9_]{1,40}$')
+
+
+class SpecError(Exception):
+    """A spec or patch the operator's webhook would refuse (one line)."""
+
+
+def load(text, source):
+    """Parse YAML or JSON text into a validated, defaulted spec."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, 'problem_mark', None)
+        where = ' line %d column %d' % (
+            mark.line + 1, mark.column + 1) if mark else ''
+        problem = getattr(exc, 'problem', None) or str(exc).splitlines()[0]
+        raise SpecError('%s:%s: not valid YAML: %s' % (source, where,
+                                                       problem))
+    if isinstance(data, dict) and 'spec' in data and 'glanceAPIs' not in data:
+        # A whole Glance CR (e.g. from "oc get glance -o yaml") is fine too.
+        data = data['spec']
+    return normalize(data, source)
+
+
+def normalize(data, source='spec'):
+    """Return a deep copy of data with defaults filled in, or SpecError."""
+    if not isinstance(data, dict):
+        raise SpecError('%s: the spec must be a mapping with glanceAPIs, '
+                        'got %s' % (source, type(data).__name__))
+    spec = copy.deepcopy(data)
+    apis = spec.get('glanceAPIs')
+    if not isinstance(apis, dict) or not apis:
+        raise SpecError('%s: spec.glanceAPIs must be a non-empty mapping of '
+                        'API name to API spec' % source)
+    for name, api in list(apis.items()):
+        where = '%s: spec.glanceAPIs.%s' % (source, name)
+        if not isinstance(name, str) or not _API_NAME.match(name):
+            raise SpecError('%s: invalid API name %r: lower-case letters, '
+                            'digits and "-", at most 30 characters' %
+                            (source, name))
+        if api is None:
+            api = {}
+        if not isinstance(api, dict):
+            raise SpecError('%s: must be a mapping, got %s' %
+                            (where, type(api).__name__))
+        api.setdefault('type', 'split')
+        api.setdefault('replicas', 1)
+        if api['type'] not in API_TYPES:
+            raise SpecError('%s.type: %r is not one of %s' %
+                            (where, api['type'], ', '.join(API_TYPES)))
+        replicas = api['replicas']
+        if (not isinstance(replicas, int) or isinstance(replicas, bool)
+                or replicas < 0):
+            raise SpecError('%s.replicas: %r is not a non-negative integer' %
+                            (where, replicas))
+        csc = api.get('customServiceConfig', '')
+        if not isinstance(csc, str):
+            raise SpecError('%s.customServiceConfig must be a string' % where)
+        apis[name] = api
+        api_stores(spec, name, source)
+    keystone_endpoint = spec.get('keystoneEndpoint')
+    if keystone_endpoint is None:
+        non_edge = [n for n, a in apis.items() if a['type'] != 'edge']
+        if len(non_edge) != 1:
+            raise SpecError('%s: spec.keystoneEndpoint is required when '
+                            'there is not exactly one non-edge API' % source)
+        keystone_endpoint = spec['keystoneEndpoint'] = non_edge[0]
+    if keystone_endpoint not in apis:
+        raise SpecError('%s: spec.keystoneEndpoint %r names no API in '
+                        'spec.glanceAPIs (%s)' %
+                        (source, keystone_endpoint, ', '.join(sorted(apis))))
+    if apis[keystone_endpoint]['type'] == 'edge':
+        raise SpecError('%s: spec.keystoneEndpoint %r names an edge API, '
+                        'which is never registered in the catalog' %
+                        (source, keystone_endpoint))
+    return spec
+
+
+def _parse_ini(text, where):
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    try:
+        parser.read_string(text or '')
+    except configparser.Error as exc:
+        raise SpecError('%s.customServiceConfig: not valid INI: %s' %
+                        (where, str(exc).splitlines()[0]))
+    return parser
+
+
+def api_stores(spec, name, source='spec'):
+    """Return (default store, [store names]) of one API of the spec.
+
+    An API's own customServiceConfig wins over the top-level one, as in the
+    operator, which appends the API's snippet after the Glance one.
+    """
+    where = '%s: spec.glanceAPIs.%s' % (source, name)
+    default = None
+    stores = []
+    for text in (spec.get('customServiceConfig', ''),
+                 spec['glanceAPIs'][name].get('customServiceConfig', '')):
+        ini = _parse_ini(text, where)
+        if ini.has_option('DEFAULT', 'enabled_backends'):
+            stores = []
+            for item in ini.get('DEFAULT', 'enabled_backends').split(','):
+                store = item.split(':', 1)[0].strip()
+                if store:
+                    stores.append(store)
+        if ini.has_option('glance_store', 'default_backend'):
+            default = ini.get('glance_store', 'default_backend').strip()
+    if not default:
+        raise SpecError('%s: customServiceConfig sets no [glance_store] '
+                        'default_backend' % where)
+    for store in stores + [default]:
+        if not _STORE_NAME.match(store):
+            raise SpecError('%s: invalid store name %r' % (where, store))
+    if default not in stores:
+        stores.append(default)
+    return default, stores
+
+
+def all_stores(spec):
+    """Every store named by any API of the spec, sorted."""
+    names = set()
+    for name in spec['glanceAPIs']:
+        names.update(api_stores(spec, name)[1])
+    return sorted(names)
+
+
+def merge_patch(target, patch):
+    """Apply an RFC 7386 JSON merge patch; return a new document."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = copy.deepcopy(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+def apply_patch(spec, patch_text, source='patch'):
+    """Apply a JSON merge patch of the Glance object to spec.
+
+    The patch is the object patch that ``oc patch --type merge -p`` takes:
+    ``{"spec": {...}}``. Returns the new validated spec; raises SpecError and
+    leaves spec untouched when the result would be refused.
+    """
+    try:
+        patch = json.loads(patch_text)
+    except ValueError as exc:
+        raise SpecError('%s: not valid JSON: %s' % (source, exc))
+    if not isinstance(patch, dict) or set(patch) - {'spec'}:
+        raise SpecError('%s: only {"spec": {...}} can be patched, got keys '
+                        '%s' % (source, ', '.join(sorted(patch))
+                                if isinstance(patch, dict) else
+                                type(patch).__name__))
+    if 'spec' not in patch:
+        return normalize(spec, source)
+    new = merge_patch(spec, patch['spec'])
+    # NOTE: an explicit keystoneEndpoint is kept as given so that the webhook
+    # check below refuses a patch that removes the catalog's API.
+    return normalize(new, source)
