@@ -1,6 +1,258 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""glance-multiapi-cloud: an embedded real cloud for the suite."""
+
+import argparse
+import json
+import os
 import sys
+
+import requests
+import yaml
+
+from glance_multiapi_tests.localcloud import cloud
+from glance_multiapi_tests.localcloud import errors
+from glance_multiapi_tests.localcloud import faults as faults_mod
+from glance_multiapi_tests.localcloud import processes
+from glance_multiapi_tests.localcloud import services
+from glance_multiapi_tests.localcloud import spec as spec_mod
+from glance_multiapi_tests.localcloud import state as state_mod
+
+PROG = 'glance-multiapi-cloud'
+DEFAULT_STATE_DIR = '.glance-multiapi-cloud'
+DEFAULT_SPEC = os.path.join('etc', 'glance-multiapi-cloud.yaml')
+
+
+def _default_spec_text():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for base in (os.getcwd(), os.path.dirname(os.path.dirname(here)),
+                 os.path.join(sys.prefix, 'share', 'glance-multiapi-tests')):
+        path = os.path.join(base, DEFAULT_SPEC)
+        if os.path.exists(path):
+            with open(path) as f:
+                return f.read(), path
+    # NOTE: an installed wheel may lack etc/; this is the same demo spec.
+    return json.dumps(DEMO_SPEC), '<built-in demo spec>'
+
+
+DEMO_SPEC = {'keystoneEndpoint': 'api0', 'glanceAPIs': {
+    name: {'type': 'split', 'replicas': 1, 'customServiceConfig': (
+        '[DEFAULT]\nenabled_backends = %s:file\n[glance_store]\n'
+        'default_backend = %s\n' % (store, store))}
+    for name, store in (('api0', 'ceph0'), ('api1', 'ceph1'))}}
+
+
+def build_parser():
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        '--state-dir', default=argparse.SUPPRESS,
+        help='folder holding the cloud (default: $GLANCE_MULTIAPI_CLOUD_DIR'
+             ' or ./%s)' % DEFAULT_STATE_DIR)
+    parser = argparse.ArgumentParser(
+        prog=PROG, parents=[common],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description='Run a real Keystone, N real Glance APIs (one per API '
+                    'of a Glance CR-shaped spec), a real OCI registry and '
+                    'an HTTP file server on loopback, and reconcile them '
+                    'like the glance-operator.',
+        epilog=errors.EXIT_CODES_HELP + '\nfaults:\n' +
+        faults_mod.describe())
+    verbs = parser.add_subparsers(dest='verb', metavar='VERB')
+    verbs.required = True
+    fault_help = 'inject a fault NAME or NAME=API (repeatable; see faults)'
+
+    up = verbs.add_parser('up', parents=[common], help='start a cloud',
+                          epilog=errors.EXIT_CODES_HELP,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+    up.add_argument('--spec', help='YAML spec shaped like a Glance CR spec '
+                                   '(default: %s)' % DEFAULT_SPEC)
+    up.add_argument('--fault', action='append', default=[], help=fault_help)
+    up.add_argument('--no-registry', action='store_true',
+                    help='do not start the OCI registry')
+    up.add_argument('--no-fileserver', action='store_true',
+                    help='do not start the HTTP file server')
+    up.add_argument('--base-port', type=int,
+                    help='use ports from this one up, failing if one is '
+                         'busy (default: any free ports)')
+    up.add_argument('-q', '--quiet', action='store_true')
+
+    verbs.add_parser('down', parents=[common],
+                     help='stop what this state dir started')
+    status = verbs.add_parser('status', parents=[common],
+                              help='which services are up and ready')
+    status.add_argument('-o', '--output', choices=['text', 'json'],
+                        default='text')
+    get = verbs.add_parser('get', parents=[common],
+                           help='print the Glance CR-shaped document')
+    get.add_argument('-o', '--output', choices=['json', 'yaml'],
+                     default='yaml')
+    patch = verbs.add_parser('patch', parents=[common],
+                             help='merge-patch the spec and reconcile')
+    patch.add_argument('--type', choices=['merge'], default='merge')
+    patch.add_argument('-p', '--patch', help='JSON merge patch of the '
+                                             'object, e.g. \'{"spec": '
+                                             '{"keystoneEndpoint": "api1"}}\'')
+    patch.add_argument('--fault', action='append', default=[],
+                       help=fault_help)
+    patch.add_argument('--clear-faults', action='store_true',
+                       help='remove every injected fault first')
+    return parser
+
+
+def _state_dir(args):
+    return getattr(args, 'state_dir', None) or os.environ.get(
+        'GLANCE_MULTIAPI_CLOUD_DIR') or DEFAULT_STATE_DIR
+
+
+def _read_spec(path):
+    if not path:
+        return _default_spec_text()
+    try:
+        with open(path) as f:
+            return f.read(), path
+    except OSError as exc:
+        raise errors.Invalid('cannot read spec %s: %s' % (path,
+                                                          exc.strerror))
+
+
+def _probe(url, ok=(200, 300)):
+    try:
+        return requests.get(url, timeout=2).status_code in ok
+    except requests.RequestException:
+        return False
+
+
+def status_report(state):
+    """Every service of the cloud: running, ready, URLs."""
+    state.load()
+    report = {'state_dir': state.root, 'services': {}, 'apis': {}}
+    simple = {'keystone': services.keystone_url(state) + '/v3',
+              'registry': services.registry_url(state) and
+              services.registry_url(state) + '/v2/',
+              'fileserver': services.fileserver_url(state)}
+    for name, url in simple.items():
+        if url is None:
+            continue
+        pid = processes.pid_of(state, name)
+        report['services'][name] = {'url': url.rsplit('/v', 1)[0]
+                                    if name != 'fileserver' else url,
+                                    'running': bool(pid),
+                                    'ready': bool(pid) and _probe(url)}
+    doc = cloud.document(state)
+    spec = doc['spec']
+    endpoints = doc['status'].get('apiEndpoint', {})
+    for api, api_spec in sorted(spec['glanceAPIs'].items()):
+        public, internal = cloud.api_ports(state, api)
+        pid = processes.pid_of(state, cloud.api_service(api))
+        local = 'http://127.0.0.1:%d/' % internal
+        report['apis'][api] = {
+            'type': api_spec['type'],
+            'store': spec_mod.api_stores(spec, api)[0],
+            'public': endpoints.get(api + '-public'),
+            'internal': endpoints.get(api + '-internal'),
+            'in_catalog': api == spec['keystoneEndpoint'],
+            'running': bool(pid), 'ready': bool(pid) and _probe(local)}
+    report['faults'] = ['%s=%s' % tuple(f) if f[1] else f[0]
+                        for f in state.data.get('faults', [])]
+    return report
+
+
+def _print_status(report, out):
+    out.write('state dir: %s\n' % report['state_dir'])
+    for name, item in report['services'].items():
+        out.write('%-12s %-8s %s\n' % (name, 'ready' if item['ready'] else
+                                       ('running' if item['running'] else
+                                        'DOWN'), item['url']))
+    for api, item in report['apis'].items():
+        out.write('%-12s %-8s type=%s store=%s public=%s internal=%s%s\n' % (
+            'api ' + api, 'ready' if item['ready'] else 'DOWN',
+            item['type'], item['store'], item['public'], item['internal'],
+            ' (in catalog)' if item['in_catalog'] else ''))
+    if report['faults']:
+        out.write('faults: %s\n' % ', '.join(report['faults']))
+
+
+def _print_summary(state, out):
+    report = status_report(state)
+    _print_status(report, out)
+    out.write(
+        'up in %.1f s. Use it:\n'
+        '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=demo\n'
+        '  cd %s && tempest run --regex glance_multiapi_tests\n'
+        '  %s --state-dir %s down\n' % (
+            state.data.get('startup_seconds', 0), state.path('clouds.yaml'),
+            state.path('tempest'), PROG, state.root))
+
+
+def run(args, out):
+    state = state_mod.State(_state_dir(args))
+    if args.verb == 'up':
+        text, source = _read_spec(args.spec)
+        cloud.up(state, spec_text=text, spec_source=source,
+                 fault_args=args.fault, with_registry=not args.no_registry,
+                 with_fileserver=not args.no_fileserver,
+                 base_port=args.base_port,
+                 log=lambda msg: out.write(msg + '\n'))
+        if not args.quiet:
+            _print_summary(state, out)
+    elif args.verb == 'down':
+        stopped = cloud.down(state)
+        out.write('stopped: %s\n' % (', '.join(stopped) or 'nothing was '
+                                     'running'))
+    elif args.verb == 'status':
+        report = status_report(state)
+        if args.output == 'json':
+            json.dump(report, out, indent=2, sort_keys=True)
+            out.write('\n')
+        else:
+            _print_status(report, out)
+        return 0 if all(item['ready'] for item in list(
+            report['services'].values()) + list(report['apis'].values())
+            if item.get('running', True)) else errors.EXIT_FAILED
+    elif args.verb == 'get':
+        doc = cloud.document(state)
+        if args.output == 'json':
+            json.dump(doc, out, indent=2, sort_keys=True)
+            out.write('\n')
+        else:
+            yaml.safe_dump(doc, out, default_flow_style=False)
+    elif args.verb == 'patch':
+        if args.patch is None and not args.fault and not args.clear_faults:
+            raise errors.CloudError('patch needs -p JSON, --fault or '
+                                    '--clear-faults', errors.EXIT_USAGE)
+        acted = cloud.patch(state, patch_text=args.patch,
+                            fault_args=args.fault,
+                            clear_faults=args.clear_faults)
+        out.write('glance.glance.openstack.org/glance patched%s\n' % (
+            '' if acted else ' (not reconciled: fault patch-not-reconciled)'))
+    return 0
 
 
 def main(argv=None):
-    sys.stderr.write('not implemented yet\n')
-    return 2
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return run(args, sys.stdout)
+    except errors.CloudError as exc:
+        sys.stderr.write('%s: error: %s\n' % (PROG, exc))
+        return exc.exit_code
+    except spec_mod.SpecError as exc:
+        sys.stderr.write('%s: error: %s\n' % (PROG, exc))
+        return errors.EXIT_INVALID
+    except KeyboardInterrupt:
+        sys.stderr.write('%s: interrupted\n' % PROG)
+        return 130
+
+
+if __name__ == '__main__':
+    sys.exit(main())

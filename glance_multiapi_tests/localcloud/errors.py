@@ -1,0 +1,64 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Errors of the embedded cloud, each carrying its documented exit code."""
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_NOT_UP = 3
+EXIT_ALREADY_UP = 4
+EXIT_INVALID = 22
+EXIT_PORT_BUSY = 98
+EXIT_MISSING_BINARY = 127
+
+EXIT_CODES_HELP = """exit codes:
+  0    success
+  1    a service failed to start or answer (the message names it and its log)
+  2    usage error
+  3    no cloud is up in the state dir
+  4    a cloud is already up in the state dir
+  22   the spec or the patch is invalid (nothing was changed)
+  98   a port the cloud needs is busy (nothing was left running)
+  127  a program the cloud needs is missing (nothing was left running)
+"""
+
+
+class CloudError(Exception):
+    """One line for the user plus the exit code the CLI returns."""
+
+    exit_code = EXIT_FAILED
+
+    def __init__(self, message, exit_code=None):
+        super().__init__(message)
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+
+class NotUp(CloudError):
+    exit_code = EXIT_NOT_UP
+
+
+class AlreadyUp(CloudError):
+    exit_code = EXIT_ALREADY_UP
+
+
+class Invalid(CloudError):
+    exit_code = EXIT_INVALID
+
+
+class PortBusy(CloudError):
+    exit_code = EXIT_PORT_BUSY
+
+
+class MissingBinary(CloudError):
+    exit_code = EXIT_MISSING_BINARY

@@ -1,0 +1,215 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Start, watch and stop the processes of one cloud, by pidfile.
+
+Each service runs in its own session (process group) so that stopping it
+also stops whatever it forked (uwsgi workers). Only pids recorded in this
+state dir are ever signalled, and only while their kernel start time still
+matches the recorded one, so a recycled pid is never hit.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import requests
+
+from glance_multiapi_tests.localcloud import errors
+from glance_multiapi_tests import polling
+
+STOP_TIMEOUT = 10.0
+
+
+def _pidfile(state, name):
+    return state.path('run', name + '.pid')
+
+
+def log_path(state, name):
+    return state.path('logs', name + '.log')
+
+
+def find_binary(name, hint):
+    """Absolute path of a program: the venv's first, then PATH."""
+    import sys
+    candidate = os.path.join(os.path.dirname(sys.executable), name)
+    if os.access(candidate, os.X_OK):
+        return candidate
+    found = shutil.which(name)
+    if not found:
+        raise errors.MissingBinary('%s not found (%s)' % (name, hint))
+    return found
+
+
+def start(state, name, argv, env=None, cwd=None):
+    """Start argv detached, logging to logs/NAME.log; record its pid."""
+    state.makedirs('run')
+    state.makedirs('logs')
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    with open(log_path(state, name), 'ab') as log:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, env=full_env,
+                                cwd=cwd or state.root,
+                                start_new_session=True)
+    with open(_pidfile(state, name), 'w') as f:
+        json.dump({'pid': proc.pid, 'start': _start_time(proc.pid)}, f)
+    return proc
+
+
+def _read_pidfile(state, name):
+    try:
+        with open(_pidfile(state, name)) as f:
+            return json.load(f)
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def _stat(pid):
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            # NOTE: the command name may hold spaces; fields follow ')'.
+            return f.read().rsplit(')', 1)[1].split()
+    except OSError:
+        return None
+
+
+def _start_time(pid):
+    fields = _stat(pid)
+    return fields[19] if fields else None
+
+
+def _alive(pid, start_time):
+    fields = _stat(pid)
+    return bool(fields) and fields[0] != 'Z' and fields[19] == start_time
+
+
+def pid_of(state, name):
+    """The pid of a running service of this state dir, else None."""
+    record = _read_pidfile(state, name)
+    if record and _alive(record['pid'], record['start']):
+        return record['pid']
+    return None
+
+
+def running(state):
+    """Names of the services of this state dir that are running."""
+    run_dir = state.path('run')
+    if not os.path.isdir(run_dir):
+        return []
+    names = [n[:-4] for n in os.listdir(run_dir) if n.endswith('.pid')]
+    return sorted(n for n in names if pid_of(state, n))
+
+
+def _group_gone(pgid):
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    # NOTE: a group of zombies still answers signal 0; look for a live one.
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        fields = _stat(int(entry))
+        if fields and int(fields[2]) == pgid and fields[0] != 'Z':
+            return False
+    return True
+
+
+def stop(state, name, timeout=STOP_TIMEOUT):
+    """Stop a service gracefully, then forcefully after timeout seconds."""
+    record = _read_pidfile(state, name)
+    if not record:
+        return False
+    pid = record['pid']
+    stopped = False
+    if _alive(pid, record['start']):
+        try:
+            os.killpg(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            polling.poll(lambda: _group_gone(pid), timeout=timeout,
+                         interval=0.05, max_interval=0.5,
+                         what='%s (pid %d) to stop after SIGTERM' %
+                         (name, pid))
+        except polling.PollTimeout:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            polling.poll(lambda: _group_gone(pid), timeout=timeout,
+                         interval=0.05,
+                         what='%s (pid %d) to die after SIGKILL' %
+                         (name, pid))
+        stopped = True
+    os.unlink(_pidfile(state, name))
+    return stopped
+
+
+def last_log_line(state, name, pattern=None):
+    """The last meaningful line of a service's log, for error messages."""
+    try:
+        with open(log_path(state, name), 'rb') as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 65536))
+            lines = f.read().decode(errors='replace').splitlines()
+    except OSError:
+        return ''
+    lines = [ln.strip() for ln in lines if ln.strip()]
+    if pattern:
+        matching = [ln for ln in lines if pattern in ln]
+        if matching:
+            return matching[-1]
+    for line in reversed(lines):
+        if 'error' in line.lower() or 'exception' in line.lower():
+            return line[:300]
+    return lines[-1][:300] if lines else ''
+
+
+def wait_http(state, name, url, ok_status=(200,), timeout=60):
+    """Poll url until it answers one of ok_status; fail fast if name died."""
+    record = _read_pidfile(state, name)
+    seen = {'last': 'no answer yet'}
+
+    def check():
+        if record and not _alive(record['pid'], record['start']):
+            busy = last_log_line(state, name, 'Address already in use')
+            if 'Address already in use' in busy:
+                raise errors.PortBusy('%s could not bind %s: %s' %
+                                      (name, url, busy))
+            raise errors.CloudError(
+                '%s exited before answering %s; last log line: %s (see %s)'
+                % (name, url, last_log_line(state, name),
+                   os.path.relpath(log_path(state, name))))
+        try:
+            resp = requests.get(url, timeout=2, allow_redirects=False)
+        except requests.RequestException as exc:
+            seen['last'] = type(exc).__name__
+            return False, seen['last']
+        seen['last'] = 'HTTP %d' % resp.status_code
+        return resp.status_code in ok_status, seen['last']
+
+    start_time = time.monotonic()
+    try:
+        polling.poll(check, timeout=timeout, interval=0.1, max_interval=0.5,
+                     what='%s to answer %s' % (name, url),
+                     describe=str)
+    except polling.PollTimeout as exc:
+        raise errors.CloudError('%s (see %s)' % (
+            exc, os.path.relpath(log_path(state, name))))
+    return time.monotonic() - start_time

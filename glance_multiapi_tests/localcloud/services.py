@@ -1,0 +1,128 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""How each process of the embedded cloud is started and awaited."""
+
+import os
+import sys
+
+from glance_multiapi_tests.localcloud import processes
+
+UWSGI_HINT = 'install cloud-requirements.txt (uWSGI) into this venv'
+REGISTRY_HINT = 'apt-get install docker-registry, or up --no-registry'
+
+REGISTRY_CONF = """version: 0.1
+log:
+  level: warn
+storage:
+  filesystem:
+    rootdirectory: {root}
+  delete:
+    enabled: true
+http:
+  addr: 127.0.0.1:{port}
+"""
+
+
+def uwsgi_argv(module, sockets, name):
+    """Argv of a uwsgi running one WSGI app on the given host:ports."""
+    argv = [processes.find_binary('uwsgi', UWSGI_HINT),
+            '--master', '--processes', '1', '--threads', '4',
+            '--enable-threads', '--die-on-term', '--need-app',
+            '--home', sys.prefix,
+            '--module', module,
+            '--buffer-size', '65535',
+            # NOTE: clients stream image data in chunks; uwsgi's default
+            # 4 s socket timeout would cut a slow (throttled) upload.
+            '--socket-timeout', '600',
+            '--http-chunked-input', '--http-auto-chunked',
+            '--chunked-input-limit', '10485760',
+            # NOTE: http-socket closes every connection after a response
+            # without saying so; a client that reuses it races the close
+            # and gets "Connection reset by peer". Say so.
+            '--add-header', 'Connection: close',
+            '--procname-prefix-spaced', 'glance-multiapi-cloud:%s' % name]
+    for socket in sockets:
+        argv += ['--http-socket', socket]
+    return argv
+
+
+def start_keystone(state):
+    port = state.port('keystone')
+    conf = state.path('keystone', 'keystone.conf')
+    argv = uwsgi_argv('glance_multiapi_tests.localcloud.wsgi_keystone:'
+                      'application', ['127.0.0.1:%d' % port], 'keystone')
+    processes.start(state, 'keystone', argv,
+                    env={'OS_KEYSTONE_CONFIG_FILES': conf})
+    return 'http://127.0.0.1:%d' % port
+
+
+def start_glance_api(state, api, public_port, internal_port):
+    sockets = ['127.0.0.1:%d' % p for p in (public_port, internal_port) if p]
+    argv = uwsgi_argv('glance_multiapi_tests.localcloud.wsgi_glance:'
+                      'application', sockets, 'glance-' + api)
+    processes.start(state, 'glance-' + api, argv,
+                    env={'OS_GLANCE_CONFIG_DIR':
+                         state.path('glance', 'apis', api)})
+
+
+def start_registry(state):
+    port = state.port('registry')
+    binary = processes.find_binary('docker-registry', REGISTRY_HINT)
+    root = state.makedirs('registry', 'data')
+    conf = state.path('registry', 'config.yml')
+    with open(conf, 'w') as f:
+        f.write(REGISTRY_CONF.format(root=root, port=port))
+    processes.start(state, 'registry', [binary, 'serve', conf])
+    return 'http://127.0.0.1:%d' % port
+
+
+def start_fileserver(state):
+    port = state.port('fileserver')
+    root = state.makedirs('files')
+    processes.start(state, 'fileserver', [
+        sys.executable, '-m', 'http.server', '--bind', '127.0.0.1',
+        '--directory', root, str(port)])
+    return 'http://127.0.0.1:%d' % port
+
+
+def binaries_needed(with_registry):
+    """Fail before anything starts when a program is missing."""
+    processes.find_binary('uwsgi', UWSGI_HINT)
+    processes.find_binary('keystone-manage', 'install cloud-requirements.txt')
+    processes.find_binary('glance-manage', 'install cloud-requirements.txt')
+    if with_registry:
+        processes.find_binary('docker-registry', REGISTRY_HINT)
+
+
+def registry_url(state):
+    port = state.data.get('ports', {}).get('registry')
+    return 'http://127.0.0.1:%d' % port if port else None
+
+
+def fileserver_url(state):
+    port = state.data.get('ports', {}).get('fileserver')
+    return 'http://127.0.0.1:%d' % port if port else None
+
+
+def keystone_url(state):
+    return 'http://127.0.0.1:%d' % state.data['ports']['keystone']
+
+
+def all_names(state):
+    """Every service name this state dir may have started."""
+    names = ['keystone', 'registry', 'fileserver']
+    run_dir = state.path('run')
+    if os.path.isdir(run_dir):
+        names += [n[:-4] for n in os.listdir(run_dir)
+                  if n.endswith('.pid') and n[:-4] not in names]
+    return names

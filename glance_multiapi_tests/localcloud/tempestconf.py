@@ -1,0 +1,119 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The files that point tools at an embedded cloud: clouds.yaml and a
+tempest workspace (tempest.conf + .stestr.conf) that never touches
+~/.tempest."""
+
+import configparser
+import copy
+import os
+import shlex
+import sys
+
+import yaml
+
+from glance_multiapi_tests.localcloud import keystone
+from glance_multiapi_tests.localcloud import services
+
+USERS = (('admin', 'admin', 'admin'), ('demo', 'demo', 'demo'),
+         ('alt_demo', 'alt_demo', 'alt_demo'))
+
+
+def clouds(state):
+    """The clouds.yaml document: one cloud per user."""
+    auth_url = services.keystone_url(state) + '/v3'
+    result = {}
+    for cloud, user, project in USERS:
+        result[cloud] = {
+            'auth': {'auth_url': auth_url, 'username': user,
+                     'password': state.password(user),
+                     'project_name': project,
+                     'user_domain_id': 'default',
+                     'project_domain_id': 'default'},
+            'region_name': keystone.REGION, 'identity_api_version': 3,
+            'interface': 'public'}
+    # NOTE: one cloud per API lets "openstack --os-cloud demo-api1 image
+    # create" reach an API the catalog does not hold.
+    for api in sorted(state.data['spec']['glanceAPIs']):
+        internal = state.data.get('ports', {}).get('glance-%s-internal' % api)
+        if internal:
+            result['demo-' + api] = dict(
+                copy.deepcopy(result['demo']),
+                image_endpoint_override='http://127.0.0.1:%d' % internal)
+    return {'clouds': result}
+
+
+def cli_command(state):
+    """How tests call this cloud's CLI (same venv, same state dir)."""
+    cli = os.path.join(os.path.dirname(sys.executable),
+                       'glance-multiapi-cloud')
+    return '%s --state-dir %s' % (shlex.quote(cli), shlex.quote(state.root))
+
+
+def tempest_conf(state):
+    conf = configparser.ConfigParser(interpolation=None)
+    conf.optionxform = str
+    workspace = state.path('tempest')
+    registry = services.registry_url(state)
+    sections = {
+        'DEFAULT': {'log_dir': os.path.join(workspace, 'logs'),
+                    'log_file': 'tempest.log'},
+        'auth': {'admin_username': 'admin',
+                 'admin_password': state.password('admin'),
+                 'admin_project_name': 'admin',
+                 'admin_domain_name': 'Default',
+                 'use_dynamic_credentials': 'True',
+                 'create_isolated_networks': 'False'},
+        'identity': {'uri_v3': services.keystone_url(state) + '/v3',
+                     'auth_version': 'v3', 'region': keystone.REGION},
+        'identity-feature-enabled': {'api_v2': 'False'},
+        'service_available': {'glance': 'True', 'nova': 'False',
+                              'cinder': 'False', 'neutron': 'False',
+                              'swift': 'False', 'heat': 'False'},
+        'image': {'build_timeout': '120', 'build_interval': '1'},
+        'image-feature-enabled': {'import_image': 'True',
+                                  'os_glance_reserved': 'True'},
+        'glance_multiapi': {
+            'discovery_command': cli_command(state) + ' get -o json',
+            'patch_command': cli_command(state) +
+            ' patch --type merge -p {patch}',
+            'run_grow_shrink': 'True'},
+    }
+    if registry:
+        sections['image_uploader'] = {
+            'registry': registry.split('://', 1)[1]}
+    for name, values in sections.items():
+        if name != 'DEFAULT':
+            conf.add_section(name)
+        for key, value in values.items():
+            conf.set(name, key, value)
+    return conf
+
+
+def write_all(state):
+    """Write clouds.yaml and the tempest workspace into the state dir."""
+    with open(state.path('clouds.yaml'), 'w') as f:
+        yaml.safe_dump(clouds(state), f, default_flow_style=False)
+    os.chmod(state.path('clouds.yaml'), 0o600)
+    state.makedirs('tempest', 'etc')
+    state.makedirs('tempest', 'logs')
+    with open(state.path('tempest', 'etc', 'tempest.conf'), 'w') as f:
+        tempest_conf(state).write(f)
+    import tempest
+    discover = os.path.join(os.path.dirname(tempest.__file__),
+                            'test_discover')
+    with open(state.path('tempest', '.stestr.conf'), 'w') as f:
+        f.write('[DEFAULT]\ntest_path=%s\ntop_dir=%s\n'
+                'group_regex=([^\\.]*\\.)*\n' % (
+                    discover, os.path.dirname(os.path.dirname(
+                        tempest.__file__))))
