@@ -110,20 +110,34 @@ def write_api_config(api_dir, text):
     return True
 
 
+def metadefs_dir():
+    """The metadata definitions shipped with the installed glance."""
+    path = os.path.join(os.path.dirname(paste_ini()), 'metadefs')
+    return path if os.path.isdir(path) else None
+
+
 def sync_database(root):
-    """Create root/glance.db with glance-manage db_sync."""
+    """Create root/glance.db with glance-manage db_sync and metadefs."""
     conf = os.path.join(root, 'glance-manage.conf')
     with open(conf, 'w') as f:
         f.write('[database]\nconnection = sqlite:///%s/glance.db\n' % root)
     from glance_multiapi_tests.localcloud import processes
     manage = processes.find_binary('glance-manage',
                                    'install cloud-requirements.txt')
-    proc = subprocess.run([manage, '--config-file', conf, 'db_sync'],
-                          cwd=root, capture_output=True, text=True,
-                          timeout=300)
-    os.unlink(conf)
-    if proc.returncode:
-        lines = [ln for ln in (proc.stderr + proc.stdout).splitlines()
-                 if ln.strip()]
-        raise errors.CloudError('glance-manage db_sync failed: %s' % (
-            lines[-1] if lines else 'exit %d' % proc.returncode))
+    steps = [['db_sync']]
+    if metadefs_dir():
+        # NOTE: tempest's metadefs tests need the shipped resource types.
+        steps.append(['db_load_metadefs', metadefs_dir()])
+    try:
+        for step in steps:
+            proc = subprocess.run([manage, '--config-file', conf] + step,
+                                  cwd=root, capture_output=True, text=True,
+                                  timeout=300)
+            if proc.returncode:
+                lines = [ln for ln in (proc.stderr + proc.stdout).splitlines()
+                         if ln.strip()]
+                raise errors.CloudError('glance-manage %s failed: %s' % (
+                    step[0], lines[-1] if lines else 'exit %d' %
+                    proc.returncode))
+    finally:
+        os.unlink(conf)

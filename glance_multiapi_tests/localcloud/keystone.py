@@ -62,10 +62,15 @@ def write_config(root):
     return path
 
 
+# NOTE: bump when what a template holds changes, so old ones are not used.
+TEMPLATE_FORMAT = 2
+
+
 def _versions():
     from importlib import metadata
-    return 'keystone-%s-glance-%s' % (metadata.version('keystone'),
-                                      metadata.version('glance'))
+    return 'v%d-keystone-%s-glance-%s' % (TEMPLATE_FORMAT,
+                                          metadata.version('keystone'),
+                                          metadata.version('glance'))
 
 
 def template_dir():

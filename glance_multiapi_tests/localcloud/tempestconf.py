@@ -24,7 +24,10 @@ import yaml
 
 from glance_multiapi_tests.localcloud import keystone
 from glance_multiapi_tests.localcloud import services
+from glance_multiapi_tests.localcloud import testimages
 
+TEST_IMAGE = 'tempest-test-image.raw'
+QCOW2 = 'tempest-test-image.qcow2'
 USERS = (('admin', 'admin', 'admin'), ('demo', 'demo', 'demo'),
          ('alt_demo', 'alt_demo', 'alt_demo'))
 
@@ -89,6 +92,11 @@ def tempest_conf(state):
             ' patch --type merge -p {patch}',
             'run_grow_shrink': 'True'},
     }
+    fileserver = services.fileserver_url(state)
+    if fileserver:
+        # NOTE: tempest's default http_image is on the internet.
+        sections['image']['http_image'] = fileserver + '/' + TEST_IMAGE
+        sections['image']['http_qcow2_image'] = fileserver + '/' + QCOW2
     if registry:
         sections['image_uploader'] = {
             'registry': registry.split('://', 1)[1]}
@@ -102,6 +110,12 @@ def tempest_conf(state):
 
 def write_all(state):
     """Write clouds.yaml and the tempest workspace into the state dir."""
+    if os.path.isdir(state.path('files')) and not os.path.exists(
+            state.path('files', TEST_IMAGE)):
+        with open(state.path('files', TEST_IMAGE), 'wb') as f:
+            f.write(os.urandom(1024 * 1024))
+        with open(state.path('files', QCOW2), 'wb') as f:
+            f.write(testimages.empty_qcow2())
     with open(state.path('clouds.yaml'), 'w') as f:
         yaml.safe_dump(clouds(state), f, default_flow_style=False)
     os.chmod(state.path('clouds.yaml'), 0o600)
