@@ -1,0 +1,198 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+import json
+
+import testtools
+
+from glance_multiapi_tests.localcloud import errors
+from glance_multiapi_tests.localcloud import faults
+from glance_multiapi_tests.localcloud import spec
+from glance_multiapi_tests.localcloud import testimages
+
+DEMO = """
+keystoneEndpoint: api0
+glanceAPIs:
+  api0:
+    customServiceConfig: |
+      [DEFAULT]
+      enabled_backends = ceph0:file
+      [glance_store]
+      default_backend = ceph0
+  api1:
+    type: split
+    customServiceConfig: |
+      [DEFAULT]
+      enabled_backends = ceph1:rbd
+      [glance_store]
+      default_backend = ceph1
+  edge0:
+    type: edge
+    customServiceConfig: |
+      [glance_store]
+      default_backend = edgestore
+"""
+
+
+def _csc(store):
+    return ('[DEFAULT]\nenabled_backends = %s:file\n[glance_store]\n'
+            'default_backend = %s\n' % (store, store))
+
+
+class TestSpecLoad(testtools.TestCase):
+
+    def test_defaults_filled(self):
+        loaded = spec.load(DEMO, 'demo.yaml')
+        self.assertEqual('split', loaded['glanceAPIs']['api0']['type'])
+        self.assertEqual(1, loaded['glanceAPIs']['api0']['replicas'])
+
+    def test_stores_from_custom_service_config(self):
+        loaded = spec.load(DEMO, 'demo.yaml')
+        self.assertEqual(('ceph1', ['ceph1']),
+                         spec.api_stores(loaded, 'api1'))
+        self.assertEqual(['ceph0', 'ceph1', 'edgestore'],
+                         spec.all_stores(loaded))
+
+    def test_api_snippet_wins_over_top_level(self):
+        loaded = spec.normalize({
+            'customServiceConfig': _csc('shared'),
+            'glanceAPIs': {'a': {}, 'b': {'customServiceConfig':
+                                          _csc('own')}}, 'keystoneEndpoint':
+            'a'})
+        self.assertEqual('shared', spec.api_stores(loaded, 'a')[0])
+        self.assertEqual('own', spec.api_stores(loaded, 'b')[0])
+
+    def test_whole_cr_accepted(self):
+        loaded = spec.load(json.dumps({'spec': {'glanceAPIs': {
+            'only': {'customServiceConfig': _csc('s')}}}}), 'cr.json')
+        # NOTE: like the operator, the only API is the default.
+        self.assertEqual('only', loaded['keystoneEndpoint'])
+
+    def _refused(self, text, *needles):
+        exc = self.assertRaises(spec.SpecError, spec.load, text, 'x.yaml')
+        for needle in needles:
+            self.assertIn(needle, str(exc))
+        self.assertNotIn('\n', str(exc))
+
+    def test_malformed_yaml_names_line(self):
+        self._refused('glanceAPIs: {api0: [\n', 'x.yaml', 'line')
+
+    def test_not_a_mapping(self):
+        self._refused('- a\n- b\n', 'x.yaml', 'mapping')
+
+    def test_unknown_keystone_endpoint(self):
+        self._refused(DEMO.replace('keystoneEndpoint: api0',
+                                   'keystoneEndpoint: api9'), 'api9',
+                      'names no API')
+
+    def test_edge_keystone_endpoint(self):
+        self._refused(DEMO.replace('keystoneEndpoint: api0',
+                                   'keystoneEndpoint: edge0'), 'edge')
+
+    def test_bad_name_type_replicas(self):
+        self._refused('glanceAPIs: {Api_0: {}}', 'invalid API name')
+        self._refused(DEMO.replace('type: split', 'type: weird'),
+                      'api1.type')
+        self._refused(DEMO.replace('type: split', 'replicas: -1'),
+                      'replicas')
+
+    def test_missing_default_store(self):
+        self._refused('glanceAPIs: {a: {customServiceConfig: "[x]\\n"}}',
+                      'default_backend')
+
+
+class TestPatch(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.spec = spec.load(DEMO, 'demo.yaml')
+
+    def test_switch(self):
+        new = spec.apply_patch(self.spec,
+                               '{"spec": {"keystoneEndpoint": "api1"}}')
+        self.assertEqual('api1', new['keystoneEndpoint'])
+        self.assertEqual('api0', self.spec['keystoneEndpoint'])
+
+    def test_add_and_remove(self):
+        grown = spec.apply_patch(self.spec, json.dumps({'spec': {
+            'glanceAPIs': {'api2': {'customServiceConfig': _csc('c2')}}}}))
+        self.assertEqual('c2', spec.api_stores(grown, 'api2')[0])
+        shrunk = spec.apply_patch(grown, '{"spec": {"glanceAPIs": '
+                                         '{"api2": null}}}')
+        self.assertNotIn('api2', shrunk['glanceAPIs'])
+
+    def test_refusals_change_nothing(self):
+        before = json.dumps(self.spec, sort_keys=True)
+        for bad in ('{"spec": {"keystoneEndpoint": "nope"}}',
+                    '{"spec": {"glanceAPIs": {"api0": null}}}',
+                    '{"metadata": {"name": "x"}}', 'not json', '[1]'):
+            self.assertRaises(spec.SpecError, spec.apply_patch, self.spec,
+                              bad)
+        self.assertEqual(before, json.dumps(self.spec, sort_keys=True))
+
+    def test_merge_patch_rfc7386(self):
+        self.assertEqual({'a': {'c': 1}, 'd': [3]}, spec.merge_patch(
+            {'a': {'b': 1, 'c': 0}, 'd': [1, 2]},
+            {'a': {'b': None, 'c': 1}, 'd': [3]}))
+
+
+class TestFaults(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.spec = spec.load(DEMO, 'demo.yaml')
+
+    def _faults(self, *names):
+        return faults.Faults([faults.parse(n) for n in names], self.spec)
+
+    def test_healthy_is_identity(self):
+        healthy = self._faults()
+        self.assertEqual('http://h:1', healthy.url('api0', 'public',
+                                                   'http://h:1'))
+        self.assertEqual([('glance', 'api0')],
+                         healthy.catalog([('glance', 'api0')]))
+        self.assertTrue(healthy.reconciles())
+
+    def test_unresolvable(self):
+        url = self._faults('unresolvable-endpoint').url(
+            'api0', 'public', 'http://127.0.0.1:9292')
+        self.assertEqual(
+            'http://glance-api0-public.openstack.invalid:9292', url)
+
+    def test_catalog_faults(self):
+        self.assertEqual([('glance', 'api1')], self._faults(
+            'catalog-wrong-api').catalog([('glance', 'api0')]))
+        self.assertEqual(2, len(self._faults(
+            'duplicate-image-service').catalog([('glance', 'api0')])))
+
+    def test_wrong_store(self):
+        self.assertEqual('ceph0', self._faults(
+            'wrong-default-store=api1').default_store(
+                'api1', 'ceph1', ['ceph0', 'ceph1']))
+
+    def test_unknown_fault_and_api(self):
+        self.assertRaises(errors.Invalid, faults.parse, 'no-such-fault')
+        self.assertRaises(errors.Invalid, self._faults, 'api-down=api7')
+
+
+class TestQcow2(testtools.TestCase):
+
+    def test_inspector_accepts_it(self):
+        from oslo_utils.imageutils import format_inspector
+        import tempfile
+        with tempfile.NamedTemporaryFile(suffix='.qcow2') as f:
+            f.write(testimages.empty_qcow2(4 * 1024 * 1024))
+            f.flush()
+            inspector = format_inspector.detect_file_format(f.name)
+        self.assertEqual('qcow2', str(inspector))
+        self.assertEqual(4 * 1024 * 1024, inspector.virtual_size)
+        inspector.safety_check()

@@ -1,0 +1,44 @@
+#!/bin/bash
+# Install everything the suite and its embedded cloud need, idempotently:
+# Debian packages (the OCI registry, a compiler for uWSGI) and a venv at
+# .venv with the pinned Python packages and this project (editable).
+# Needs only python3, pip and apt; run as root or with sudo available.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=${VENV:-.venv}
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+
+need_apt=()
+command -v docker-registry >/dev/null || need_apt+=(docker-registry)
+command -v gcc >/dev/null || need_apt+=(gcc)
+command -v curl >/dev/null || need_apt+=(curl)
+include=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+[ -e "$include/Python.h" ] || need_apt+=(python3-dev)
+python3 -c 'import ensurepip, venv' 2>/dev/null || need_apt+=(python3-venv)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "setup-env: installing Debian packages: ${need_apt[*]}"
+    $SUDO apt-get update -q >/dev/null
+    # NOTE: policy-rc.d or no systemd keeps the packaged registry service
+    # from starting; the cloud runs its own registry on loopback.
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
+        --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+    echo "setup-env: creating $VENV"
+    python3 -m venv "$VENV"
+fi
+stamp="$VENV/.installed-$(cat requirements.txt cloud-requirements.txt \
+    test-requirements.txt upper-constraints.txt setup.cfg | sha1sum | cut -c1-12)"
+if [ ! -e "$stamp" ]; then
+    echo "setup-env: installing Python packages into $VENV (a few minutes)"
+    "$VENV/bin/pip" install -q pip==26.3 setuptools==84.2.1 wheel==0.48.0
+    "$VENV/bin/pip" install -q -c upper-constraints.txt \
+        -r requirements.txt -r cloud-requirements.txt \
+        -r test-requirements.txt -e .
+    rm -f "$VENV"/.installed-*
+    touch "$stamp"
+fi
+echo "setup-env: ready ($VENV)"
