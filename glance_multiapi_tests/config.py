@@ -105,6 +105,116 @@ OPT_GROUPS = [
     (glance_multiapi_group, GlanceMultiApiGroup),
 ]
 
+# --- [consolidated_images]: one image serving several OpenStackVersion
+# fields (heat-api, heat-api-cfn, heat-engine) must be pinned the same way
+# everywhere. Checked by glance_multiapi_tests.imagecheck.
+consolidated_images_group = cfg.OptGroup(
+    name='consolidated_images',
+    title='Consolidated service image checks',
+    help='Where the image mapping and the deployed image references are, '
+         'for the check that the fields of one consolidated image agree.')
+
+ConsolidatedImagesGroup = [
+    cfg.StrOpt('mappings_file',
+               help='s2i-openstack-containers containers/image-mappings.yaml '
+                    '(build target to the OpenStackVersion fields it '
+                    'serves). Unset skips the consolidated image checks.'),
+    cfg.StrOpt('version_command',
+               help='Command printing the OpenStackVersion CR as JSON, e.g. '
+                    '"oc get openstackversion openstack -o json"; its '
+                    'status.containerImages and spec.customContainerImages '
+                    'are checked. Exclusive with version_file.'),
+    cfg.StrOpt('version_file',
+               help='OpenStackVersion CR as a JSON or YAML file.'),
+    cfg.StrOpt('env_file',
+               help='RELATED_IMAGE_*_URL_DEFAULT listing of '
+                    'openstack-operator: NAME=VALUE lines, comma-separated '
+                    'pairs or a JSON/YAML list of {name, value}.'),
+    cfg.StrOpt('env_list',
+               help='The same listing inline, comma-separated '
+                    '(NAME=VALUE,NAME=VALUE). Exclusive with env_file.'),
+    cfg.ListOpt('known_image_names', default=[],
+                help='Image names the build system knows, e.g. '
+                     'openstack-heat-api,openstack-heat-api-cfn,'
+                     'openstack-heat-engine. Empty (and no '
+                     'known_image_names_file) skips the name check.'),
+    cfg.StrOpt('known_image_names_file',
+               help='File of known image names, one a line.'),
+    cfg.ListOpt('targets', default=[],
+                help='Build targets to check, e.g. heat/heat-api; empty '
+                     'checks every target of the mapping.'),
+    cfg.IntOpt('command_timeout', default=60,
+               help='Seconds version_command may run.'),
+]
+
+OPT_GROUPS.append((consolidated_images_group, ConsolidatedImagesGroup))
+
+
+# --- [image_uploader]: the uploader scenarios drive any Sylva-compatible
+# uploader through a command template against real Glance, registry and a
+# loopback HTTP source. Written by glance_multiapi_tests.tests.scenario.
+# test_uploader and its fixtures.
+image_uploader_group = cfg.OptGroup(
+    name='image_uploader',
+    title='Image uploader scenarios',
+    help='Which uploader the scenarios run, how it gets its input and what '
+         'it must produce.')
+
+ImageUploaderGroup = [
+    cfg.BoolOpt('enabled', default=True,
+                help='Run the image uploader scenarios.'),
+    cfg.StrOpt('command',
+               default='{python} -m glance_multiapi_tests.uploader.cli',
+               help='Command template of the uploader under test, split '
+                    'like a shell would. Placeholders: {python} (the '
+                    'interpreter running tempest), {info} (the images info '
+                    'YAML), {clouds} (a clouds.yaml with the primary '
+                    'credentials), {cloud} (its cloud name), {temp_dir} '
+                    '(the temp dir the uploader must leave empty). The '
+                    'Sylva environment (OS_IMAGES_INFO_PATH, OS_CLOUD, '
+                    'OS_CLIENT_CONFIG_FILE, TMPDIR, WAIT_QUEUED_IMAGE, '
+                    'IMAGE_IN_PROGRESS_TIMEOUT, IMAGE_IN_PROGRESS_INTERVAL) '
+                    'is always set too.'),
+    cfg.DictOpt('extra_env', default={'OCI_PLAIN_HTTP': 'true'},
+                help='More environment for the uploader, e.g. '
+                     'INSECURE_CLIENT:true for an uploader that talks plain '
+                     'HTTP to the registry only that way.'),
+    cfg.StrOpt('uuid_output', default='stdout',
+               choices=['stdout', 'none'],
+               help='Where the uploader prints the os_images UUID map; '
+                    '"none" checks Glance only.'),
+    cfg.StrOpt('name_format',
+               default='{name}-sylva-diskimage-builder-{commit_tag}',
+               help='Glance name of an image with a commit-tag.'),
+    cfg.StrOpt('tag_format', default='sylva-md5-{md5}',
+               help='Tag marking an image with its md5.'),
+    cfg.StrOpt('property_prefix', default='sylva/',
+               help='Prefix of the properties copied from the info keys; '
+                    'empty skips the property check.'),
+    cfg.IntOpt('foreign_queued_exit_code', default=1,
+               help='Exit code expected when another project holds a '
+                    'queued image of the same name and tag.'),
+    cfg.StrOpt('registry',
+               help='host:port of an OCI registry the scenarios may push '
+                    'to (plain HTTP); unset skips the OCI scenario.'),
+    cfg.IntOpt('image_size', default=4 * 1024 * 1024,
+               help='Bytes of each generated image.'),
+    cfg.IntOpt('run_timeout', default=300,
+               help='Seconds one uploader run may take.'),
+    cfg.IntOpt('wait_queued_image', default=3,
+               help='WAIT_QUEUED_IMAGE given to the uploader.'),
+    cfg.IntOpt('in_progress_interval', default=1,
+               help='IMAGE_IN_PROGRESS_INTERVAL given to the uploader.'),
+    cfg.IntOpt('in_progress_timeout', default=120,
+               help='IMAGE_IN_PROGRESS_TIMEOUT given to the uploader.'),
+    cfg.IntOpt('saving_hold', default=8,
+               help='Seconds a throttled upload keeps an image saving '
+                    'after the uploader under test has downloaded its '
+                    'source; the uploader must still be waiting then.'),
+]
+
+OPT_GROUPS.append((image_uploader_group, ImageUploaderGroup))
+
 
 def list_opts():
     """Return the option groups for oslo-config-generator."""

@@ -1,6 +1,133 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""glance-multiapi-image-check: do consolidated image references agree?"""
+
+import argparse
 import sys
+
+from glance_multiapi_tests.imagecheck import check
+from glance_multiapi_tests.imagecheck import errors
+from glance_multiapi_tests.imagecheck import loader
+from glance_multiapi_tests.imagecheck import report
+
+PROG = 'glance-multiapi-image-check'
+
+DESCRIPTION = """\
+Check that the OpenStackVersion fields an image mapping assigns to one
+consolidated image (heatAPIImage, heatCfnapiImage, heatEngineImage) name
+the same image, and the same digest, in every source of deployed references.
+Prints a table (target, field, source, reference, digest, verdict) and one
+line per disagreement naming the fields and their values.
+"""
+
+EPILOG = """\
+sources of deployed references (any of them, or none for a mapping-only
+check):
+  status.containerImages       of the OpenStackVersion (what is deployed;
+                               must list every mapped field)
+  spec.customContainerImages   of the OpenStackVersion (overrides; all or
+                               none of the fields of one image)
+  RELATED_IMAGE env            openstack-operator defaults; must list every
+                               mapped field. RELATED_IMAGE_HEAT_API_IMAGE_
+                               URL_DEFAULT sets heatAPIImage: drop the prefix
+                               and _URL_DEFAULT, capitalise each word, join,
+                               spell Api as API, lower-case the first letter.
+
+checks:%(kinds)s
+
+exit codes:
+  0   consistent
+  1   inconsistent (each disagreement is listed with its fields and values)
+  2   usage error (bad options, unknown --target)
+  22  malformed input (mapping, OpenStackVersion, env listing or names
+      file; the message names the file and the field or line)
+  23  an input could not be read, or the get command failed or timed out
+"""
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """Report usage errors on one line, with the documented exit code."""
+
+    def error(self, message):
+        self.exit(errors.EXIT_USAGE, '%s: error: %s (see --help)\n'
+                  % (self.prog, message))
+
+
+def build_parser():
+    kinds = ''.join('\n  %-18s %s' % (kind, text)
+                    for kind, text in check.KINDS.items())
+    parser = _OneLineParser(
+        prog=PROG, epilog=EPILOG % {'kinds': kinds},
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=DESCRIPTION)
+    parser.add_argument(
+        '--mappings', required=True, metavar='FILE',
+        help='s2i-openstack-containers containers/image-mappings.yaml (or '
+             'a flat map of target to field list).')
+    cr = parser.add_mutually_exclusive_group()
+    cr.add_argument('--version-file', metavar='FILE',
+                    help='OpenStackVersion CR as JSON or YAML.')
+    cr.add_argument('--version-command', metavar='CMD',
+                    help='command printing the OpenStackVersion CR, e.g. '
+                         '"oc get openstackversion openstack -o json"; run '
+                         'through the shell, like the plugin\'s other get '
+                         'commands.')
+    env = parser.add_mutually_exclusive_group()
+    env.add_argument('--env-file', metavar='FILE',
+                     help='RELATED_IMAGE_* listing: NAME=VALUE lines, '
+                          'comma-separated pairs, or a JSON/YAML list of '
+                          '{name, value}.')
+    env.add_argument('--env-list', metavar='LIST',
+                     help='RELATED_IMAGE_* pairs inline, comma-separated.')
+    parser.add_argument('--known-names', metavar='FILE',
+                        help='image names the build system knows, one a '
+                             'line (e.g. openstack-heat-api).')
+    parser.add_argument('--known-name', action='append', default=[],
+                        metavar='NAME', help='a known image name; '
+                                             'repeatable.')
+    parser.add_argument('--target', action='append', default=[],
+                        metavar='TARGET',
+                        help='check only this build target (e.g. '
+                             'heat/heat-api); repeatable. Double '
+                             'assignments are looked for everywhere.')
+    parser.add_argument('--command-timeout', type=float, default=60.0,
+                        metavar='SECONDS',
+                        help='how long --version-command may run '
+                             '(default: %(default)s).')
+    parser.add_argument('-o', '--output', choices=('table', 'json'),
+                        default='table', help='output format.')
+    return parser
 
 
 def main(argv=None):
-    sys.stderr.write('not implemented yet\n')
-    return 2
+    """Run the check; return the exit code documented in --help."""
+    args = build_parser().parse_args(argv)
+    inputs = loader.Inputs(
+        mappings_file=args.mappings, version_file=args.version_file,
+        version_command=args.version_command, env_file=args.env_file,
+        env_list=args.env_list, env_list_name='--env-list',
+        known_names_file=args.known_names,
+        known_names=tuple(args.known_name), targets=tuple(args.target),
+        command_timeout=args.command_timeout)
+    try:
+        result = loader.run(inputs)
+    except errors.ImageCheckError as exc:
+        sys.stderr.write('%s: %s\n' % (PROG, exc))
+        return exc.exit_code
+    render = report.as_json if args.output == 'json' else report.as_text
+    sys.stdout.write(render(result))
+    return result.exit_code
+
+
+if __name__ == '__main__':
+    sys.exit(main())

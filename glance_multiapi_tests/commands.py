@@ -1,0 +1,101 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Running the discovery and patch commands the operator configured.
+
+Both are shell command lines (``oc get glance glance -o json``, ``oc patch
+... -p {patch}``), so they run through the shell, in their own process
+group, killed as a group when they outlive their timeout.
+"""
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+
+PATCH_PLACEHOLDER = '{patch}'
+
+
+class CommandError(Exception):
+    """A command failed; the message names it, its exit and its stderr."""
+
+
+def _tail(text, lines=3):
+    kept = [line for line in (text or '').strip().splitlines() if line]
+    return ' | '.join(kept[-lines:]) or 'no output on stderr'
+
+
+def run(command, *, timeout, what):
+    """Run a shell command line; return its stdout.
+
+    :param what: what the command is for, e.g. "discovery command".
+    :raises CommandError: when it cannot start, exits non-zero or runs
+        longer than timeout seconds.
+    """
+    try:
+        proc = subprocess.Popen(
+            command, shell=True, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            start_new_session=True)
+    except OSError as exc:
+        raise CommandError('%s %r could not start: %s' %
+                           (what, command, exc.strerror or exc))
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        # NOTE: the shell's children share its session; kill them all so
+        # that a hung "oc" does not outlive the test run.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        raise CommandError('%s %r did not finish within %s s' %
+                           (what, command, timeout))
+    if proc.returncode != 0:
+        raise CommandError('%s %r exited %d: %s' %
+                           (what, command, proc.returncode, _tail(err)))
+    return out
+
+
+def nest_patch(spec_path, spec_patch):
+    """Wrap a patch of the Glance spec at its dotted path in the object.
+
+    ``nest_patch('spec.glance.template', {'keystoneEndpoint': 'api1'})``
+    gives the merge patch of an OpenStackControlPlane.
+    """
+    parts = [part for part in (spec_path or '').split('.') if part]
+    if not parts:
+        raise ValueError('patch_spec_path is empty; it must name where the '
+                         'Glance spec lives, e.g. "spec"')
+    patch = spec_patch
+    for part in reversed(parts):
+        patch = {part: patch}
+    return patch
+
+
+def render_patch_command(template, patch):
+    """The patch command line with {patch} replaced by the quoted JSON."""
+    if PATCH_PLACEHOLDER not in template:
+        raise ValueError('patch_command %r has no %s placeholder' %
+                         (template, PATCH_PLACEHOLDER))
+    text = json.dumps(patch, separators=(',', ':'), sort_keys=True)
+    # NOTE: str.replace, not str.format: the template may hold other braces.
+    return template.replace(PATCH_PLACEHOLDER, shlex.quote(text))
+
+
+def apply_spec_patch(opts, spec_patch):
+    """Apply a merge patch of the Glance spec through patch_command."""
+    patch = nest_patch(opts.patch_spec_path, spec_patch)
+    command = render_patch_command(opts.patch_command, patch)
+    return run(command, timeout=opts.command_timeout, what='patch command')

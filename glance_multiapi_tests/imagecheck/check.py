@@ -1,0 +1,339 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The consistency checks of consolidated service images, without I/O.
+
+A consolidated image serves several OpenStackVersion fields (heat-api,
+heat-api-cfn and heat-engine from one image). In every source of deployed
+references those fields must name the same image: the same repository,
+and the same digest where digests are given. A reference pinned by digest
+beside one that only has a tag is a disagreement, since the tag can move.
+Two references with the same repository and digest agree even when their
+tags differ: the runtime pulls by digest and ignores the tag.
+"""
+
+import dataclasses
+
+from glance_multiapi_tests.imagecheck import errors
+from glance_multiapi_tests.imagecheck import sources as sources_mod
+
+DOUBLY_ASSIGNED = 'doubly-assigned'
+UNKNOWN_NAME = 'unknown-name'
+MISSING = 'missing'
+PARTIAL_OVERRIDE = 'partial-override'
+DIFFERENT_IMAGE = 'different-image'
+TAG_VS_DIGEST = 'tag-vs-digest'
+DIGEST_MISMATCH = 'digest-mismatch'
+TAG_MISMATCH = 'tag-mismatch'
+DRIFT = 'drift'
+
+# NOTE: ordered as a reader should fix them: the mapping first, then what
+# is missing, then what disagrees.
+KINDS = {
+    DOUBLY_ASSIGNED: 'one field listed under two targets of the mapping',
+    UNKNOWN_NAME: 'an image name the known names do not hold',
+    MISSING: 'a mapped field absent from status or the env listing',
+    PARTIAL_OVERRIDE: 'spec overrides only some fields of one image',
+    DIFFERENT_IMAGE: 'fields of one image name different repositories',
+    TAG_VS_DIGEST: 'one field pinned by digest, another only by tag',
+    DIGEST_MISMATCH: 'fields of one image pinned to different digests',
+    TAG_MISMATCH: 'fields of one image with different tags, no digests',
+    DRIFT: 'status differs from the spec override or env default',
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """One disagreement; ``message`` names the fields and their values."""
+
+    kind: str
+    message: str
+    target: str = None
+    fields: tuple = ()
+    source: str = None
+
+    @property
+    def about_mapping(self):
+        """True when the finding is about the mapping, not deployed refs."""
+        return self.source is None
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One line of the table: a field of a target in one source."""
+
+    target: str
+    field: str
+    source: str
+    reference: str
+    digest: str
+    verdict: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Report:
+    """Everything the check found."""
+
+    mapping: str
+    rows: tuple
+    findings: tuple
+    notes: tuple
+
+    @property
+    def consistent(self):
+        return not self.findings
+
+    @property
+    def exit_code(self):
+        if self.consistent:
+            return errors.EXIT_CONSISTENT
+        return errors.EXIT_INCONSISTENT
+
+
+def check(mapping, sources=(), known_names=None, targets=None,
+          versions=None):
+    """Run every check and return a Report.
+
+    :param mapping: a mapping.Mapping.
+    :param sources: sources.Source objects, in the order to show them.
+    :param known_names: image names the build system knows, or None to
+        skip the name checks.
+    :param targets: names of the targets to check; None or empty for all.
+        Double assignments are looked for in the whole mapping regardless.
+    :param versions: sources.Versions of the CR, if one was given.
+    """
+    selected = _select(mapping, targets)
+    findings = list(_double_assignments(mapping))
+    notes = []
+    if known_names is not None:
+        findings.extend(_unknown_target_names(selected, known_names))
+    for target in selected:
+        for source in sources:
+            findings.extend(_check_source(target, source, known_names))
+    findings.extend(_drift(selected, sources, versions, notes))
+    if not sources:
+        notes.append('no deployed references given: only the mapping '
+                     'itself was checked')
+    elif not any(source.complete for source in sources):
+        notes.append('only %s given: whether every mapped field exists '
+                     'was not checked' % sources_mod.SPEC)
+    ordered = sorted(findings, key=lambda f: list(KINDS).index(f.kind))
+    rows = _rows(selected, sources, ordered)
+    return Report(mapping=mapping.where, rows=tuple(rows),
+                  findings=tuple(ordered), notes=tuple(notes))
+
+
+def _select(mapping, targets):
+    if not targets:
+        return list(mapping.targets)
+    unknown = [name for name in targets if mapping.target(name) is None]
+    if unknown:
+        raise errors.ImageCheckError(
+            'target %s is not in %s (its targets: %s)'
+            % (', '.join(unknown), mapping.where,
+               ', '.join(t.name for t in mapping.targets)))
+    return [mapping.target(name) for name in targets]
+
+
+def _double_assignments(mapping):
+    for field, owners in mapping.owners().items():
+        if len(owners) < 2:
+            continue
+        if len(set(owners)) == 1:
+            how = 'listed %d times under %s' % (len(owners), owners[0])
+        else:
+            how = 'assigned to %d images: %s' % (len(owners),
+                                                 ', '.join(owners))
+        yield Finding(DOUBLY_ASSIGNED, '%s is %s (%s)'
+                      % (field, how, mapping.where), fields=(field,))
+
+
+def _unknown_target_names(selected, known_names):
+    for target in selected:
+        if target.image_name not in known_names:
+            yield Finding(
+                UNKNOWN_NAME, '%s builds %s, which is not a known image '
+                'name (%s)' % (target.name, target.image_name,
+                               _known(known_names)),
+                target=target.name, fields=target.fields)
+
+
+def _known(known_names):
+    if len(known_names) <= 8:
+        return 'known: %s' % ', '.join(sorted(known_names))
+    return 'not among the %d known names' % len(known_names)
+
+
+def _check_source(target, source, known_names):
+    present = [(field, source.references[field])
+               for field in target.fields if field in source.references]
+    absent = [field for field in target.fields
+              if field not in source.references]
+    where = '%s in %s (%s)' % (target.name, source.label, source.where)
+    if source.complete and absent:
+        yield Finding(
+            MISSING, '%s: lacks %s, which the mapping assigns to this '
+            'image' % (where, ', '.join(
+                _spell_absent(source, field) for field in absent)),
+            target=target.name, fields=tuple(absent), source=source.label)
+    if not source.complete and present and absent:
+        yield Finding(
+            PARTIAL_OVERRIDE, '%s: overrides %s but not %s, which keep '
+            'their defaults, so one image would run as several'
+            % (where, _listing(source, present), ', '.join(absent)),
+            target=target.name, fields=target.fields, source=source.label)
+    yield from _compare(target, source, present, where)
+    if known_names is not None:
+        for name in sorted({ref.image_name for _, ref in present}):
+            if name in known_names:
+                continue
+            named = [(f, r) for f, r in present if r.image_name == name]
+            yield Finding(
+                UNKNOWN_NAME, '%s: %s names image %s, not a known image '
+                'name (%s)' % (where, _listing(source, named), name,
+                               _known(known_names)),
+                target=target.name, fields=tuple(f for f, _ in named),
+                source=source.label)
+
+
+def _spell_absent(source, field):
+    if source.label == sources_mod.ENV:
+        return '%s (no %s)' % (field, sources_mod.env_name_for_field(field))
+    return field
+
+
+def _compare(target, source, present, where):
+    if len(present) < 2:
+        return
+    fields = tuple(field for field, _ in present)
+    if len({ref.repository for _, ref in present}) > 1:
+        yield Finding(
+            DIFFERENT_IMAGE, '%s: fields name different images: %s'
+            % (where, _listing(source, present)),
+            target=target.name, fields=fields, source=source.label)
+        return
+    pinned = [(f, r) for f, r in present if r.digest]
+    loose = [(f, r) for f, r in present if not r.digest]
+    if pinned and loose:
+        yield Finding(
+            TAG_VS_DIGEST, '%s: %s pinned by digest but %s only by tag, '
+            'which can move: %s' % (
+                where, ', '.join(f for f, _ in pinned),
+                ', '.join(f for f, _ in loose), _listing(source, present)),
+            target=target.name, fields=fields, source=source.label)
+    if len({ref.digest for _, ref in pinned}) > 1:
+        yield Finding(
+            DIGEST_MISMATCH, '%s: digests differ: %s'
+            % (where, _listing(source, pinned)),
+            target=target.name, fields=tuple(f for f, _ in pinned),
+            source=source.label)
+    if len({ref.tag for _, ref in loose}) > 1:
+        yield Finding(
+            TAG_MISMATCH, '%s: tags differ: %s'
+            % (where, _listing(source, loose)),
+            target=target.name, fields=tuple(f for f, _ in loose),
+            source=source.label)
+
+
+def _listing(source, present):
+    parts = []
+    for field, ref in present:
+        origin = source.origin(field)
+        if source.label == sources_mod.ENV and origin != field:
+            field = '%s (%s)' % (field, origin)
+        parts.append('%s=%s' % (field, ref.text))
+    return ', '.join(parts)
+
+
+def same_image(first, second):
+    """True when two pullspecs make the runtime pull the same image."""
+    if first.text == second.text:
+        return True
+    return bool(first.digest and first.repository == second.repository and
+                first.digest == second.digest)
+
+
+def _drift(selected, sources, versions, notes):
+    by_label = {source.label: source for source in sources}
+    status = by_label.get(sources_mod.STATUS)
+    custom = by_label.get(sources_mod.SPEC)
+    env = by_label.get(sources_mod.ENV)
+    if status is None or (custom is None and env is None):
+        return
+    if env is not None and versions is not None and versions.target and (
+            versions.available and versions.target != versions.available):
+        # NOTE: the operator's environment holds the defaults of its
+        # available version; status follows the target version.
+        notes.append('%s not compared with %s: targetVersion %s differs '
+                     'from availableVersion %s' % (
+                         sources_mod.ENV, status.label, versions.target,
+                         versions.available))
+        env = None
+    for target in selected:
+        for field in target.fields:
+            actual = status.references.get(field)
+            if actual is None:
+                continue
+            if custom is not None and field in custom.references:
+                expected, whence = custom.references[field], custom
+            elif env is not None and field in env.references:
+                expected, whence = env.references[field], env
+            else:
+                continue
+            if same_image(actual, expected):
+                continue
+            yield Finding(
+                DRIFT, '%s: %s has %s=%s but %s sets %s=%s (%s)' % (
+                    target.name, status.label, field, actual.text,
+                    whence.label, whence.origin(field), expected.text,
+                    whence.where),
+                target=target.name, fields=(field,), source=status.label)
+
+
+def _rows(selected, sources, findings):
+    rows = []
+    for target in selected:
+        shown = [source for source in sources
+                 if source.complete or any(
+                     field in source.references for field in target.fields)]
+        for field in target.fields:
+            for source in shown or [None]:
+                label = source.label if source else '-'
+                ref = source.references.get(field) if source else None
+                rows.append(Row(
+                    target=target.name, field=field, source=label,
+                    reference=_shown_reference(source, ref),
+                    digest=(ref.digest if ref and ref.digest else '-'),
+                    verdict=_verdict(target.name, field, label, findings)))
+    return rows
+
+
+def _shown_reference(source, ref):
+    if ref is not None:
+        return ref.without_digest
+    if source is None:
+        return '-'
+    return 'MISSING' if source.complete else '(default)'
+
+
+def _verdict(target, field, label, findings):
+    kinds = []
+    for finding in findings:
+        if finding.target not in (None, target):
+            continue
+        if field not in finding.fields:
+            continue
+        if finding.source not in (None, label):
+            continue
+        if finding.kind not in kinds:
+            kinds.append(finding.kind)
+    return ','.join(kinds) or 'ok'

@@ -1,0 +1,107 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The I/O of the image check: read files, run the get command.
+
+The CLI and the Tempest test both describe their inputs with ``Inputs``
+and call ``run``; everything after reading is in the pure modules.
+"""
+
+import dataclasses
+
+from glance_multiapi_tests import commands
+from glance_multiapi_tests.imagecheck import check
+from glance_multiapi_tests.imagecheck import errors
+from glance_multiapi_tests.imagecheck import mapping
+from glance_multiapi_tests.imagecheck import sources
+
+
+@dataclasses.dataclass(frozen=True)
+class Inputs:
+    """Where each input of the check is; unset ones are not used."""
+
+    mappings_file: str
+    version_file: str = None
+    version_command: str = None
+    env_file: str = None
+    env_list: str = None
+    env_list_name: str = 'env list'
+    known_names_file: str = None
+    known_names: tuple = ()
+    targets: tuple = ()
+    command_timeout: float = 60.0
+
+
+def run(inputs):
+    """Read every input and return the check.Report."""
+    if not inputs.mappings_file:
+        raise errors.ImageCheckError('no image mappings file given')
+    if inputs.version_file and inputs.version_command:
+        raise errors.ImageCheckError(
+            'give the OpenStackVersion as a file or a command, not both')
+    if inputs.env_file and inputs.env_list:
+        raise errors.ImageCheckError(
+            'give the RELATED_IMAGE listing as a file or a list, not both')
+    image_mapping = mapping.parse_mapping(
+        read_text(inputs.mappings_file, 'image mappings'),
+        inputs.mappings_file)
+    found, versions = [], None
+    if inputs.version_file or inputs.version_command:
+        if inputs.version_file:
+            text = read_text(inputs.version_file, 'OpenStackVersion')
+            where = inputs.version_file
+        else:
+            text = run_get_command(inputs.version_command,
+                                   inputs.command_timeout)
+            where = 'output of `%s`' % inputs.version_command
+        found, versions = sources.parse_version_document(text, where)
+    if inputs.env_file:
+        found.append(sources.parse_env_listing(
+            read_text(inputs.env_file, 'RELATED_IMAGE listing'),
+            inputs.env_file))
+    elif inputs.env_list:
+        found.append(sources.parse_env_listing(inputs.env_list,
+                                               inputs.env_list_name))
+    known = None
+    if inputs.known_names_file or inputs.known_names:
+        known = set(inputs.known_names)
+        if inputs.known_names_file:
+            known |= sources.parse_known_names(
+                read_text(inputs.known_names_file, 'known image names'),
+                inputs.known_names_file)
+        known = frozenset(known)
+    return check.check(image_mapping, found, known_names=known,
+                       targets=inputs.targets, versions=versions)
+
+
+def read_text(path, what):
+    """Return a file's text; a file that cannot be read is one line."""
+    try:
+        with open(path, encoding='utf-8') as handle:
+            return handle.read()
+    except UnicodeDecodeError:
+        raise errors.MalformedInput(path, None, '%s file is not UTF-8 text'
+                                    % what)
+    except OSError as exc:
+        raise errors.InputUnavailable('%s: cannot read %s file: %s'
+                                      % (path, what, exc.strerror or exc))
+
+
+def run_get_command(command, timeout):
+    """Run a get command line (through the shell); return what it printed."""
+    if not command.strip():
+        raise errors.ImageCheckError('the get command is empty')
+    try:
+        return commands.run(command, timeout=timeout,
+                            what='OpenStackVersion get command')
+    except commands.CommandError as exc:
+        raise errors.InputUnavailable(str(exc))

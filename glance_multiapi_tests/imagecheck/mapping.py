@@ -1,0 +1,166 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The s2i-openstack-containers image mapping, parsed without any I/O.
+
+s2i keeps ``containers/image-mappings.yaml``::
+
+    openstack_version:
+      custom_container_images:
+        heat/heat-api:
+          - heatAPIImage
+          - heatCfnapiImage
+
+Each key is a build target (``<service>/<image-dir>``); its list holds the
+OpenStackVersion fields that image serves. The same map without the two
+enclosing keys is accepted too. The image a target builds is named
+``openstack-<image-dir>`` (``heat/heat-api`` builds ``openstack-heat-api``).
+"""
+
+import collections
+import collections.abc
+import dataclasses
+import re
+
+import yaml
+
+from glance_multiapi_tests.imagecheck import errors
+
+IMAGE_NAME_PREFIX = 'openstack-'
+_FIELD_RE = re.compile(r'[a-z][A-Za-z0-9]*$')
+_NESTING = ('openstack_version', 'custom_container_images')
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """One build target and the OpenStackVersion fields it serves."""
+
+    name: str
+    fields: tuple
+
+    @property
+    def image_name(self):
+        """Name of the image the target builds (openstack-<image-dir>)."""
+        return IMAGE_NAME_PREFIX + self.name.rstrip('/').rsplit('/', 1)[-1]
+
+
+@dataclasses.dataclass(frozen=True)
+class Mapping:
+    """All targets of one mapping file, in file order."""
+
+    where: str
+    targets: tuple
+
+    def target(self, name):
+        for target in self.targets:
+            if target.name == name:
+                return target
+        return None
+
+    def owners(self):
+        """Map each field to the targets listing it, once per listing."""
+        owners = collections.defaultdict(list)
+        for target in self.targets:
+            for field in target.fields:
+                owners[field].append(target.name)
+        return dict(owners)
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key, first_line, line):
+        super().__init__(key)
+        self.key, self.first_line, self.line = key, first_line, line
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one map."""
+
+
+def _construct_unique_mapping(loader, node, deep=False):
+    seen = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if not isinstance(key, collections.abc.Hashable):
+            # NOTE: SafeLoader reports unhashable keys itself, below.
+            continue
+        if key in seen:
+            # NOTE: PyYAML keeps the last value silently, which would hide
+            # the fields listed under the first copy of a target.
+            raise _DuplicateKey(key, seen[key], key_node.start_mark.line + 1)
+        seen[key] = key_node.start_mark.line + 1
+    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    _construct_unique_mapping)
+
+
+def load_yaml(text, where):
+    """Parse YAML (or JSON) text, refusing duplicate keys."""
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)
+    except _DuplicateKey as exc:
+        raise errors.MalformedInput(
+            where, str(exc.key), 'given twice (lines %d and %d); one of the '
+            'two would be silently ignored' % (exc.first_line, exc.line))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, 'problem_mark', None)
+        place = ' at line %d' % (mark.line + 1) if mark else ''
+        problem = getattr(exc, 'problem', None) or str(exc).splitlines()[0]
+        raise errors.MalformedInput(
+            where, None, 'not valid YAML%s: %s' % (place, problem))
+
+
+def parse_mapping(text, where):
+    """Return the Mapping held by ``text``; ``where`` names it in errors."""
+    document = load_yaml(text, where)
+    path = ''
+    if isinstance(document, dict) and _NESTING[0] in document:
+        for key in _NESTING:
+            path = '%s.%s' % (path, key) if path else key
+            if not isinstance(document, dict) or key not in document:
+                raise errors.MalformedInput(
+                    where, path, 'missing; expected %s' % '.'.join(_NESTING))
+            document = document[key]
+    if not isinstance(document, dict) or not document:
+        raise errors.MalformedInput(
+            where, path or None, 'expected a non-empty map of build target '
+            'to a list of OpenStackVersion fields, got %s'
+            % _describe(document))
+    targets = []
+    for name, fields in document.items():
+        here = '%s.%s' % (path, name) if path else str(name)
+        if not isinstance(name, str) or not name.strip('/'):
+            raise errors.MalformedInput(
+                where, here, 'a build target must be a non-empty string '
+                'such as heat/heat-api')
+        if not isinstance(fields, list) or not fields:
+            raise errors.MalformedInput(
+                where, here, 'expected a non-empty list of OpenStackVersion '
+                'fields, got %s' % _describe(fields))
+        for index, field in enumerate(fields):
+            if not isinstance(field, str) or not _FIELD_RE.match(field):
+                raise errors.MalformedInput(
+                    where, '%s[%d]' % (here, index),
+                    'expected an OpenStackVersion field name such as '
+                    'heatAPIImage, got %r' % (field,))
+        targets.append(Target(name=name, fields=tuple(fields)))
+    return Mapping(where=where, targets=tuple(targets))
+
+
+def _describe(value):
+    if value is None:
+        return 'nothing'
+    if isinstance(value, (dict, list)) and not value:
+        return 'an empty %s' % ('map' if isinstance(value, dict) else 'list')
+    return 'a %s' % type(value).__name__

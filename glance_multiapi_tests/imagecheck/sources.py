@@ -1,0 +1,282 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Where deployed image references come from, parsed without any I/O.
+
+Three sources name an image per OpenStackVersion field:
+
+* ``status.containerImages`` of the OpenStackVersion CR: what the operator
+  deploys; it lists every field.
+* ``spec.customContainerImages`` of the same CR: the overrides a user set;
+  it lists only the overridden fields.
+* the ``RELATED_IMAGE_*_URL_DEFAULT`` environment of openstack-operator:
+  the default of every field for the operator's available version.
+
+An environment name becomes a field the way openstack-operator does it:
+drop ``RELATED_IMAGE_`` and ``_URL_DEFAULT``, capitalise each ``_``-separated
+word (``Heat`` ``Api`` ``Image``), join them, spell ``Api`` as ``API`` and
+lower-case the first letter: ``RELATED_IMAGE_HEAT_API_IMAGE_URL_DEFAULT`` is
+``heatAPIImage``, ``..._HEAT_CFNAPI_IMAGE_...`` is ``heatCfnapiImage``.
+The operator also feeds ``infraDnsmasqImage`` from the neutron API default.
+"""
+
+import dataclasses
+import json
+import re
+
+from glance_multiapi_tests.imagecheck import errors
+from glance_multiapi_tests.imagecheck import mapping as mapping_mod
+from glance_multiapi_tests.imagecheck import pullspec
+
+STATUS = 'status.containerImages'
+SPEC = 'spec.customContainerImages'
+ENV = 'RELATED_IMAGE env'
+
+ENV_PREFIX = 'RELATED_IMAGE_'
+ENV_SUFFIX = '_URL_DEFAULT'
+# NOTE: openstack-operator copies this one default into a second field
+# rather than shipping two RELATED_IMAGE entries with the same value.
+ENV_ALIASES = {'RELATED_IMAGE_NEUTRON_API_IMAGE_URL_DEFAULT':
+               ('infraDnsmasqImage',)}
+_ENV_NAME_RE = re.compile(r'[A-Za-z_][A-Za-z0-9_]*$')
+_ENV_SPLIT_RE = re.compile(r',\s*(?=[A-Za-z_][A-Za-z0-9_]*=)')
+
+
+@dataclasses.dataclass(frozen=True)
+class Source:
+    """Image references of one source, by OpenStackVersion field."""
+
+    label: str
+    where: str
+    references: dict
+    origins: dict
+    complete: bool
+
+    def origin(self, field):
+        """Where this source spells the field (env name or CR path)."""
+        return self.origins.get(field, field)
+
+
+@dataclasses.dataclass(frozen=True)
+class Versions:
+    """The versions an OpenStackVersion CR reports, when it has them."""
+
+    target: str = None
+    available: str = None
+    deployed: str = None
+
+
+def field_for_env_name(name):
+    """Return the OpenStackVersion field of a RELATED_IMAGE name, or None."""
+    if not (name.startswith(ENV_PREFIX) and name.endswith(ENV_SUFFIX)):
+        return None
+    middle = name[len(ENV_PREFIX):-len(ENV_SUFFIX)]
+    words = [word for word in middle.split('_') if word]
+    if not words:
+        return None
+    joined = ''.join(word[0].upper() + word[1:].lower() for word in words)
+    joined = joined.replace('Api', 'API')
+    return joined[0].lower() + joined[1:]
+
+
+def parse_env_listing(text, where):
+    """Return the Source of a RELATED_IMAGE_* listing.
+
+    Accepted: ``NAME=VALUE`` lines (``export`` prefixes, quotes, comments
+    and blank lines allowed), the same pairs comma-separated on one line,
+    or a Kubernetes env list (JSON or YAML list of ``{name, value}``).
+    Variables that are not ``RELATED_IMAGE_*_URL_DEFAULT`` are ignored.
+    """
+    if text.lstrip().startswith(('[', '-')):
+        pairs = _env_pairs_from_list(text, where)
+    else:
+        pairs = _env_pairs_from_lines(text, where)
+    seen = {}
+    references, origins = {}, {}
+    for name, value, place in pairs:
+        if name in seen:
+            raise errors.MalformedInput(
+                where, name, 'set twice (%s and %s)' % (seen[name], place))
+        seen[name] = place
+        field = field_for_env_name(name)
+        if field is None:
+            continue
+        ref = _pullspec(value, where, '%s (%s)' % (name, place))
+        for target in (field,) + ENV_ALIASES.get(name, ()):
+            # NOTE: an explicit variable for the aliased field wins, as it
+            # does in the operator when both are set.
+            if target != field and target in origins:
+                continue
+            references[target] = ref
+            origins[target] = name
+    if not references:
+        raise errors.MalformedInput(
+            where, None, 'no %s*%s variable found' % (ENV_PREFIX, ENV_SUFFIX))
+    return Source(label=ENV, where=where, references=references,
+                  origins=origins, complete=True)
+
+
+def _env_pairs_from_lines(text, where):
+    pairs = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith('#'):
+            continue
+        if line.startswith('export '):
+            line = line[len('export '):].lstrip()
+        items = _ENV_SPLIT_RE.split(line)
+        for item in items:
+            name, sep, value = item.partition('=')
+            name = name.strip()
+            place = 'line %d' % number
+            if not sep or not _ENV_NAME_RE.match(name):
+                raise errors.MalformedInput(
+                    where, place, 'expected NAME=VALUE, got %r' % item)
+            pairs.append((name, _unquote(value.strip()), place))
+    return pairs
+
+
+def _env_pairs_from_list(text, where):
+    document = mapping_mod.load_yaml(text, where)
+    if not isinstance(document, list):
+        raise errors.MalformedInput(
+            where, None, 'expected a list of {name, value} entries')
+    pairs = []
+    for index, entry in enumerate(document):
+        place = 'entry %d' % index
+        if (not isinstance(entry, dict) or
+                not isinstance(entry.get('name'), str)):
+            raise errors.MalformedInput(
+                where, place, 'expected a map with a name and a value')
+        if 'value' not in entry:
+            # NOTE: valueFrom entries cannot be resolved offline; they are
+            # only a problem if they name an image the mapping needs.
+            if field_for_env_name(entry['name']) is not None:
+                raise errors.MalformedInput(
+                    where, entry['name'], 'has no literal value')
+            continue
+        pairs.append((entry['name'], entry['value'], place))
+    return pairs
+
+
+def _unquote(value):
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in '"\'':
+        return value[1:-1]
+    return value
+
+
+def parse_version_document(text, where):
+    """Return ([Source, ...], Versions) of an OpenStackVersion CR.
+
+    ``text`` is the CR as JSON or YAML (``oc get openstackversion NAME -o
+    json``); a List holding exactly one OpenStackVersion is accepted too.
+    """
+    try:
+        document = json.loads(text)
+    except ValueError:
+        document = mapping_mod.load_yaml(text, where)
+    document = _single_version(document, where)
+    spec = _section(document, 'spec', where)
+    status = _section(document, 'status', where)
+    found = []
+    custom = _section(spec, 'customContainerImages', where, 'spec.')
+    deployed = _section(status, 'containerImages', where, 'status.')
+    if deployed:
+        found.append(_cr_source(STATUS, deployed, where, complete=True))
+    if custom:
+        found.append(_cr_source(SPEC, custom, where, complete=False))
+    if not found:
+        raise errors.MalformedInput(
+            where, None, 'has neither %s nor %s; nothing to check'
+            % (STATUS, SPEC))
+    versions = Versions(target=spec.get('targetVersion'),
+                        available=status.get('availableVersion'),
+                        deployed=status.get('deployedVersion'))
+    return found, versions
+
+
+def _single_version(document, where):
+    if not isinstance(document, dict):
+        raise errors.MalformedInput(
+            where, None, 'expected an OpenStackVersion object')
+    if str(document.get('kind') or '').endswith('List') or (
+            'items' in document):
+        items = document.get('items')
+        if not isinstance(items, list) or len(items) != 1:
+            count = len(items) if isinstance(items, list) else 'no'
+            raise errors.MalformedInput(
+                where, 'items', 'expected exactly one OpenStackVersion, '
+                'got %s; name the one to check' % count)
+        document = items[0]
+        if not isinstance(document, dict):
+            raise errors.MalformedInput(
+                where, 'items[0]', 'expected an OpenStackVersion object')
+    kind = document.get('kind')
+    if kind is not None and kind != 'OpenStackVersion':
+        raise errors.MalformedInput(
+            where, 'kind', 'expected OpenStackVersion, got %r' % kind)
+    return document
+
+
+def _section(parent, key, where, prefix=''):
+    value = parent.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise errors.MalformedInput(
+            where, prefix + key, 'expected a map, got a %s'
+            % type(value).__name__)
+    return value
+
+
+def _cr_source(label, images, where, complete):
+    references, origins = {}, {}
+    for field, value in images.items():
+        # NOTE: cinderVolumeImages and manilaShareImages are maps per
+        # backend, which the scalar s2i mapping cannot name; skip them.
+        if value is None or isinstance(value, dict):
+            continue
+        path = '%s.%s' % (label, field)
+        references[field] = _pullspec(value, where, path)
+        origins[field] = path
+    return Source(label=label, where=where, references=references,
+                  origins=origins, complete=complete)
+
+
+def _pullspec(value, where, field):
+    try:
+        return pullspec.parse(value)
+    except pullspec.InvalidPullspec as exc:
+        raise errors.MalformedInput(where, field, str(exc))
+
+
+def parse_known_names(text, where):
+    """Return the image names of a list, one a line (# comments)."""
+    names = set()
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.split('#', 1)[0].strip()
+        if not line:
+            continue
+        if any(c.isspace() for c in line) or '/' in line or ':' in line:
+            raise errors.MalformedInput(
+                where, 'line %d' % number, 'expected one image name such as '
+                'openstack-heat-api, got %r' % line)
+        names.add(line)
+    if not names:
+        raise errors.MalformedInput(where, None, 'lists no image name')
+    return frozenset(names)
+
+
+def env_name_for_field(field):
+    """Return the RELATED_IMAGE name that sets a field (inverse rule)."""
+    words = re.sub(r'([A-Z])', r'_\1', field.replace('API', 'Api'))
+    return '%s%s%s' % (ENV_PREFIX, words.upper(), ENV_SUFFIX)

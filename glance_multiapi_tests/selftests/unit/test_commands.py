@@ -1,0 +1,52 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+import json
+import time
+
+import testtools
+
+from glance_multiapi_tests import commands
+
+
+class CommandsTest(testtools.TestCase):
+
+    def test_nest_patch(self):
+        self.assertEqual(
+            {'spec': {'glance': {'template': {'keystoneEndpoint': 'a'}}}},
+            commands.nest_patch('spec.glance.template',
+                                {'keystoneEndpoint': 'a'}))
+
+    def test_render_quotes_patch(self):
+        line = commands.render_patch_command(
+            "printf '%s' {patch}", {'spec': {'x': "it's"}})
+        out = commands.run(line, timeout=10, what='patch command')
+        self.assertEqual({'spec': {'x': "it's"}}, json.loads(out))
+
+    def test_render_needs_placeholder(self):
+        self.assertRaises(ValueError, commands.render_patch_command,
+                          'oc patch x', {})
+
+    def test_timeout_kills_and_names_command(self):
+        start = time.monotonic()
+        exc = self.assertRaises(commands.CommandError, commands.run,
+                                'sleep 30; echo late', timeout=0.5,
+                                what='discovery command')
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertIn("discovery command 'sleep 30; echo late' did not "
+                      "finish within 0.5 s", str(exc))
+
+    def test_missing_program(self):
+        exc = self.assertRaises(commands.CommandError, commands.run,
+                                'no-such-program-here', timeout=5,
+                                what='patch command')
+        self.assertIn('exited 127', str(exc))
