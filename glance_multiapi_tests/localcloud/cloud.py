@@ -148,11 +148,7 @@ def _setup_keystone(state, url):
 
 
 def _stop_all(state):
-    stopped = []
-    for name in services.all_names(state):
-        if processes.stop(state, name):
-            stopped.append(name)
-    return stopped
+    return processes.stop_many(state, services.all_names(state))
 
 
 def down(state):
@@ -175,9 +171,9 @@ def start_apis(state):
     keystone_url = services.keystone_url(state)
     wanted = sorted(name for name, api in spec['glanceAPIs'].items()
                     if api['replicas'] > 0 and faults.starts(name))
-    for name in processes.running(state):
-        if name.startswith('glance-') and name[7:] not in wanted:
-            processes.stop(state, name)
+    processes.stop_many(state, [
+        name for name in processes.running(state)
+        if name.startswith('glance-') and name[7:] not in wanted])
     for api in list(state.data.get('api_keys', {})):
         if api not in wanted:
             del state.data['api_keys'][api]

@@ -130,35 +130,50 @@ def _group_gone(pgid):
     return True
 
 
-def stop(state, name, timeout=STOP_TIMEOUT):
-    """Stop a service gracefully, then forcefully after timeout seconds."""
-    record = _read_pidfile(state, name)
-    if not record:
-        return False
-    pid = record['pid']
-    stopped = False
-    if _alive(pid, record['start']):
+def _signal_group(pgid, sig):
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def stop_many(state, names, timeout=STOP_TIMEOUT):
+    """Stop services together: SIGTERM all, then SIGKILL what is left.
+
+    Returns the names that were running.
+    """
+    live = {}
+    for name in names:
+        record = _read_pidfile(state, name)
+        if record and _alive(record['pid'], record['start']):
+            live[name] = record['pid']
+    for pgid in live.values():
+        _signal_group(pgid, signal.SIGTERM)
+
+    def left():
+        remaining = sorted(n for n, pgid in live.items()
+                           if not _group_gone(pgid))
+        return not remaining, remaining
+
+    try:
+        polling.poll(left, timeout=timeout, interval=0.05, max_interval=0.5,
+                     what='%s to stop after SIGTERM' % ', '.join(live))
+    except polling.PollTimeout as exc:
+        for name in exc.last:
+            _signal_group(live[name], signal.SIGKILL)
+        polling.poll(left, timeout=timeout, interval=0.05,
+                     what='%s to die after SIGKILL' % ', '.join(exc.last))
+    for name in names:
         try:
-            os.killpg(pid, signal.SIGTERM)
-        except ProcessLookupError:
+            os.unlink(_pidfile(state, name))
+        except FileNotFoundError:
             pass
-        try:
-            polling.poll(lambda: _group_gone(pid), timeout=timeout,
-                         interval=0.05, max_interval=0.5,
-                         what='%s (pid %d) to stop after SIGTERM' %
-                         (name, pid))
-        except polling.PollTimeout:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            polling.poll(lambda: _group_gone(pid), timeout=timeout,
-                         interval=0.05,
-                         what='%s (pid %d) to die after SIGKILL' %
-                         (name, pid))
-        stopped = True
-    os.unlink(_pidfile(state, name))
-    return stopped
+    return sorted(live)
+
+
+def stop(state, name, timeout=STOP_TIMEOUT):
+    """Stop one service; True when it was running."""
+    return bool(stop_many(state, [name], timeout))
 
 
 def last_log_line(state, name, pattern=None):

@@ -36,7 +36,7 @@ http:
 def uwsgi_argv(module, sockets, name):
     """Argv of a uwsgi running one WSGI app on the given host:ports."""
     argv = [processes.find_binary('uwsgi', UWSGI_HINT),
-            '--master', '--processes', '1', '--threads', '4',
+            '--processes', '1', '--threads', '4',
             '--enable-threads', '--die-on-term', '--need-app',
             '--home', sys.prefix,
             '--module', module,
