@@ -1,0 +1,303 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""What the multi-API Glance deployment looks like.
+
+Two sources: explicit ``[glance_multiapi]`` options and the JSON of a Glance
+CR printed by ``discovery_command``. Parsing the CR is pure (``parse_cr``);
+running the command lives in ``commands``; ``discover`` combines both and
+lets every explicit option win over what the command reported.
+"""
+
+import configparser
+import dataclasses
+import json
+import urllib.parse
+
+from glance_multiapi_tests import commands
+
+API_TYPES = ('split', 'single', 'edge')
+# NOTE: an edge API only ever gets an internal endpoint; split and single
+# expose both, so a missing one is a broken deployment, not a choice.
+INTERFACES_BY_TYPE = {
+    'split': ('public', 'internal'),
+    'single': ('public', 'internal'),
+    'edge': ('internal',),
+}
+
+
+class DiscoveryError(Exception):
+    """The deployment could not be learnt; the message names the source."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Api:
+    """One Glance API: its name, type, URL per interface, default store."""
+
+    name: str
+    type: str = 'split'
+    endpoints: dict = dataclasses.field(default_factory=dict)
+    default_store: str = None
+
+    @property
+    def is_edge(self):
+        return self.type == 'edge'
+
+    def url(self, preferred='public'):
+        """The URL on the preferred interface, else any it has."""
+        if preferred in self.endpoints:
+            return self.endpoints[preferred]
+        for interface in ('public', 'internal'):
+            if interface in self.endpoints:
+                return self.endpoints[interface]
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Deployment:
+    """The APIs of one Glance and which of them the catalog must hold."""
+
+    apis: dict
+    keystone_endpoint: str
+    source: str
+
+    @property
+    def keystone_api(self):
+        return self.apis[self.keystone_endpoint]
+
+    def non_edge(self):
+        return [api for api in self.apis.values() if not api.is_edge]
+
+    def describe(self):
+        return '%s (keystoneEndpoint %s; APIs %s)' % (
+            self.source, self.keystone_endpoint, ', '.join(
+                '%s[%s]' % (api.name, api.type)
+                for api in self.apis.values()))
+
+
+def _field_error(source, field, problem):
+    return DiscoveryError('%s: %s: %s' % (source, field, problem))
+
+
+def check_url(url, source, field):
+    """Return url if it is an absolute http(s) URL, else DiscoveryError."""
+    if not isinstance(url, str):
+        raise _field_error(source, field, 'expected a URL string, got %r'
+                           % (url,))
+    parts = urllib.parse.urlsplit(url.strip())
+    if parts.scheme not in ('http', 'https') or not parts.hostname:
+        raise _field_error(source, field, 'not an http(s) URL: %r' % url)
+    try:
+        parts.port
+    except ValueError:
+        raise _field_error(source, field, 'invalid port in %r' % url)
+    return url.strip()
+
+
+def default_backend(snippets, source, field):
+    """[glance_store] default_backend of INI snippets; later ones win.
+
+    The operator appends the API's own customServiceConfig after the Glance
+    one, so the API's value overrides the top-level value.
+    """
+    store = None
+    for name, text in snippets:
+        if text is None:
+            continue
+        if not isinstance(text, str):
+            raise _field_error(source, name, 'expected a string, got %s'
+                               % type(text).__name__)
+        parser = configparser.ConfigParser(strict=False, interpolation=None)
+        try:
+            parser.read_string(text)
+        except configparser.Error as exc:
+            raise _field_error(source, name, 'not valid INI: %s' %
+                               str(exc).splitlines()[0])
+        if parser.has_option('glance_store', 'default_backend'):
+            store = parser.get('glance_store', 'default_backend').strip()
+    return store or None
+
+
+def _mapping(value, source, field):
+    if not isinstance(value, dict):
+        raise _field_error(source, field, 'expected a mapping, got %s' %
+                           type(value).__name__)
+    return value
+
+
+def parse_cr(text, source, strict=True):
+    """Parse the JSON of a Glance CR into a Deployment.
+
+    :param source: names where the text came from, for error messages
+        (e.g. "discovery command 'oc get glance glance -o json'").
+    :param strict: when False, an API whose status.apiEndpoint entries are
+        still missing is kept without them instead of refused, which is
+        what a waiter needs while an added API comes up.
+    :raises DiscoveryError: naming source and the offending field.
+    """
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        first = (text or '').strip().splitlines()[:1]
+        raise DiscoveryError('%s: output is not JSON (%s); it starts with '
+                             '%r' % (source, exc, first[0][:80] if first
+                                     else ''))
+    _mapping(doc, source, 'document')
+    spec = _mapping(doc.get('spec'), source, 'spec')
+    apis_spec = _mapping(spec.get('glanceAPIs'), source, 'spec.glanceAPIs')
+    if not apis_spec:
+        raise _field_error(source, 'spec.glanceAPIs', 'no API is defined')
+    status = doc.get('status') or {}
+    _mapping(status, source, 'status')
+    endpoints = _mapping(status.get('apiEndpoint') or {}, source,
+                         'status.apiEndpoint')
+    apis = {}
+    for name in sorted(apis_spec):
+        field = 'spec.glanceAPIs.%s' % name
+        api_spec = _mapping(apis_spec[name] or {}, source, field)
+        api_type = api_spec.get('type') or 'split'
+        if api_type not in API_TYPES:
+            raise _field_error(source, field + '.type', '%r is not one of '
+                               '%s' % (api_type, ', '.join(API_TYPES)))
+        urls = {}
+        for interface in INTERFACES_BY_TYPE[api_type]:
+            key = '%s-%s' % (name, interface)
+            if key in endpoints:
+                urls[interface] = check_url(
+                    endpoints[key], source, 'status.apiEndpoint.%s' % key)
+            elif strict:
+                raise _field_error(
+                    source, 'status.apiEndpoint.%s' % key,
+                    'missing: API %s of type %s must expose a %s endpoint '
+                    '(present keys: %s)' % (
+                        name, api_type, interface,
+                        ', '.join(sorted(endpoints)) or 'none'))
+        store = default_backend(
+            [('spec.customServiceConfig', spec.get('customServiceConfig')),
+             (field + '.customServiceConfig',
+              api_spec.get('customServiceConfig'))], source, field)
+        apis[name] = Api(name=name, type=api_type, endpoints=urls,
+                         default_store=store)
+    keystone_endpoint = spec.get('keystoneEndpoint')
+    if keystone_endpoint is None:
+        # NOTE: the operator defaults it to the only API there is.
+        candidates = [a.name for a in apis.values() if not a.is_edge]
+        if len(candidates) != 1:
+            raise _field_error(source, 'spec.keystoneEndpoint',
+                               'missing, and there is not exactly one '
+                               'non-edge API to default to')
+        keystone_endpoint = candidates[0]
+    deployment = Deployment(apis=apis, keystone_endpoint=keystone_endpoint,
+                            source=source)
+    validate(deployment, 'spec.keystoneEndpoint')
+    return deployment
+
+
+def validate(deployment, keystone_field):
+    """Refuse a Deployment whose keystoneEndpoint is unknown or edge."""
+    name = deployment.keystone_endpoint
+    if name not in deployment.apis:
+        raise _field_error(deployment.source, keystone_field,
+                           '%r names no API (APIs: %s)' % (
+                               name, ', '.join(sorted(deployment.apis))))
+    if deployment.apis[name].is_edge:
+        raise _field_error(deployment.source, keystone_field,
+                           '%r is an edge API, which is never in the '
+                           'catalog' % name)
+    return deployment
+
+
+def _unknown_keys(mapping, names, source, option):
+    unknown = sorted(set(mapping) - set(names))
+    if unknown:
+        raise _field_error(source, option, 'names unknown API(s) %s; known '
+                           'APIs: %s' % (', '.join(unknown),
+                                         ', '.join(sorted(names)) or 'none'))
+
+
+def apply_options(base, opts):
+    """Overlay explicit [glance_multiapi] options on a Deployment.
+
+    :param base: the discovered Deployment, or None without a command.
+    :param opts: the option group (anything with the option attributes).
+    """
+    source = '[glance_multiapi]'
+    if base is not None:
+        source = '%s with %s overrides' % (base.source, source)
+    apis = dict(base.apis) if base else {}
+    if opts.api_names:
+        apis = {name: apis.get(name, Api(name=name))
+                for name in opts.api_names}
+    names = list(apis)
+    for option in ('api_types', 'public_endpoints', 'internal_endpoints',
+                   'default_stores'):
+        _unknown_keys(getattr(opts, option) or {}, names, source,
+                      option)
+    for name, api in list(apis.items()):
+        api_type = (opts.api_types or {}).get(name, api.type)
+        if api_type not in API_TYPES:
+            raise _field_error(source, 'api_types', '%s: %r is not one of '
+                               '%s' % (name, api_type, ', '.join(API_TYPES)))
+        urls = dict(api.endpoints)
+        for interface in ('public', 'internal'):
+            given = (getattr(opts, interface + '_endpoints') or {}).get(name)
+            if given:
+                urls[interface] = check_url(
+                    given, source, '%s_endpoints.%s' % (interface, name))
+        if not urls:
+            raise _field_error(source, 'public_endpoints', 'API %s has no '
+                               'endpoint: set public_endpoints or '
+                               'internal_endpoints for it, or '
+                               'discovery_command' % name)
+        store = (opts.default_stores or {}).get(name, api.default_store)
+        apis[name] = Api(name=name, type=api_type, endpoints=urls,
+                         default_store=store)
+    if not apis:
+        raise DiscoveryError('%s: no API known: set discovery_command or '
+                             'api_names' % source)
+    keystone_endpoint = opts.keystone_endpoint or (
+        base.keystone_endpoint if base else None)
+    if keystone_endpoint is None:
+        non_edge = [a.name for a in apis.values() if not a.is_edge]
+        if len(non_edge) != 1:
+            raise _field_error(source, 'keystone_endpoint', 'unset, and '
+                               'there is not exactly one non-edge API')
+        keystone_endpoint = non_edge[0]
+    return validate(Deployment(apis=apis, keystone_endpoint=keystone_endpoint,
+                               source=source), 'keystone_endpoint')
+
+
+def has_source(opts):
+    """Whether the options say where to learn the deployment from."""
+    return bool(opts.discovery_command or opts.api_names)
+
+
+def from_command(opts, strict=True):
+    """Run discovery_command and parse its output (no overrides)."""
+    source = 'discovery command %r' % opts.discovery_command
+    text = commands.run(opts.discovery_command, timeout=opts.command_timeout,
+                        what='discovery command')
+    return parse_cr(text, source, strict=strict)
+
+
+def discover(opts):
+    """The Deployment: discovery_command's report with options on top."""
+    base = from_command(opts) if opts.discovery_command else None
+    if base is not None and not _has_overrides(opts):
+        return base
+    return apply_options(base, opts)
+
+
+def _has_overrides(opts):
+    return bool(opts.api_names or opts.api_types or opts.public_endpoints
+                or opts.internal_endpoints or opts.default_stores
+                or opts.keystone_endpoint)

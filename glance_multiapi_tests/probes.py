@@ -1,0 +1,207 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Probing an image endpoint: DNS, then TCP, then the version document.
+
+Each stage has its own bound, and a failure names the stage and the error
+the operating system gave, e.g. ``api1 public
+http://glance-api1-public.openstack.svc:9292: DNS: Name or service not
+known``, so a CI reader knows which endpoint broke and how.
+"""
+
+import concurrent.futures
+import dataclasses
+import http.client
+import json
+import socket
+import ssl
+import threading
+import urllib.parse
+
+STAGES = ('DNS', 'TCP', 'HTTP')
+# NOTE: a version document is a few hundred bytes; anything much larger is
+# not one, and reading it all would only slow the probe down.
+_MAX_BODY = 1 << 20
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """An endpoint to probe and who it belongs to, for the report."""
+
+    owner: str
+    interface: str
+    url: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Failure:
+    """Why one target failed: the stage and the error text."""
+
+    target: Target
+    stage: str
+    error: str
+
+    def __str__(self):
+        return '%s %s %s: %s: %s' % (self.target.owner,
+                                     self.target.interface,
+                                     self.target.url, self.stage,
+                                     self.error)
+
+
+class StageError(Exception):
+    """One stage failed; args are (stage, error text)."""
+
+    def __init__(self, stage, error):
+        super().__init__(stage, error)
+        self.stage = stage
+        self.error = error
+
+
+def _os_error_text(exc):
+    if isinstance(exc, socket.timeout):
+        return 'timed out'
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+def resolve(host, port, timeout):
+    """getaddrinfo bounded by timeout; returns [(family, sockaddr)]."""
+    # NOTE: getaddrinfo takes no timeout, and a dead resolver can block
+    # it for the resolver's own retries; run it in a daemon thread and stop
+    # waiting at the bound.
+    result = {}
+
+    def lookup():
+        try:
+            result['infos'] = socket.getaddrinfo(
+                host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            result['error'] = exc
+
+    worker = threading.Thread(target=lookup, daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        raise StageError('DNS', 'no answer for %s within %.1f s' %
+                         (host, timeout))
+    if 'error' in result:
+        raise StageError('DNS', _os_error_text(result['error']))
+    if not result['infos']:
+        raise StageError('DNS', 'no address for %s' % host)
+    return [(info[0], info[4]) for info in result['infos']]
+
+
+def connect(addresses, timeout):
+    """Open a TCP connection to the first address that accepts one."""
+    errors = []
+    for family, sockaddr in addresses:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.settimeout(timeout)
+        try:
+            sock.connect(sockaddr)
+            return sock
+        except OSError as exc:
+            sock.close()
+            errors.append('%s port %s: %s' % (sockaddr[0], sockaddr[1],
+                                              _os_error_text(exc)))
+    raise StageError('TCP', '; '.join(errors))
+
+
+def parse_versions(status, body):
+    """Return the version ids a version document offers, or StageError."""
+    if status not in (200, 300):
+        raise StageError('HTTP', 'GET returned %d, expected 300 or 200 with '
+                         'a version document' % status)
+    try:
+        doc = json.loads(body)
+        versions = doc['versions']
+        ids = [str(v['id']) for v in versions]
+    except (ValueError, KeyError, TypeError):
+        raise StageError('HTTP', 'GET returned %d but no version document '
+                         '(body starts %r)' % (status, body[:60]))
+    return ids
+
+
+def check_v2(ids):
+    if not any(i.startswith('v2') for i in ids):
+        raise StageError('HTTP', 'version document offers no v2 (offers: '
+                         '%s)' % (', '.join(ids) or 'nothing'))
+
+
+def http_get(sock, parts, timeout, ssl_context):
+    """GET the URL's path over an already connected socket."""
+    host = parts.hostname
+    port = parts.port or (443 if parts.scheme == 'https' else 80)
+    if parts.scheme == 'https':
+        context = ssl_context or ssl.create_default_context()
+        try:
+            sock = context.wrap_socket(sock, server_hostname=host)
+        except (OSError, ssl.SSLError) as exc:
+            sock.close()
+            raise StageError('HTTP', 'TLS: %s' % _os_error_text(exc))
+    conn = http.client.HTTPConnection(host, port, timeout=timeout)
+    conn.sock = sock
+    try:
+        conn.request('GET', parts.path or '/',
+                     headers={'Accept': 'application/json'})
+        resp = conn.getresponse()
+        return resp.status, resp.read(_MAX_BODY).decode('utf-8', 'replace')
+    except (OSError, http.client.HTTPException) as exc:
+        raise StageError('HTTP', _os_error_text(exc))
+    finally:
+        conn.close()
+
+
+def probe(url, timeout, ssl_context=None):
+    """Probe one endpoint URL; return the version ids or raise StageError."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ('http', 'https') or not parts.hostname:
+        raise StageError('URL', 'not an http(s) URL')
+    port = parts.port or (443 if parts.scheme == 'https' else 80)
+    addresses = resolve(parts.hostname, port, timeout)
+    sock = connect(addresses, timeout)
+    status, body = http_get(sock, parts, timeout, ssl_context)
+    ids = parse_versions(status, body)
+    check_v2(ids)
+    return ids
+
+
+def probe_all(targets, timeout, ssl_context=None, workers=4):
+    """Probe every target; return the Failures, in the targets' order.
+
+    Each distinct URL is probed once, a few at a time, so the whole run
+    takes about one probe's worst case rather than the sum.
+    """
+    urls = list(dict.fromkeys(t.url for t in targets))
+
+    def one(url):
+        try:
+            probe(url, timeout, ssl_context)
+        except StageError as exc:
+            return exc
+        return None
+
+    with concurrent.futures.ThreadPoolExecutor(
+            max_workers=max(1, min(workers, len(urls) or 1))) as pool:
+        outcome = dict(zip(urls, pool.map(one, urls)))
+    return [Failure(t, outcome[t.url].stage, outcome[t.url].error)
+            for t in targets if outcome[t.url] is not None]
+
+
+def answers(url, timeout, ssl_context=None):
+    """(True, None) when the URL serves a v2 version doc, else (False, why)."""
+    try:
+        probe(url, timeout, ssl_context)
+    except StageError as exc:
+        return False, '%s: %s' % (exc.stage, exc.error)
+    return True, None

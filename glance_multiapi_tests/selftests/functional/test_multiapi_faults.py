@@ -1,0 +1,139 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Proof that each multi-API check fails when its fault is injected.
+
+Against the shared embedded cloud: inject one fault, run the plugin test
+that must catch it, and check it failed with a message naming the fault;
+with no fault, every multi-API test passes. Cases share the cloud, so they
+run one at a time (tools/run-functional.sh runs stestr with concurrency 1).
+"""
+
+import os
+
+from glance_multiapi_tests.selftests.functional import base
+
+_T = 'glance_multiapi_tests.tests.'
+ENDPOINTS = _T + 'api.test_endpoints.ImageEndpointsTest.' \
+    'test_image_endpoints_answer'
+ONE_SERVICE = _T + 'api.test_catalog.CatalogOwnershipTest.' \
+    'test_catalog_has_one_image_service'
+OWNERSHIP = _T + 'api.test_catalog.CatalogOwnershipTest.' \
+    'test_image_endpoints_belong_to_keystone_endpoint_api'
+UPLOAD_STORE = _T + 'api.test_store_placement.StorePlacementTest.' \
+    'test_upload_lands_in_api_default_store'
+INFO_STORES = _T + 'api.test_store_placement.StorePlacementTest.' \
+    'test_info_stores_marks_api_default'
+SWITCHOVER = _T + 'scenario.test_switchover.KeystoneEndpointSwitchoverTest.' \
+    'test_switch_keystone_endpoint'
+READ_ACROSS = _T + 'api.test_store_placement.StorePlacementTest.' \
+    'test_image_readable_through_every_api'
+GROW_SHRINK = _T + 'scenario.test_grow_shrink.GrowShrinkTest.' \
+    'test_add_and_remove_api'
+
+ALL_MULTIAPI = (r'glance_multiapi_tests\.tests\.(api\.test_(endpoints|'
+                r'catalog|store_placement)|scenario\.test_(switchover|'
+                r'grow_shrink))')
+
+
+class MultiApiFaultsTest(base.CloudTestCase):
+    """Each injected fault fails the check meant to catch it."""
+
+    def overrides(self):
+        # NOTE: a not-reconciled patch must fail within seconds, not the
+        # five minutes a real cluster gets; and the serial lock must be
+        # this cloud's own, not shared with other tempest runs.
+        return {
+            'glance_multiapi': {'convergence_timeout': 20,
+                                'image_timeout': 60,
+                                'run_grow_shrink': True},
+            'oslo_concurrency': {'lock_path': os.path.join(
+                self.state_dir, 'tempest', 'lock')},
+        }
+
+    def run_one(self, test_id):
+        return self.run_tempest(test_id.replace('.', r'\.'),
+                                overrides=self.overrides())
+
+    def test_healthy_cloud_passes_everything(self):
+        with self.fault():
+            results = self.run_tempest(ALL_MULTIAPI, concurrency=2,
+                                       overrides=self.overrides())
+        for test_id in (ENDPOINTS, ONE_SERVICE, OWNERSHIP, UPLOAD_STORE,
+                        INFO_STORES, READ_ACROSS, SWITCHOVER, GROW_SHRINK):
+            self.assertOutcome(results, test_id, 'success')
+        bad = {t: d[-2000:] for t, (s, d) in results.items()
+               if s == 'fail'}
+        self.assertEqual({}, bad)
+
+    def test_unresolvable_endpoint_fails_probe_only(self):
+        # The seed's CI failure: the catalog's public host does not
+        # resolve. The probe names it; the other checks still run.
+        with self.fault('unresolvable-endpoint'):
+            results = self.run_tempest(ALL_MULTIAPI, concurrency=2,
+                                       overrides=self.overrides())
+        self.assertOutcome(
+            results, ENDPOINTS, 'fail',
+            'api0 public http://glance-api0-public.openstack.invalid:',
+            'catalog(glance, api0) public '
+            'http://glance-api0-public.openstack.invalid:',
+            ': DNS: ')
+        for test_id in (ONE_SERVICE, OWNERSHIP, UPLOAD_STORE, INFO_STORES,
+                        READ_ACROSS):
+            self.assertOutcome(results, test_id, 'success')
+
+    def test_api_down_fails_probe(self):
+        with self.fault('api-down=api1'):
+            results = self.run_one(ENDPOINTS)
+        self.assertOutcome(results, ENDPOINTS, 'fail', 'api1 public http://',
+                           'api1 internal http://', ': TCP: ',
+                           'Connection refused')
+
+    def test_catalog_wrong_api_fails_ownership(self):
+        with self.fault('catalog-wrong-api'):
+            results = self.run_one(OWNERSHIP)
+        self.assertOutcome(results, OWNERSHIP, 'fail',
+                           "api1's public endpoint; expected api0's",
+                           "api1's internal endpoint; expected api0's",
+                           '(keystoneEndpoint is api0)')
+
+    def test_duplicate_image_service_fails_one_service(self):
+        with self.fault('duplicate-image-service'):
+            results = self.run_one(ONE_SERVICE)
+        self.assertOutcome(results, ONE_SERVICE, 'fail',
+                           'the catalog holds 2 services of type image')
+
+    def test_wrong_default_store_fails_placement(self):
+        with self.fault('wrong-default-store=api1'):
+            results = self.run_tempest(
+                r'glance_multiapi_tests\.tests\.api\.test_store_placement',
+                overrides=self.overrides())
+        self.assertOutcome(results, UPLOAD_STORE, 'fail',
+                           'uploaded through api1',
+                           "landed in store(s) 'ceph0'",
+                           'expected only ceph1')
+        self.assertOutcome(results, INFO_STORES, 'fail',
+                           '/v2/info/stores of api1', 'expected ceph1')
+
+    def test_patch_not_reconciled_fails_scenarios(self):
+        with self.fault('patch-not-reconciled'):
+            results = self.run_tempest(
+                r'glance_multiapi_tests\.tests\.scenario\.test_(switchover|'
+                r'grow_shrink)',
+                overrides=self.overrides())
+        self.assertOutcome(
+            results, SWITCHOVER, 'fail',
+            'waiting for the catalog to hold exactly one image service, '
+            'owned by api1', "expected api1's")
+        self.assertOutcome(results, GROW_SHRINK, 'fail',
+                           'waiting for API apigrow in the discovery '
+                           'output', 'status.apiEndpoint.apigrow-')

@@ -1,0 +1,55 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+import ssl
+
+from tempest import config
+from tempest.lib import decorators
+
+from glance_multiapi_tests import catalog
+from glance_multiapi_tests import probes
+from glance_multiapi_tests.tests import base
+
+CONF = config.CONF
+
+
+def _ssl_context():
+    context = ssl.create_default_context(
+        cafile=CONF.identity.ca_certificates_file or None)
+    if CONF.identity.disable_ssl_certificate_validation:
+        # NOTE: the operator's choice for the whole tempest run.
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+class ImageEndpointsTest(base.MultiApiTest):
+    """Every image endpoint resolves, accepts and serves a v2 document."""
+
+    @decorators.idempotent_id('cbbda0b4-77fa-4bc8-9a0b-56396f881d53')
+    def test_image_endpoints_answer(self):
+        """Probe catalog and API endpoints: DNS, TCP, version document."""
+        targets = [probes.Target(owner, interface, url)
+                   for owner, interface, url in catalog.image_targets(
+                       self.fetch_catalog(), self.deployment,
+                       self.interfaces(), self.region())]
+        for api in self.deployment.apis.values():
+            for interface, url in sorted(api.endpoints.items()):
+                targets.append(probes.Target(api.name, interface, url))
+        failures = probes.probe_all(
+            targets, CONF.glance_multiapi.probe_timeout, _ssl_context())
+        if failures:
+            self.fail('%d of %d image endpoints do not answer (probe '
+                      'timeout %.1f s per stage):\n%s' % (
+                          len(failures), len(targets),
+                          CONF.glance_multiapi.probe_timeout,
+                          '\n'.join(str(f) for f in failures)))

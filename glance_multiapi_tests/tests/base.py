@@ -1,0 +1,296 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Base classes of the multi-API Glance checks.
+
+``MultiApiTest`` learns the deployment once per class and offers the
+image helpers every check uses (create, upload, hash, clean up through
+the API that made the image). ``MultiApiScenarioTest`` adds the patch
+command and the catalog waiter of the scenarios that change the cloud.
+"""
+
+import contextlib
+import dataclasses
+import hashlib
+import io
+import os
+import time
+
+from oslo_log import log as logging
+from tempest import config
+from tempest.lib.common.utils import data_utils
+from tempest.lib.common.utils import test_utils
+from tempest.lib import exceptions as lib_exc
+from tempest import test
+
+from glance_multiapi_tests import catalog
+from glance_multiapi_tests import commands
+from glance_multiapi_tests import discovery
+from glance_multiapi_tests import image_clients
+from glance_multiapi_tests import polling
+from glance_multiapi_tests import probes
+from glance_multiapi_tests import waiters
+
+CONF = config.CONF
+LOG = logging.getLogger(__name__)
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def image_stores(image):
+    """The store ids of an image (glance gives a comma-separated string)."""
+    return sorted(s.strip() for s in (image.get('stores') or '').split(',')
+                  if s.strip())
+
+
+def _v2_catalog(entries):
+    # NOTE: keystone v2 lists publicURL/internalURL per region; turn it
+    # into the v3 shape so that one judge reads both.
+    services = []
+    for entry in entries or []:
+        endpoints = []
+        for ep in entry.get('endpoints', []):
+            for interface in ('public', 'internal', 'admin'):
+                if ep.get(interface + 'URL'):
+                    endpoints.append({'interface': interface,
+                                      'region': ep.get('region'),
+                                      'url': ep[interface + 'URL']})
+        services.append({'type': entry.get('type'),
+                         'name': entry.get('name'),
+                         'id': entry.get('id'), 'endpoints': endpoints})
+    return services
+
+
+class MultiApiTest(test.BaseTestCase):
+    """Learns the deployment and offers image helpers per API."""
+
+    credentials = ['primary']
+
+    @classmethod
+    def skip_checks(cls):
+        """Skip without Glance, when disabled, or with nothing to read."""
+        super().skip_checks()
+        if not CONF.service_available.glance:
+            raise cls.skipException('Glance is not available '
+                                    '([service_available] glance)')
+        if not CONF.glance_multiapi.enabled:
+            raise cls.skipException('[glance_multiapi] enabled is False')
+        if not discovery.has_source(CONF.glance_multiapi):
+            raise cls.skipException(
+                '[glance_multiapi] sets neither discovery_command nor '
+                'api_names, so the Glance APIs are unknown')
+
+    @classmethod
+    def setup_clients(cls):
+        """The catalog images client of the primary credentials."""
+        super().setup_clients()
+        cls.images_client = cls.os_primary.image_client_v2
+
+    @classmethod
+    def resource_setup(cls):
+        """Learn the deployment (errors name the command and field)."""
+        super().resource_setup()
+        cls.deployment = discovery.discover(CONF.glance_multiapi)
+        LOG.info('%s: deployment %s', cls.__name__,
+                 cls.deployment.describe())
+
+    @classmethod
+    def region(cls):
+        return CONF.image.region or CONF.identity.region or None
+
+    @classmethod
+    def interfaces(cls):
+        return list(CONF.glance_multiapi.catalog_interfaces)
+
+    @classmethod
+    def fetch_catalog(cls, fresh=False):
+        """The primary credentials' catalog; fresh=True takes a new token."""
+        provider = cls.os_primary.auth_provider
+        if fresh:
+            provider.set_auth()
+        auth_data = provider.get_auth()[1]
+        if 'catalog' in auth_data:
+            return auth_data['catalog']
+        return _v2_catalog(auth_data.get('serviceCatalog'))
+
+    @classmethod
+    def api_client(cls, api):
+        """An images client bound to the API's own URL.
+
+        probe_api_interface is preferred; when its URL does not answer and
+        another interface of the same API does, that one is used, so that
+        an unreachable endpoint fails the probe test alone and the store
+        checks still judge the stores.
+        """
+        opts = CONF.glance_multiapi
+        preferred = opts.probe_api_interface
+        order = [preferred] + sorted(set(api.endpoints) - {preferred})
+        for interface in order:
+            ok, why = probes.answers(api.endpoints[interface],
+                                     opts.probe_timeout)
+            if ok:
+                return image_clients.for_api(cls.os_primary.auth_provider,
+                                             api, interface)
+            LOG.warning('%s %s endpoint %s does not answer (%s); trying '
+                        'another interface', api.name, interface,
+                        api.endpoints[interface], why)
+        return image_clients.for_api(cls.os_primary.auth_provider, api,
+                                     preferred)
+
+    def where(self, client):
+        """Text naming where a client sends requests, for messages."""
+        if isinstance(client, image_clients.FixedUrlImagesClient):
+            return '%s (%s)' % (client.api_name, client.api_url)
+        return 'the catalog image endpoint'
+
+    @contextlib.contextmanager
+    def talking_to(self, client, doing):
+        """Turn a client error into a failure naming the API and action."""
+        try:
+            yield
+        except lib_exc.RestClientException as exc:
+            # NOTE: tempest's HTTP errors subclass AssertionError, so they
+            # must be caught before the failures that pass through.
+            self.fail('%s through %s failed: HTTP %s %s: %s' % (
+                doing, self.where(client),
+                getattr(getattr(exc, 'resp', None), 'status', '?'),
+                type(exc).__name__, exc.resp_body))
+        except (self.failureException, self.skipException):
+            raise
+        except Exception as exc:
+            self.fail('%s through %s failed: %s: %s' % (
+                doing, self.where(client), type(exc).__name__, exc))
+
+    def image_data(self):
+        return os.urandom(CONF.glance_multiapi.image_size)
+
+    def create_image(self, client, name):
+        """Create an image through client; it is deleted at cleanup."""
+        image = client.create_image(
+            name=data_utils.rand_name(prefix=CONF.resource_name_prefix,
+                                      name=name),
+            container_format='bare', disk_format='raw',
+            visibility='private')
+        self.addCleanup(self._cleanup_image, client, image['id'])
+        return image
+
+    def _cleanup_image(self, client, image_id):
+        if image_id in self.__dict__.get('_deleted_images', ()):
+            return
+        test_utils.call_and_ignore_notfound_exc(client.delete_image,
+                                                image_id)
+        waiters.wait_for_image_deleted(
+            client, image_id, timeout=CONF.glance_multiapi.image_timeout)
+
+    def delete_image(self, client, image_id):
+        """Delete now and wait, e.g. before the API that has it goes."""
+        client.delete_image(image_id)
+        waiters.wait_for_image_deleted(
+            client, image_id, timeout=CONF.glance_multiapi.image_timeout)
+        self.__dict__.setdefault('_deleted_images', set()).add(image_id)
+
+    def upload_image(self, client, name, data):
+        """Create, upload and wait active; return the active image."""
+        image = self.create_image(client, name)
+        client.store_image_file(image['id'], io.BytesIO(data))
+        return waiters.wait_for_image_status(
+            client, image['id'], 'active',
+            timeout=CONF.glance_multiapi.image_timeout)
+
+    def download_sha256(self, client, image_id):
+        return sha256(client.show_image_file(image_id).data)
+
+    def assert_round_trip(self, client, image_id, data):
+        got = self.download_sha256(client, image_id)
+        self.assertEqual(
+            sha256(data), got,
+            'image %s downloaded through %s does not hash to the %d bytes '
+            'uploaded (sha256 sent %s, got %s)' % (
+                image_id, self.where(client), len(data), sha256(data), got))
+
+
+class MultiApiScenarioTest(MultiApiTest):
+    """Scenarios that patch the deployment and wait for it to follow."""
+
+    @classmethod
+    def skip_checks(cls):
+        """Skip without a patch command."""
+        super().skip_checks()
+        opts = CONF.glance_multiapi
+        if not opts.patch_command:
+            raise cls.skipException('[glance_multiapi] patch_command is '
+                                    'unset, so the deployment cannot be '
+                                    'changed')
+        if commands.PATCH_PLACEHOLDER not in opts.patch_command:
+            raise cls.skipException(
+                '[glance_multiapi] patch_command %r lacks the %s '
+                'placeholder' % (opts.patch_command,
+                                 commands.PATCH_PLACEHOLDER))
+
+    def patch_spec(self, spec_patch):
+        """Apply a merge patch of the Glance spec through patch_command."""
+        LOG.info('patching the Glance spec: %s', spec_patch)
+        commands.apply_spec_patch(CONF.glance_multiapi, spec_patch)
+
+    def catalog_problems(self, owner, fresh=True):
+        """What is wrong if owner should hold the catalog ([] if nothing)."""
+        expected = dataclasses.replace(self.deployment,
+                                       keystone_endpoint=owner)
+        found = self.fetch_catalog(fresh=fresh)
+        return catalog.ownership_problems(found, expected, self.interfaces(),
+                                          self.region()), found
+
+    def wait_for_catalog_owner(self, owner):
+        """Poll fresh tokens until owner alone holds the image service.
+
+        Returns the seconds it took. During a switchover the catalog can
+        briefly hold zero or two image services, hence polling.
+        """
+        opts = CONF.glance_multiapi
+        start = time.monotonic()
+
+        def check():
+            problems, found = self.catalog_problems(owner)
+            return not problems, '%s [%s]' % (
+                catalog.summary(found, self.region()), '; '.join(problems))
+
+        try:
+            waiters.wait_for(
+                check, what='the catalog to hold exactly one image service, '
+                'owned by %s' % owner, timeout=opts.convergence_timeout,
+                interval=opts.convergence_interval)
+        except polling.PollTimeout as exc:
+            self.fail(str(exc))
+        return time.monotonic() - start
+
+    def wait_for_answers(self, api, up):
+        """Poll until every endpoint of api answers (up) or none does."""
+        opts = CONF.glance_multiapi
+
+        def check():
+            states = {url: probes.answers(url, opts.probe_timeout)
+                      for url in api.endpoints.values()}
+            ready = all(ok == up for ok, _ in states.values())
+            return ready, ', '.join(
+                '%s %s' % (url, 'answers' if ok else why)
+                for url, (ok, why) in sorted(states.items()))
+
+        try:
+            waiters.wait_for(
+                check, what='every endpoint of %s to %s' % (
+                    api.name, 'answer' if up else 'stop answering'),
+                timeout=opts.convergence_timeout,
+                interval=opts.convergence_interval)
+        except polling.PollTimeout as exc:
+            self.fail(str(exc))

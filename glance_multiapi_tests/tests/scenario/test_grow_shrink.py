@@ -1,0 +1,120 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+import json
+
+from oslo_log import log as logging
+from tempest import config
+from tempest.lib import decorators
+
+from glance_multiapi_tests import catalog
+from glance_multiapi_tests import discovery
+from glance_multiapi_tests import waiters
+from glance_multiapi_tests.tests import base
+
+CONF = config.CONF
+LOG = logging.getLogger(__name__)
+
+
+@decorators.serial
+class GrowShrinkTest(base.MultiApiScenarioTest):
+    """Adding and removing an API leaves the catalog alone."""
+
+    @classmethod
+    def skip_checks(cls):
+        """Skip unless enabled and the added API can be discovered."""
+        super().skip_checks()
+        opts = CONF.glance_multiapi
+        if not opts.run_grow_shrink:
+            raise cls.skipException('[glance_multiapi] run_grow_shrink is '
+                                    'False')
+        if not opts.discovery_command:
+            raise cls.skipException('grow/shrink needs [glance_multiapi] '
+                                    'discovery_command to learn the added '
+                                    'API\'s endpoints')
+
+    @classmethod
+    def resource_setup(cls):
+        """Check the added API's name and spec before touching anything."""
+        super().resource_setup()
+        opts = CONF.glance_multiapi
+        try:
+            cls.grow_spec = json.loads(opts.grow_api_spec)
+        except ValueError as exc:
+            raise ValueError('[glance_multiapi] grow_api_spec is not JSON: '
+                             '%s' % exc)
+        if opts.grow_api_name in cls.deployment.apis:
+            raise ValueError('[glance_multiapi] grow_api_name %r already '
+                             'exists: %s' % (opts.grow_api_name,
+                                             cls.deployment.describe()))
+
+    def _discovered(self, name):
+        def check():
+            try:
+                found = discovery.from_command(CONF.glance_multiapi,
+                                               strict=True)
+            except discovery.DiscoveryError as exc:
+                return False, str(exc)
+            api = found.apis.get(name)
+            return api is not None, api or 'not in %s' % found.describe()
+
+        return waiters.wait_for(
+            check, what='API %s in the discovery output' % name,
+            timeout=CONF.glance_multiapi.convergence_timeout,
+            interval=CONF.glance_multiapi.convergence_interval)
+
+    def _remove(self, name, api_holder):
+        self.patch_spec({'glanceAPIs': {name: None}})
+        if api_holder:
+            self.wait_for_answers(api_holder[0], up=False)
+
+    def _assert_catalog_unchanged(self, before, when):
+        problems, found = self.catalog_problems(
+            self.deployment.keystone_endpoint)
+        after = catalog.snapshot(found, self.region())
+        if problems or after != before:
+            self.fail('the catalog changed %s: %s\nnow: %s\nbefore: %s' % (
+                when, '; '.join(problems) or 'different endpoints',
+                catalog.summary(found, self.region()), sorted(before)))
+
+    @decorators.idempotent_id('809a6c7c-4b90-4eae-9a13-9d6b31e3fb2f')
+    def test_add_and_remove_api(self):
+        """Add an API: it serves its own store; remove it: it is gone."""
+        opts = CONF.glance_multiapi
+        name = opts.grow_api_name
+        before = catalog.snapshot(self.fetch_catalog(fresh=True),
+                                  self.region())
+        api_holder = []
+        # NOTE: registered first so it runs last, after the image made
+        # through the added API is deleted through that same API.
+        self.addCleanup(self._remove, name, api_holder)
+        self.patch_spec({'glanceAPIs': {name: self.grow_spec}})
+        api = self._discovered(name)
+        api_holder.append(api)
+        self.wait_for_answers(api, up=True)
+        client = self.api_client(api)
+        data = self.image_data()
+        with self.talking_to(client, 'uploading an image'):
+            image = self.upload_image(client, 'grown-%s' % name, data)
+        self.assertEqual(
+            [opts.grow_api_store], base.image_stores(image),
+            'image %s uploaded through added API %s landed in store(s) %r; '
+            'expected %s' % (image['id'], self.where(client),
+                             image.get('stores'), opts.grow_api_store))
+        with self.talking_to(client, 'downloading the image'):
+            self.assert_round_trip(client, image['id'], data)
+        self._assert_catalog_unchanged(before, 'after adding %s' % name)
+        with self.talking_to(client, 'deleting the image'):
+            self.delete_image(client, image['id'])
+        self.patch_spec({'glanceAPIs': {name: None}})
+        self.wait_for_answers(api, up=False)
+        self._assert_catalog_unchanged(before, 'after removing %s' % name)

@@ -1,0 +1,105 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+from oslo_log import log as logging
+from tempest import config
+from tempest.lib import decorators
+import testtools
+
+from glance_multiapi_tests.tests import base
+
+CONF = config.CONF
+LOG = logging.getLogger(__name__)
+
+
+@decorators.serial
+class KeystoneEndpointSwitchoverTest(base.MultiApiScenarioTest):
+    """Moving the catalog to another API moves where uploads land."""
+
+    @classmethod
+    def skip_checks(cls):
+        """Skip unless the switchover is enabled."""
+        super().skip_checks()
+        if not CONF.glance_multiapi.run_switchover:
+            raise cls.skipException('[glance_multiapi] run_switchover is '
+                                    'False')
+
+    @classmethod
+    def resource_setup(cls):
+        """Pick the API to switch to (skip with fewer than two)."""
+        super().resource_setup()
+        deployment = cls.deployment
+        wanted = CONF.glance_multiapi.switchover_target
+        if wanted:
+            api = deployment.apis.get(wanted)
+            if api is None or api.is_edge or (
+                    wanted == deployment.keystone_endpoint):
+                raise ValueError(
+                    '[glance_multiapi] switchover_target %r must name a '
+                    'non-edge API other than keystoneEndpoint %s; APIs: %s'
+                    % (wanted, deployment.keystone_endpoint,
+                       deployment.describe()))
+            cls.target = api
+            return
+        others = [api for api in deployment.non_edge()
+                  if api.name != deployment.keystone_endpoint]
+        if not others:
+            raise cls.skipException('the switchover needs two non-edge '
+                                    'APIs; %s' % deployment.describe())
+        cls.target = others[0]
+
+    def _restore(self, original):
+        LOG.info('restoring keystoneEndpoint %s', original)
+        self.patch_spec({'keystoneEndpoint': original})
+        took = self.wait_for_catalog_owner(original)
+        LOG.info('catalog back on %s after %.1f s', original, took)
+
+    @decorators.idempotent_id('e94a2746-b258-4dd7-8a70-b58408735d4b')
+    def test_switch_keystone_endpoint(self):
+        """Patch keystoneEndpoint; catalog, uploads and old images follow."""
+        original = self.deployment.keystone_endpoint
+        target = self.target
+        problems, _ = self.catalog_problems(original)
+        if problems:
+            self.fail('the catalog is wrong before any switch, so the '
+                      'switchover cannot be judged:\n%s' %
+                      '\n'.join(problems))
+        before_data = self.image_data()
+        with self.talking_to(self.images_client, 'uploading before the '
+                             'switch'):
+            before = self.upload_image(self.images_client, 'pre-switch',
+                                       before_data)
+        # NOTE: registered before the patch, so that a failing patch or
+        # wait still puts the original API back.
+        self.addCleanup(self._restore, original)
+        self.patch_spec({'keystoneEndpoint': target.name})
+        took = self.wait_for_catalog_owner(target.name)
+        LOG.info('catalog moved from %s to %s in %.1f s', original,
+                 target.name, took)
+        self.addDetail('convergence', testtools.content.text_content(
+            '%s -> %s: %.1f s' % (original, target.name, took)))
+        data = self.image_data()
+        with self.talking_to(self.images_client, 'uploading after the '
+                             'switch'):
+            after = self.upload_image(self.images_client, 'post-switch',
+                                      data)
+        self.assertEqual(
+            [target.default_store], base.image_stores(after),
+            'after switching keystoneEndpoint %s -> %s, image %s uploaded '
+            'through the catalog landed in store(s) %r; expected %s, the '
+            'default store of %s' % (
+                original, target.name, after['id'], after.get('stores'),
+                target.default_store, target.name))
+        with self.talking_to(self.images_client, 'downloading the '
+                             'pre-switch image'):
+            self.assert_round_trip(self.images_client, before['id'],
+                                   before_data)
