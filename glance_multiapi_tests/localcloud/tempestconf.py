@@ -22,6 +22,7 @@ import sys
 
 import yaml
 
+from glance_multiapi_tests.localcloud import heat
 from glance_multiapi_tests.localcloud import keystone
 from glance_multiapi_tests.localcloud import services
 from glance_multiapi_tests.localcloud import testimages
@@ -71,6 +72,9 @@ def tempest_conf(state):
     sections = {
         'DEFAULT': {'log_dir': os.path.join(workspace, 'logs'),
                     'log_file': 'tempest.log'},
+        # NOTE: tempest's default lock path is shared by every tempest run
+        # on the machine, so serial tests would wait for other clouds' runs.
+        'oslo_concurrency': {'lock_path': os.path.join(workspace, 'lock')},
         'auth': {'admin_username': 'admin',
                  'admin_password': state.password('admin'),
                  'admin_project_name': 'admin',
@@ -100,6 +104,7 @@ def tempest_conf(state):
     if registry:
         sections['image_uploader'] = {
             'registry': registry.split('://', 1)[1]}
+    heat.tempest_options(state, sections, cli_command(state))
     for name, values in sections.items():
         if name != 'DEFAULT':
             conf.add_section(name)

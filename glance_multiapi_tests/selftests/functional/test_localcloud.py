@@ -156,6 +156,19 @@ class TestLocalCloud(base.CloudTestCase):
                          self.doc()['status']['apiEndpoint'])
         self.assertEqual(catalog_before, self.image_services())
 
+    def test_restarted_api_serves_first_request(self):
+        """A restarted API validates its first token (no 401, no bind)."""
+        self.addCleanup(self.cli, 'patch', '--clear-faults')
+        for cycle in range(4):
+            faults = ['--fault', 'wrong-default-store=api1'] if (
+                cycle % 2 == 0) else []
+            self.cli('patch', '--clear-faults', *faults, check=True)
+            glance = self.api_glance('api1')
+            resp = requests.get(glance.url + '/v2/images',
+                                headers=glance.headers, timeout=60)
+            self.assertEqual(200, resp.status_code, 'restart %d: %s' % (
+                cycle, resp.text[:300]))
+
     def test_refused_patch_changes_nothing(self):
         before = self.doc()
         for patch in ('{"spec": {"keystoneEndpoint": "nope"}}',
