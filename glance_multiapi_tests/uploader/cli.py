@@ -1,6 +1,183 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""glance-image-uploader: push OS images into Glance the way Sylva does.
+
+The images come from an os_images YAML file (Sylva's os-images-info); each
+one ends up as one active community image named after it, tagged with its
+md5, and the run prints the UUID map. Every failure is one line on stderr
+and a documented exit code; temp files and unfinished images are removed
+on every exit path, including SIGINT and SIGTERM.
+"""
+
+import argparse
+import logging
+import os
+import shutil
+import signal
 import sys
+import tempfile
+
+from glance_multiapi_tests.uploader import exitcodes
+from glance_multiapi_tests.uploader import inputs
+from glance_multiapi_tests.uploader import output
+from glance_multiapi_tests.uploader import progress
+
+ENVIRONMENT = """\
+environment (flags win):
+  OS_IMAGES_INFO_PATH        images info file (default %s)
+  OS_CLOUD                   cloud of clouds.yaml to use
+  OS_CLIENT_CONFIG_FILE      clouds.yaml to read
+  IMAGE_IN_PROGRESS_TIMEOUT  seconds to wait for another upload (3600)
+  IMAGE_IN_PROGRESS_INTERVAL seconds between status polls (10)
+  WAIT_QUEUED_IMAGE          seconds a queued image may stay queued (10)
+  INSECURE_CLIENT            true: skip TLS verification everywhere and
+                             talk plain HTTP to the OCI registry
+  OCI_PLAIN_HTTP             true: plain HTTP to the OCI registry only
+""" % inputs.DEFAULT_INFO_PATH
 
 
-def main(argv=None):
-    sys.stderr.write('not implemented yet\n')
-    return 2
+class Terminated(BaseException):
+    """SIGTERM arrived; unwinds like KeyboardInterrupt so cleanups run."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        # NOTE: argparse exits 2, which here means "input file missing".
+        raise exitcodes.UploaderError(exitcodes.BAD_CONFIG, message)
+
+
+def build_parser():
+    parser = _Parser(
+        prog='glance-image-uploader',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=__doc__.split('\n\n', 1)[0].split(': ', 1)[1],
+        epilog=ENVIRONMENT + '\nexit codes:\n' + exitcodes.help_table())
+    parser.add_argument('--images-info', metavar='FILE',
+                        help='os_images YAML file (OS_IMAGES_INFO_PATH)')
+    parser.add_argument('--os-cloud', metavar='NAME',
+                        help='cloud of clouds.yaml (OS_CLOUD)')
+    parser.add_argument('--os-client-config-file', metavar='FILE',
+                        help='clouds.yaml path (OS_CLIENT_CONFIG_FILE)')
+    parser.add_argument('--in-progress-timeout', metavar='SECONDS',
+                        help='IMAGE_IN_PROGRESS_TIMEOUT')
+    parser.add_argument('--in-progress-interval', metavar='SECONDS',
+                        help='IMAGE_IN_PROGRESS_INTERVAL')
+    parser.add_argument('--wait-queued-image', metavar='SECONDS',
+                        help='WAIT_QUEUED_IMAGE')
+    parser.add_argument('--insecure', action='store_const', const='true',
+                        help='INSECURE_CLIENT=true')
+    parser.add_argument('--plain-http', action='store_const', const='true',
+                        help='OCI_PLAIN_HTTP=true')
+    parser.add_argument('--temp-dir', metavar='DIR',
+                        help='where the per-run temp dir is made (default: '
+                             'TMPDIR or /tmp); it must exist')
+    parser.add_argument('--output', metavar='FILE', default='-',
+                        help='write the UUID map here ("-": stdout)')
+    parser.add_argument('--configmap', metavar='NAME',
+                        help='also write the UUID map to this Kubernetes '
+                             'ConfigMap (needs the kubernetes package)')
+    parser.add_argument('--configmap-namespace', metavar='NS',
+                        default=os.environ.get('POD_NAMESPACE', 'default'),
+                        help='namespace of --configmap (POD_NAMESPACE or '
+                             'default)')
+    parser.add_argument('--configmap-key', metavar='KEY',
+                        default='os-images-uuids.yaml',
+                        help='data key of --configmap')
+    parser.add_argument('--progress-interval', metavar='SECONDS',
+                        type=float, default=5.0,
+                        help='seconds between progress lines (5)')
+    parser.add_argument('-q', '--quiet', action='store_true',
+                        help='print only errors and the UUID map')
+    return parser
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+def main(argv=None, environ=None):
+    """Console script entry point; returns the exit code."""
+    environ = os.environ if environ is None else environ
+    # NOTE: library loggers (keystoneauth, urllib3) would otherwise reach
+    # Python's last-resort stderr handler, with URLs and retry chatter.
+    logging.getLogger().addHandler(logging.NullHandler())
+    log = progress.Log()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _run(argv, environ, log)
+    except exitcodes.UploaderError as exc:
+        log.error(exc.message)
+        return exc.code
+    except KeyboardInterrupt:
+        log.error('interrupted; temp files and unfinished images removed')
+        return exitcodes.INTERRUPTED
+    except Terminated:
+        log.error('terminated; temp files and unfinished images removed')
+        return exitcodes.TERMINATED
+    except Exception as exc:
+        log.error('unexpected %s: %s' % (exc.__class__.__name__,
+                                         str(exc).splitlines()[0]
+                                         if str(exc) else ''))
+        return exitcodes.INTERNAL_ERROR
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(argv, environ, log):
+    args = build_parser().parse_args(argv)
+    if args.progress_interval <= 0:
+        raise exitcodes.UploaderError(exitcodes.BAD_CONFIG,
+                                      '--progress-interval must be > 0')
+    log.quiet = args.quiet
+    log.progress_interval = args.progress_interval
+    settings = inputs.settings_from(args, environ)
+    text = inputs.read_info_file(settings.info_path)
+    specs = inputs.parse_images(text, source=settings.info_path)
+    if args.temp_dir and not os.path.isdir(args.temp_dir):
+        raise exitcodes.UploaderError(
+            exitcodes.BAD_CONFIG,
+            '--temp-dir %s is not a directory' % args.temp_dir)
+
+    # NOTE: imported late so that --help and bad input answer fast.
+    from glance_multiapi_tests.uploader import glance
+    from glance_multiapi_tests.uploader import workflow
+
+    conn, project = glance.connect(settings)
+    api = glance.Glance(conn, project, log)
+    log.info('glance endpoint %s, project %s'
+             % (progress.redact_url(api.endpoint()), project))
+    workdir = tempfile.mkdtemp(prefix='glance-image-uploader-',
+                               dir=args.temp_dir)
+    try:
+        uploader = workflow.Uploader(api, settings, log, workdir)
+        uuids = {}
+        for spec in specs:
+            uuids[spec.key] = uploader.push(spec)
+            for name in os.listdir(workdir):
+                os.unlink(os.path.join(workdir, name))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    text = output.render(uuids)
+    if args.output in (None, '-'):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        output.write_file(args.output, text)
+    if args.configmap:
+        output.write_configmap(args.configmap, args.configmap_namespace,
+                               args.configmap_key, text)
+    return exitcodes.SUCCESS
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,179 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""glance-image-uploader against the real embedded cloud.
+
+Bad input of every kind gives one line, its documented exit code, no temp
+file and no image; a signal mid-run cleans up the same way.
+"""
+
+import copy
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+import uuid
+
+import fixtures
+import yaml
+
+from glance_multiapi_tests import polling
+from glance_multiapi_tests.selftests.functional import base
+from glance_multiapi_tests.uploader import glance
+from glance_multiapi_tests.uploader import inputs
+
+UPLOADER = os.path.join(base.BIN, 'glance-image-uploader')
+
+
+class TestUploaderCli(base.CloudTestCase):
+
+    def setUp(self):
+        super().setUp()
+        status = json.loads(self.cli('status', '-o', 'json',
+                                     check=True).stdout)
+        self.fileserver = status['services']['fileserver']['url']
+        self.tmp = self.useFixture(fixtures.TempDir()).path
+        self.temp_dir = os.path.join(self.tmp, 'uploader-tmp')
+        os.mkdir(self.temp_dir)
+        self.clouds = self._clouds_yaml()
+
+    def _clouds_yaml(self):
+        with open(os.path.join(self.state_dir, 'clouds.yaml')) as src:
+            clouds = yaml.safe_load(src)
+        demo = clouds['clouds']['demo']
+        badpw = copy.deepcopy(demo)
+        badpw['auth']['password'] = 'not-the-password'
+        glance_down = copy.deepcopy(demo)
+        glance_down['image_endpoint_override'] = 'http://127.0.0.1:9/'
+        clouds['clouds'].update({'badpw': badpw, 'glancedown': glance_down})
+        path = os.path.join(self.tmp, 'clouds.yaml')
+        with open(path, 'w') as out:
+            yaml.safe_dump(clouds, out)
+        return path
+
+    def _serve(self, size):
+        name = 'uploader-cli-%s.raw' % uuid.uuid4().hex
+        path = os.path.join(self.state_dir, 'files', name)
+        head = min(size, 1 << 20)
+        data = os.urandom(head) + b'\0' * (size - head)
+        with open(path, 'wb') as out:
+            out.write(data)
+        self.addCleanup(os.unlink, path)
+        return '%s/%s' % (self.fileserver, name), hashlib.md5(
+            data, usedforsecurity=False).hexdigest()
+
+    def _info(self, text):
+        path = os.path.join(self.tmp, 'info-%s.yaml' % uuid.uuid4().hex)
+        with open(path, 'w') as out:
+            out.write(text)
+        return path
+
+    def _entry(self, uri, md5, key=None):
+        key = key or 'uploader-cli-%s' % uuid.uuid4().hex[:12]
+        return key, self._info(yaml.safe_dump({'os_images': {key: {
+            'uri': uri, 'md5': md5, 'image-format': 'raw'}}}))
+
+    def _run(self, info, cloud='demo', *extra):
+        return subprocess.run(
+            [UPLOADER, '--quiet', '--images-info', info, '--os-cloud', cloud,
+             '--os-client-config-file', self.clouds, '--temp-dir',
+             self.temp_dir] + list(extra),
+            capture_output=True, text=True, timeout=300)
+
+    def _images_named(self, name):
+        # NOTE: the uploader's own connection (with its retry of dropped
+        # keep-alive connections); admin lists every project's images.
+        if not hasattr(self, '_admin'):
+            settings = inputs.Settings(
+                info_path='', cloud='admin', client_config_file=self.clouds,
+                in_progress_timeout=1, in_progress_interval=1,
+                wait_queued=0, insecure=False, plain_http=False)
+            self._admin = glance.connect(settings)[0]
+        return [image.id for image in self._admin.image.images(name=name)]
+
+    def assertCleanFailure(self, proc, code, fragment, key=None):
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(code, proc.returncode, proc.stderr)
+        self.assertEqual(1, len(lines), proc.stderr)
+        self.assertIn(fragment, lines[0])
+        self.assertNotIn('Traceback', proc.stderr)
+        self.assertEqual('', proc.stdout)
+        self.assertEqual([], os.listdir(self.temp_dir))
+        if key:
+            self.assertEqual([], self._images_named(key))
+
+    def test_bad_input_table(self):
+        uri, md5 = self._serve(2 << 20)
+        self.assertCleanFailure(
+            self._run(os.path.join(self.tmp, 'missing.yaml')), 2,
+            'does not exist')
+        self.assertCleanFailure(
+            self._run(self._info('os_images: {a: [')), 22, 'not valid YAML')
+        self.assertCleanFailure(
+            self._run(self._info('os_images: {a: {uri: "%s"}}' % uri)), 22,
+            'lacks md5, image-format')
+        key, info = self._entry(uri, 'not-an-md5')
+        self.assertCleanFailure(self._run(info), 22, 'not 32 hexadecimal')
+        key, info = self._entry(uri, '0' * 31 + '1')
+        self.assertCleanFailure(self._run(info), 4, 'expected 0000', key)
+        key, info = self._entry(uri + '.missing', md5)
+        self.assertCleanFailure(self._run(info), 3, 'HTTP 404', key)
+        key, info = self._entry('oci://127.0.0.1:9/nothing/here:1', md5)
+        self.assertCleanFailure(self._run(info, 'demo', '--plain-http'), 3,
+                                'Connection refused', key)
+        key, info = self._entry(uri, md5)
+        self.assertCleanFailure(self._run(info, 'glancedown'), 5,
+                                'image endpoint', key)
+        self.assertCleanFailure(self._run(info, 'badpw'), 6,
+                                'refused the credentials', key)
+        self.assertCleanFailure(self._run(info, 'nosuchcloud'), 22,
+                                "cloud 'nosuchcloud'", key)
+
+    def _signal_during(self, stage, signum, code):
+        """Signal the uploader once stderr shows stage; check cleanup."""
+        uri, md5 = self._serve(512 << 20)
+        key, info = self._entry(uri, md5)
+        proc = subprocess.Popen(
+            [UPLOADER, '--images-info', info, '--os-cloud', 'demo',
+             '--os-client-config-file', self.clouds, '--temp-dir',
+             self.temp_dir, '--progress-interval', '0.05'],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        lines = []
+        reader = threading.Thread(
+            target=lambda: lines.extend(iter(proc.stderr.readline, '')),
+            daemon=True)
+        reader.start()
+        polling.poll(lambda: any(stage in line for line in lines),
+                     what='uploader stderr to show %r' % stage,
+                     timeout=120, interval=0.02, max_interval=0.05)
+        started = time.monotonic()
+        proc.send_signal(signum)
+        proc.wait(timeout=120)
+        reader.join(10)
+        err = ''.join(lines)
+        self.assertEqual(code, proc.returncode, err)
+        self.assertLess(time.monotonic() - started, 60)
+        self.assertEqual([], os.listdir(self.temp_dir))
+        self.assertEqual([], self._images_named(key))
+        self.assertNotIn('Traceback', err)
+        return err
+
+    def test_sigterm_during_download_cleans_up(self):
+        self._signal_during(': download:', signal.SIGTERM, 143)
+
+    def test_sigint_during_upload_deletes_image(self):
+        err = self._signal_during(': upload:', signal.SIGINT, 130)
+        self.assertIn('created image', err)

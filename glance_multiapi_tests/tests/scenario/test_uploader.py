@@ -1,0 +1,137 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The uploader puts each image once, as a community image, and cleans up.
+
+These run the configured uploader (by default the bundled
+glance-image-uploader) as a real process against the real cloud.
+"""
+
+from tempest import config
+from tempest.lib.common.utils import data_utils
+from tempest.lib import decorators
+from tempest.lib import exceptions as lib_exc
+
+from glance_multiapi_tests.tests import uploader_base
+from glance_multiapi_tests.tests import uploader_fixtures
+
+CONF = config.CONF
+
+
+class UploaderBasicsTest(uploader_base.UploaderScenarioTest):
+    """Straight uploads, community visibility, reruns and temp files."""
+
+    @decorators.idempotent_id('0ff1b248-b03e-488a-b175-fe3fa6b58cba')
+    def test_upload_image_from_http(self):
+        """One http image becomes one active, tagged, named image."""
+        key, entry, _ = self.new_image('upl-http')
+        result = self.uploader({key: entry}).run()
+        self.assertExit(result, 0)
+        image = self.assertOneActive(key, entry, result)
+        self.assertEqual(self.glance_name(key, entry), image['name'])
+        self.assertIn(self.tag(entry), image['tags'])
+        if self.opts.property_prefix:
+            for name, value in entry.items():
+                self.assertEqual(str(value), image.get(
+                    self.opts.property_prefix + name),
+                    'property %s%s' % (self.opts.property_prefix, name))
+        self.assertEqual(1, self.source.downloads('/%s.raw' % key))
+
+    @decorators.idempotent_id('bbc4b9b5-250b-438f-a2dd-bec014d85af7')
+    def test_uploaded_image_is_community(self):
+        """alt sees it only with visibility=community and cannot change it."""
+        key, entry, _ = self.new_image('upl-community')
+        result = self.uploader({key: entry}).run()
+        self.assertExit(result, 0)
+        image = self.assertOneActive(key, entry, result)
+        self.assertEqual('community', image['visibility'],
+                         'image %s is %s, not community'
+                         % (image['id'], image['visibility']))
+        name = self.glance_name(key, entry)
+        default_list = self.alt_images.list_images(
+            params={'name': name})['images']
+        self.assertEqual([], [i['id'] for i in default_list],
+                         'alt sees the image without asking for community '
+                         'images: it is not community')
+        community = self.alt_images.list_images(
+            params={'name': name, 'visibility': 'community'})['images']
+        self.assertEqual([image['id']], [i['id'] for i in community],
+                         'alt does not find the image among community '
+                         'images')
+        self.assertRaises(lib_exc.Forbidden, self.alt_images.update_image,
+                          image['id'], [{'replace': '/name',
+                                         'value': 'taken-over'}])
+        self.assertRaises(lib_exc.Forbidden, self.alt_images.delete_image,
+                          image['id'])
+
+    @decorators.idempotent_id('2bbcac15-2536-4fba-bb30-3612cd221245')
+    def test_rerun_reuses_image(self):
+        """A second run downloads nothing and reports the same UUID."""
+        key, entry, _ = self.new_image('upl-rerun')
+        first = self.uploader({key: entry}).run()
+        self.assertExit(first, 0)
+        image = self.assertOneActive(key, entry, first)
+        second = self.uploader({key: entry}).run()
+        self.assertExit(second, 0)
+        again = self.assertOneActive(key, entry, second)
+        self.assertEqual(image['id'], again['id'])
+        self.assertEqual(1, self.source.downloads('/%s.raw' % key),
+                         'the second run downloaded the image again')
+
+    @decorators.idempotent_id('ca111596-1c3d-4e18-ae01-a92109e0d8b9')
+    def test_temp_dir_empty_after_success_and_failure(self):
+        """Nothing is left in TMPDIR, whether the run works or not."""
+        key, entry, _ = self.new_image('upl-tmp-ok')
+        result = self.uploader({key: entry}).run()
+        self.assertExit(result, 0)
+        self.assertTempDirEmpty(result)
+        # NOTE: a wrong md5 fails after the full download, when the temp
+        # file is at its largest.
+        bad_key, bad_entry, data = self.new_image('upl-tmp-bad')
+        bad_entry['md5'] = uploader_fixtures.md5_of(data + b'x')
+        self.addCleanup(self.delete_named,
+                        self.glance_name(bad_key, bad_entry))
+        failed = self.uploader({bad_key: bad_entry}).run()
+        self.assertNotEqual(0, failed.code, 'a wrong md5 was accepted: %s'
+                            % failed.describe())
+        self.assertTempDirEmpty(failed)
+        self.assertEqual([], self.named(self.images, bad_key, bad_entry),
+                         'an image with a wrong md5 reached Glance')
+
+
+class UploaderOciTest(uploader_base.UploaderScenarioTest):
+    """An oci:// artifact (tar.gz holding a .gz image) from a registry."""
+
+    @classmethod
+    def skip_checks(cls):
+        """Skip without a registry to push to."""
+        super().skip_checks()
+        if not CONF.image_uploader.registry:
+            raise cls.skipException('[image_uploader] registry is unset')
+
+    @decorators.idempotent_id('ca7540c9-a1fa-4b47-b46d-a7694b4f79fe')
+    def test_upload_image_from_oci(self):
+        """The artifact is unpacked, checked and uploaded as one image."""
+        key = data_utils.rand_name(prefix=CONF.resource_name_prefix,
+                                   name='upl-oci')
+        data = uploader_fixtures.image_bytes(self.opts.image_size)
+        uri = uploader_fixtures.push_oci_artifact(
+            self.opts.registry, 'glance-multiapi-tests/%s' % key.lower(),
+            '1.0', key, data)
+        entry = {'uri': uri, 'md5': uploader_fixtures.md5_of(data),
+                 'image-format': 'raw', 'commit-tag': '1.0'}
+        self.addCleanup(self.delete_named, self.glance_name(key, entry))
+        result = self.uploader({key: entry}).run()
+        self.assertExit(result, 0)
+        image = self.assertOneActive(key, entry, result)
+        self.assertEqual(len(data), image['size'])
+        self.assertTempDirEmpty(result)

@@ -1,0 +1,203 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Base class of the uploader scenarios: credentials, runs and checks.
+
+Each test gets its own image names (rand_name), its own loopback source
+and temp dir, so the scenarios are safe under stestr --concurrency N.
+Images the uploader makes are deleted by a cleanup registered before the
+uploader runs.
+"""
+
+import os
+
+import fixtures
+from tempest import config
+from tempest.lib.common.utils import data_utils
+from tempest.lib.common.utils import test_utils
+from tempest import test
+import yaml
+
+from glance_multiapi_tests import polling
+from glance_multiapi_tests.tests import uploader_fixtures
+
+CONF = config.CONF
+CLOUD = 'uploader-primary'
+
+
+class UploaderScenarioTest(test.BaseTestCase):
+    """Drives the configured uploader against the real cloud."""
+
+    credentials = ['primary', 'alt']
+
+    @classmethod
+    def skip_checks(cls):
+        """Skip without Glance or when the uploader scenarios are off."""
+        super().skip_checks()
+        if not CONF.service_available.glance:
+            raise cls.skipException('Glance is not available '
+                                    '([service_available] glance)')
+        if not CONF.image_uploader.enabled:
+            raise cls.skipException('[image_uploader] enabled is False')
+
+    @classmethod
+    def setup_clients(cls):
+        """Catalog image clients of the primary and alt projects."""
+        super().setup_clients()
+        cls.images = cls.os_primary.image_client_v2
+        cls.alt_images = cls.os_alt.image_client_v2
+
+    def setUp(self):
+        super().setUp()
+        self.opts = CONF.image_uploader
+        self.workdir = self.useFixture(fixtures.TempDir()).path
+        self.temp_dir = os.path.join(self.workdir, 'uploader-tmp')
+        os.mkdir(self.temp_dir)
+        self.clouds_yaml = self._write_clouds_yaml()
+        self.source = self.useFixture(uploader_fixtures.ImageSource())
+
+    def _write_clouds_yaml(self):
+        creds = self.os_primary.credentials
+        auth = {'auth_url': CONF.identity.uri_v3,
+                'username': creds.username, 'password': creds.password,
+                'project_name': creds.project_name}
+        for key in ('user_domain_name', 'user_domain_id',
+                    'project_domain_name', 'project_domain_id'):
+            if getattr(creds, key, None):
+                auth[key] = getattr(creds, key)
+        cloud = {'auth': auth, 'identity_api_version': 3,
+                 'interface': CONF.image.endpoint_type.replace('URL', '')}
+        region = CONF.image.region or CONF.identity.region
+        if region:
+            cloud['region_name'] = region
+        path = os.path.join(self.workdir, 'clouds.yaml')
+        with open(path, 'w') as out:
+            yaml.safe_dump({'clouds': {CLOUD: cloud}}, out)
+        os.chmod(path, 0o600)
+        return path
+
+    # -- what a test sets up ------------------------------------------
+
+    def new_image(self, prefix, *, commit_tag='1.0', data=None):
+        """A fresh image entry served over HTTP: (key, entry, data)."""
+        key = data_utils.rand_name(prefix=CONF.resource_name_prefix,
+                                   name=prefix)
+        data = data if data is not None else uploader_fixtures.image_bytes(
+            self.opts.image_size)
+        path = '/%s.raw' % key
+        entry = {'uri': self.source.add(path, data),
+                 'md5': uploader_fixtures.md5_of(data),
+                 'image-format': 'raw', 'commit-tag': commit_tag,
+                 'scenario': prefix}
+        self.addCleanup(self.delete_named, self.glance_name(key, entry))
+        return key, entry, data
+
+    def glance_name(self, key, entry):
+        if entry.get('commit-tag'):
+            return self.opts.name_format.format(
+                name=key, commit_tag=entry['commit-tag'])
+        return key
+
+    def tag(self, entry):
+        return self.opts.tag_format.format(md5=entry['md5'])
+
+    def image_body(self, key, entry):
+        """Create-image body the uploader itself would send."""
+        body = {'name': self.glance_name(key, entry), 'disk_format': 'raw',
+                'container_format': 'bare', 'visibility': 'community',
+                'tags': [self.tag(entry)]}
+        if self.opts.property_prefix:
+            body.update({self.opts.property_prefix + k: str(v)
+                         for k, v in entry.items()})
+        return body
+
+    def queued_image(self, client, key, entry):
+        image = client.create_image(**self.image_body(key, entry))
+        self.addCleanup(test_utils.call_and_ignore_notfound_exc,
+                        client.delete_image, image['id'])
+        self.assertEqual('queued', image['status'])
+        return image
+
+    def uploader(self, images):
+        return self.useFixture(uploader_fixtures.UploaderRun(
+            self.opts, workdir=self.workdir, images=images,
+            clouds_yaml=self.clouds_yaml, cloud=CLOUD,
+            temp_dir=self.temp_dir))
+
+    # -- what a test checks -------------------------------------------
+
+    def named(self, client, key, entry):
+        """Images of that name and tag, oldest first.
+
+        The default list holds the client's own images of any visibility,
+        the community list everyone's community images: together they
+        catch an uploader that got the visibility wrong.
+        """
+        found = {}
+        for visibility in (None, 'community'):
+            params = {'name': self.glance_name(key, entry),
+                      'tag': self.tag(entry)}
+            if visibility:
+                params['visibility'] = visibility
+            for image in client.list_images(params=params)['images']:
+                found[image['id']] = image
+        return sorted(found.values(),
+                      key=lambda i: (i['created_at'], i['id']))
+
+    def delete_named(self, name):
+        # NOTE: whatever the uploader under test made, broken or not.
+        for image in self.images.list_images(
+                params={'name': name})['images']:
+            test_utils.call_and_ignore_notfound_exc(
+                self.images.delete_image, image['id'])
+
+    def assertExit(self, result, code):
+        self.assertEqual(code, result.code,
+                         'expected exit %d: %s' % (code, result.describe()))
+
+    def assertOneActive(self, key, entry, result):
+        """Exactly one image of name+tag, active, the one reported."""
+        images = self.named(self.images, key, entry)
+        self.assertEqual(
+            1, len(images),
+            'expected exactly one image %s tagged %s, found %s'
+            % (self.glance_name(key, entry), self.tag(entry),
+               ['%s:%s' % (i['id'], i['status']) for i in images]))
+        image = images[0]
+        self.assertEqual('active', image['status'],
+                         'image %s is %s' % (image['id'], image['status']))
+        self.assertEqual(entry['md5'], image.get('checksum'))
+        if self.opts.uuid_output == 'stdout':
+            self.assertEqual(image['id'], result.uuids().get(key),
+                             'reported UUID differs from the image in '
+                             'Glance')
+        return image
+
+    def assertTempDirEmpty(self, result):
+        left = sorted(os.listdir(self.temp_dir))
+        self.assertEqual([], left, 'uploader left %s in its temp dir (%s)'
+                         % (left, result.describe()))
+
+    def assertGone(self, client, image_id, why):
+        def check():
+            try:
+                status = client.show_image(image_id)['status']
+            except Exception as exc:
+                if getattr(getattr(exc, 'resp', None), 'status', 0) == 404:
+                    return True, 'gone'
+                raise
+            return status == 'deleted', status
+        try:
+            polling.poll(check, what='image %s gone' % image_id,
+                         timeout=CONF.image.build_timeout)
+        except polling.PollTimeout as exc:
+            self.fail('%s: %s' % (why, exc))

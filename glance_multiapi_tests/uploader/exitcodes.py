@@ -1,0 +1,75 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Exit codes of glance-image-uploader and the error that carries them.
+
+0, 1, 2 and 22 are the codes Sylva's push-images-to-glance.py callers rely
+on; the others are ours and keep distinct failures apart for CI readers.
+"""
+
+import textwrap
+
+SUCCESS = 0
+FOREIGN_QUEUED = 1
+INPUT_MISSING = 2
+SOURCE_ERROR = 3
+CHECKSUM_MISMATCH = 4
+GLANCE_ERROR = 5
+AUTH_ERROR = 6
+IN_PROGRESS_TIMEOUT = 7
+OUTPUT_ERROR = 8
+BAD_CONFIG = 22
+INTERNAL_ERROR = 70
+INTERRUPTED = 130
+TERMINATED = 143
+
+MEANINGS = (
+    (SUCCESS, 'every image is active in Glance; the UUID map was written'),
+    (FOREIGN_QUEUED, 'an image of the same name and md5 tag owned by another '
+                     'project stayed queued; nothing was deleted or '
+                     'uploaded'),
+    (INPUT_MISSING, 'the images info file does not exist or is unreadable'),
+    (SOURCE_ERROR, 'an image could not be downloaded (HTTP error, registry '
+                   'unreachable, artifact without an image)'),
+    (CHECKSUM_MISMATCH, 'the downloaded image does not match its md5; '
+                        'nothing was uploaded'),
+    (GLANCE_ERROR, 'Glance (or the cloud config) refused or could not be '
+                   'reached'),
+    (AUTH_ERROR, 'the credentials were refused by keystone'),
+    (IN_PROGRESS_TIMEOUT, 'an image another uploader was saving did not '
+                          'become active within the in-progress timeout'),
+    (OUTPUT_ERROR, 'the UUID map could not be written (file or ConfigMap)'),
+    (BAD_CONFIG, 'bad configuration: malformed YAML, missing or invalid '
+                 'keys, invalid environment variable or flag'),
+    (INTERNAL_ERROR, 'an unexpected error (a bug); its one line names it'),
+    (INTERRUPTED, 'interrupted by SIGINT; temp files and our unfinished '
+                  'image were removed'),
+    (TERMINATED, 'terminated by SIGTERM; temp files and our unfinished '
+                 'image were removed'),
+)
+
+
+class UploaderError(Exception):
+    """A failure that ends the run with one line and a documented code."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def help_table():
+    """Return the exit code table as text for --help and the README."""
+    return '\n'.join(
+        textwrap.fill(text, width=79, initial_indent='  %3d  ' % code,
+                      subsequent_indent=' ' * 7)
+        for code, text in MEANINGS)
