@@ -55,7 +55,10 @@ GlanceMultiApiGroup = [
     cfg.StrOpt('probe_api_interface', default='public',
                choices=['public', 'internal'],
                help='Interface used to reach each API directly for the '
-                    'store placement checks.'),
+                    'store placement checks. When its URL does not answer '
+                    'and the other interface of the same API does, the '
+                    'other one is used (the endpoint probe test reports '
+                    'the unreachable one).'),
     cfg.FloatOpt('probe_timeout', default=5.0,
                  help='Seconds each probe stage (DNS, TCP, HTTP) may take.'),
     cfg.IntOpt('image_size', default=1048576,
@@ -214,6 +217,73 @@ ImageUploaderGroup = [
 ]
 
 OPT_GROUPS.append((image_uploader_group, ImageUploaderGroup))
+
+
+# --- [consolidated_heat]: heat-api, heat-api-cfn and heat-engine from one
+# consolidated image must still work together, and a rebuild (which
+# restarts heat-engine) must not leave stacks stuck. Read by
+# glance_multiapi_tests.tests.api.test_heat_services and
+# tests.scenario.test_heat_engine_restart. Tempest itself has no
+# [service_available] heat (heat-tempest-plugin uses heat_plugin), so the
+# switch is registered here.
+service_available_heat_group = cfg.OptGroup(
+    name='service_available', title='Available OpenStack Services')
+
+ServiceAvailableHeatGroup = [
+    cfg.BoolOpt('heat', default=False,
+                help='Whether Heat (orchestration) is expected to be '
+                     'available; false skips the consolidated heat checks.'),
+]
+
+OPT_GROUPS.append((service_available_heat_group, ServiceAvailableHeatGroup))
+
+consolidated_heat_group = cfg.OptGroup(
+    name='consolidated_heat',
+    title='Consolidated heat image checks',
+    help='How to reach the heat services of one consolidated image and '
+         'how to restart heat-engine the way a rebuild does.')
+
+ConsolidatedHeatGroup = [
+    cfg.StrOpt('catalog_type', default='orchestration',
+               help='Catalog type of heat-api.'),
+    cfg.StrOpt('cfn_catalog_type', default='cloudformation',
+               help='Catalog type of heat-api-cfn.'),
+    cfg.StrOpt('endpoint_type', default='public',
+               choices=['public', 'internal', 'admin'],
+               help='Catalog interface used to reach both heat APIs.'),
+    cfg.StrOpt('engine_binary', default='heat-engine',
+               help='Binary name of the engine in the service list.'),
+    cfg.IntOpt('min_engines', default=1,
+               help='heat-engine workers that must be up and reporting.'),
+    cfg.IntOpt('build_timeout', default=180,
+               help='Seconds a stack may take to be created or deleted.'),
+    cfg.FloatOpt('build_interval', default=1.0,
+                 help='Initial seconds between stack status polls; it '
+                      'backs off up to 8 times that.'),
+    cfg.StrOpt('restart_command',
+               help='Command restarting heat-engine the way a rebuild of '
+                    'the consolidated image does; {service} is replaced by '
+                    'restart_service, e.g. "oc -n openstack rollout restart '
+                    'deployment/heat-engine" or "glance-multiapi-cloud '
+                    '--state-dir DIR restart {service}". It should return '
+                    'once the new engine runs. Unset skips the restart '
+                    'scenario.'),
+    cfg.StrOpt('restart_service', default='heat-engine',
+               help='Name put in place of {service} in restart_command.'),
+    cfg.IntOpt('restart_timeout', default=300,
+               help='Seconds restart_command may run (heat-engine drains '
+                    'in-progress stacks before it exits).'),
+    cfg.IntOpt('in_progress_seconds', default=20,
+               help='Seconds the scenario stack stays CREATE_IN_PROGRESS '
+                    '(OS::Heat::TestResource create wait) so the restart '
+                    'hits it mid-action; keep it under the engine\'s '
+                    'graceful shutdown timeout.'),
+    cfg.IntOpt('terminal_timeout', default=300,
+               help='Seconds after the restart within which the stack must '
+                    'reach a COMPLETE or FAILED state.'),
+]
+
+OPT_GROUPS.append((consolidated_heat_group, ConsolidatedHeatGroup))
 
 
 def list_opts():

@@ -12,6 +12,8 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
 need_apt=()
 command -v docker-registry >/dev/null || need_apt+=(docker-registry)
+# NOTE: RabbitMQ carries the RPC of the optional heat (up --with-heat).
+[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || need_apt+=(rabbitmq-server)
 command -v gcc >/dev/null || need_apt+=(gcc)
 command -v curl >/dev/null || need_apt+=(curl)
 include=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
@@ -31,13 +33,14 @@ if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
 fi
 stamp="$VENV/.installed-$(cat requirements.txt cloud-requirements.txt \
-    test-requirements.txt upper-constraints.txt setup.cfg | sha1sum | cut -c1-12)"
+    test-requirements.txt heat-requirements.txt upper-constraints.txt \
+    setup.cfg | sha1sum | cut -c1-12)"
 if [ ! -e "$stamp" ]; then
     echo "setup-env: installing Python packages into $VENV (a few minutes)"
     "$VENV/bin/pip" install -q pip==26.3 setuptools==84.2.1 wheel==0.48.0
     "$VENV/bin/pip" install -q -c upper-constraints.txt \
         -r requirements.txt -r cloud-requirements.txt \
-        -r test-requirements.txt -e .
+        -r test-requirements.txt -r heat-requirements.txt -e .
     rm -f "$VENV"/.installed-*
     touch "$stamp"
 fi

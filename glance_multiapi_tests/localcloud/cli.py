@@ -23,6 +23,7 @@ import yaml
 from glance_multiapi_tests.localcloud import cloud
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
+from glance_multiapi_tests.localcloud import heat
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import services
 from glance_multiapi_tests.localcloud import spec as spec_mod
@@ -85,6 +86,14 @@ def build_parser():
                     help='use ports from this one up, failing if one is '
                          'busy (default: any free ports)')
     up.add_argument('-q', '--quiet', action='store_true')
+    up.add_argument('--with-heat', action='store_true',
+                    help='also run heat-api, heat-api-cfn and heat-engine '
+                         '(one openstack-heat package) with RabbitMQ')
+    restart = verbs.add_parser(
+        'restart', parents=[common],
+        help='restart one service gracefully: %s' % ', '.join(
+            heat.RESTARTABLE))
+    restart.add_argument('service', choices=heat.RESTARTABLE)
 
     verbs.add_parser('down', parents=[common],
                      help='stop what this state dir started')
@@ -162,6 +171,7 @@ def status_report(state):
             'internal': endpoints.get(api + '-internal'),
             'in_catalog': api == spec['keystoneEndpoint'],
             'running': bool(pid), 'ready': bool(pid) and _probe(local)}
+    report['services'].update(heat.status(state))
     report['faults'] = ['%s=%s' % tuple(f) if f[1] else f[0]
                         for f in state.data.get('faults', [])]
     return report
@@ -201,10 +211,17 @@ def run(args, out):
         cloud.up(state, spec_text=text, spec_source=source,
                  fault_args=args.fault, with_registry=not args.no_registry,
                  with_fileserver=not args.no_fileserver,
-                 base_port=args.base_port,
+                 base_port=args.base_port, with_heat=args.with_heat,
                  log=lambda msg: out.write(msg + '\n'))
         if not args.quiet:
             _print_summary(state, out)
+    elif args.verb == 'restart':
+        state.load()
+        with cloud.locked(state):
+            stop, start = heat.restart(state, args.service)
+        out.write('%s restarted in %.1f s (stopped in %.1f s, ready again '
+                  '%.1f s later)\n' % (args.service, stop + start, stop,
+                                       start))
     elif args.verb == 'down':
         stopped = cloud.down(state)
         out.write('stopped: %s\n' % (', '.join(stopped) or 'nothing was '

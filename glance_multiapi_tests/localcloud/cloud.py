@@ -23,6 +23,7 @@ import time
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import glance_apis
+from glance_multiapi_tests.localcloud import heat
 from glance_multiapi_tests.localcloud import keystone
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import services
@@ -84,12 +85,14 @@ def _wipe(state):
 
 
 def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
-       with_fileserver=True, base_port=None, log=print):
+       with_fileserver=True, base_port=None, log=print, with_heat=False):
     """Start a whole cloud in state.root; stop everything on failure."""
     spec = spec_mod.load(spec_text, spec_source)
     records = [faults_mod.parse(f) for f in fault_args]
     faults_mod.Faults(records, spec)
     services.binaries_needed(with_registry)
+    if with_heat:
+        heat.binaries_needed()
     with locked(state):
         if state.exists and processes.running(state):
             raise errors.AlreadyUp('a cloud is already up in %s (run '
@@ -98,7 +101,8 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
         state.data = {'spec': spec, 'faults': records,
                       'base_port': base_port,
                       'options': {'registry': with_registry,
-                                  'fileserver': with_fileserver}}
+                                  'fileserver': with_fileserver,
+                                  'heat': with_heat}}
         started = time.monotonic()
         try:
             built = keystone.install_from_template(state)
@@ -106,6 +110,9 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
                 log('built the bootstrap template in %s (once per '
                     'keystone/glance version)' % keystone.template_dir())
             url = services.start_keystone(state)
+            if with_heat:
+                # NOTE: the broker takes ~16 s to boot; start it first.
+                heat.start(state)
             if with_registry:
                 services.start_registry(state)
             if with_fileserver:
@@ -116,6 +123,9 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
             to_wait = start_apis(state)
             processes.wait_http(state, 'keystone', url + '/v3')
             _setup_keystone(state, url)
+            if with_heat:
+                heat.finish(state, keystone.Admin(
+                    url, state.password('admin')))
             if with_registry:
                 processes.wait_http(state, 'registry',
                                     services.registry_url(state) + '/v2/')
@@ -148,7 +158,9 @@ def _setup_keystone(state, url):
 
 
 def _stop_all(state):
-    return processes.stop_many(state, services.all_names(state))
+    # NOTE: heat first: its engine drains over RPC before the broker goes.
+    return heat.stop(state) + processes.stop_many(
+        state, services.all_names(state))
 
 
 def down(state):
@@ -161,6 +173,7 @@ def down(state):
 def reconcile(state):
     """Make processes, stores and the catalog match the spec (+faults)."""
     finish_reconcile(state, start_apis(state))
+    heat.reconcile(state)
 
 
 def start_apis(state):

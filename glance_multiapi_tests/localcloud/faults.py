@@ -70,6 +70,10 @@ class Fault(object):
         """Whether a patch is acted upon."""
         return True
 
+    def starts_service(self, name):
+        """Whether a non-glance service (e.g. heat-engine) is started."""
+        return True
+
 
 @fault
 class UnresolvableEndpoint(Fault):
@@ -137,6 +141,16 @@ class ApiDown(Fault):
         return api != self._api()
 
 
+@fault
+class HeatEngineDown(Fault):
+    name = 'heat-engine-down'
+    help = ('heat-engine is not running (up --with-heat); heat-api still '
+            'answers but nothing processes stacks')
+
+    def starts_service(self, name):
+        return name != 'heat-engine'
+
+
 def parse(text):
     """'NAME' or 'NAME=ARG' -> [name, arg]; Invalid for unknown names."""
     name, _sep, arg = text.partition('=')
@@ -176,6 +190,9 @@ class Faults(object):
 
     def reconciles(self):
         return all(item.reconciles() for item in self.active)
+
+    def starts_service(self, name):
+        return all(item.starts_service(name) for item in self.active)
 
 
 def describe():

@@ -22,6 +22,7 @@ import sys
 
 import yaml
 
+from glance_multiapi_tests.localcloud import heat
 from glance_multiapi_tests.localcloud import keystone
 from glance_multiapi_tests.localcloud import services
 from glance_multiapi_tests.localcloud import testimages
@@ -103,6 +104,7 @@ def tempest_conf(state):
     if registry:
         sections['image_uploader'] = {
             'registry': registry.split('://', 1)[1]}
+    heat.tempest_options(state, sections, cli_command(state))
     for name, values in sections.items():
         if name != 'DEFAULT':
             conf.add_section(name)

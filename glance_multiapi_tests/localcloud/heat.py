@@ -1,0 +1,377 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Optional real Heat of the embedded cloud (``up --with-heat``).
+
+heat-api, heat-api-cfn and heat-engine all run from the one installed
+openstack-heat package, the local analogue of the one consolidated
+container image; RabbitMQ (Debian) carries their RPC. The APIs run under
+uwsgi like keystone and glance; the engine is a plain process.
+"""
+
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import requests
+
+from glance_multiapi_tests.localcloud import errors
+from glance_multiapi_tests.localcloud import faults as faults_mod
+from glance_multiapi_tests.localcloud import keystone
+from glance_multiapi_tests.localcloud import processes
+from glance_multiapi_tests.localcloud import rabbitmq
+from glance_multiapi_tests.localcloud import services
+from glance_multiapi_tests import polling
+
+HEAT_HINT = 'install heat-requirements.txt (openstack-heat) into this venv'
+API_SERVICES = ('heat-api', 'heat-api-cfn')
+ENGINE = 'heat-engine'
+RESTARTABLE = (ENGINE,) + API_SERVICES
+# NOTE: heat-engine waits for in-progress stack work on SIGTERM for up to
+# graceful_shutdown_timeout; give it that and a margin before SIGKILL.
+ENGINE_GRACE = 60
+ENGINE_STOP_TIMEOUT = ENGINE_GRACE + 30
+PERIODIC_INTERVAL = 10
+
+HEAT_CONF = """[DEFAULT]
+debug = False
+transport_url = {transport_url}
+num_engine_workers = 1
+# NOTE: engines report every periodic_interval and count as up for twice
+# that; 10 s makes a dead engine show as down within 20 s.
+periodic_interval = {periodic}
+graceful_shutdown_timeout = {grace}
+# NOTE: API calls wait this long for the engine; a stopped engine must
+# fail them quickly, not after the default 60 s.
+rpc_response_timeout = 30
+heat_metadata_server_url = {cfn_url}
+heat_waitcondition_server_url = {cfn_url}/v1/waitcondition
+stack_user_domain_name = heat
+stack_domain_admin = heat_domain_admin
+stack_domain_admin_password = {domain_admin_password}
+environment_dir = {heat_etc}/environment.d
+template_dir = {heat_etc}/templates
+[database]
+connection = sqlite:///{root}/heat.db
+[paste_deploy]
+api_paste_config = {heat_etc}/api-paste.ini
+[oslo_concurrency]
+lock_path = {root}/locks
+[keystone_authtoken]
+www_authenticate_uri = {keystone_url}/v3
+auth_url = {keystone_url}
+auth_type = password
+username = heat
+password = {heat_password}
+user_domain_id = default
+project_name = service
+project_domain_id = default
+[trustee]
+auth_type = password
+auth_url = {keystone_url}
+username = heat
+password = {heat_password}
+user_domain_id = default
+[clients_keystone]
+auth_uri = {keystone_url}
+[ec2authtoken]
+auth_uri = {keystone_url}/v3
+[oslo_messaging_rabbit]
+# NOTE: heat-api runs under uwsgi, where oslo.messaging's heartbeat thread
+# is known to misbehave; on loopback a dead broker shows as a closed socket.
+heartbeat_timeout_threshold = 0
+"""
+
+
+def enabled(state):
+    return bool(state.data.get('options', {}).get('heat'))
+
+
+def _heat_etc():
+    """The etc/heat (paste ini, environment.d) of the installed heat."""
+    for base in (sys.prefix, '/usr/local', '/usr'):
+        path = os.path.join(base, 'etc', 'heat')
+        if os.path.exists(os.path.join(path, 'api-paste.ini')):
+            return path
+    raise errors.MissingBinary('heat api-paste.ini not found (%s)' %
+                               HEAT_HINT)
+
+
+def binaries_needed():
+    """Fail before anything starts when a heat program is missing."""
+    processes.find_binary('heat-manage', HEAT_HINT)
+    _heat_etc()
+    rabbitmq.binaries_needed()
+
+
+def api_url(state, name):
+    return 'http://127.0.0.1:%d' % state.port(name)
+
+
+def catalog_urls(state):
+    """{service type: (name, URL)} heat registers in keystone."""
+    return {'orchestration': ('heat', api_url(state, 'heat-api') +
+                              '/v1/%(tenant_id)s'),
+            'cloudformation': ('heat-cfn', api_url(state, 'heat-api-cfn') +
+                               '/v1')}
+
+
+def _conf_path(state):
+    return state.path('heat', 'heat.conf')
+
+
+def _template_dir():
+    from importlib import metadata
+    return keystone.template_dir() + '-heat-%s' % metadata.version(
+        'openstack-heat')
+
+
+def _build_db(target_dir):
+    """Migrate an empty heat database once per heat version."""
+    parent = os.path.dirname(target_dir)
+    os.makedirs(parent, exist_ok=True)
+    work = tempfile.mkdtemp(dir=parent, prefix='.building-heat-')
+    try:
+        conf = os.path.join(work, 'heat.conf')
+        with open(conf, 'w') as f:
+            f.write('[database]\nconnection = sqlite:///%s/heat.db\n' % work)
+        proc = subprocess.run([processes.find_binary('heat-manage',
+                                                     HEAT_HINT),
+                               '--config-file', conf, 'db_sync'],
+                              capture_output=True, text=True, timeout=300)
+        if proc.returncode:
+            lines = (proc.stderr + proc.stdout).strip().splitlines()
+            raise errors.CloudError('heat-manage db_sync failed (exit %d): '
+                                    '%s' % (proc.returncode, lines[-1] if
+                                            lines else 'no output'))
+        os.unlink(conf)
+        os.rename(work, target_dir)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _install_db(state):
+    target = _template_dir()
+    if not os.path.isdir(target):
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target + '.lock', 'w') as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not os.path.isdir(target):
+                _build_db(target)
+    shutil.copy(os.path.join(target, 'heat.db'), state.path('heat'))
+
+
+def prepare(state):
+    """Fresh heat dir, database and heat.conf."""
+    shutil.rmtree(state.path('heat'), ignore_errors=True)
+    root = state.makedirs('heat')
+    state.makedirs('heat', 'locks')
+    _install_db(state)
+    with open(_conf_path(state), 'w') as f:
+        f.write(HEAT_CONF.format(
+            transport_url=rabbitmq.transport_url(state), root=root,
+            periodic=PERIODIC_INTERVAL, grace=ENGINE_GRACE,
+            cfn_url=api_url(state, 'heat-api-cfn'), heat_etc=_heat_etc(),
+            keystone_url=services.keystone_url(state),
+            heat_password=state.password('heat'),
+            domain_admin_password=state.password('heat_domain_admin')))
+    os.chmod(_conf_path(state), 0o600)
+
+
+def _start_engine(state):
+    processes.start(state, ENGINE, [
+        sys.executable, '-m', 'glance_multiapi_tests.localcloud.heat_engine',
+        '--config-file', _conf_path(state)])
+
+
+def _start_api(state, name):
+    argv = services.uwsgi_argv(
+        'glance_multiapi_tests.localcloud.wsgi_heat:application',
+        ['127.0.0.1:%d' % state.port(name)], name)
+    processes.start(state, name, argv, env={
+        'GMT_HEAT_CONF': _conf_path(state), 'GMT_HEAT_APP': name})
+
+
+def _engine_wanted(state):
+    faults = faults_mod.Faults(state.data.get('faults', []),
+                               state.data['spec'])
+    return faults.starts_service(ENGINE)
+
+
+def start(state):
+    """Start broker, APIs and engine; they connect as the broker comes."""
+    prepare(state)
+    rabbitmq.start(state)
+    for name in API_SERVICES:
+        _start_api(state, name)
+    if _engine_wanted(state):
+        _start_engine(state)
+
+
+def _admin_session(state):
+    """(token, admin project id) from keystone."""
+    body = {'auth': {
+        'identity': {'methods': ['password'], 'password': {'user': {
+            'name': 'admin', 'domain': {'id': 'default'},
+            'password': state.password('admin')}}},
+        'scope': {'project': {'name': 'admin', 'domain': {'id': 'default'}}}}}
+    resp = requests.post(services.keystone_url(state) + '/v3/auth/tokens',
+                         json=body, timeout=30)
+    resp.raise_for_status()
+    return (resp.headers['X-Subject-Token'],
+            resp.json()['token']['project']['id'])
+
+
+def engines(state):
+    """The heat-engine rows of GET /services, as the admin sees them."""
+    token, project = _admin_session(state)
+    resp = requests.get('%s/v1/%s/services' % (api_url(state, 'heat-api'),
+                                               project),
+                        headers={'X-Auth-Token': token}, timeout=45)
+    resp.raise_for_status()
+    return [s for s in resp.json()['services'] if s['binary'] == ENGINE]
+
+
+def wait_engine(state, exclude=(), timeout=120):
+    """Wait until a heat-engine not in exclude reports up; its id."""
+    def check():
+        if not processes.pid_of(state, ENGINE):
+            raise errors.CloudError('heat-engine exited; last log line: %s'
+                                    % processes.last_log_line(state, ENGINE))
+        try:
+            rows = engines(state)
+        except requests.RequestException as exc:
+            return False, type(exc).__name__
+        fresh = [r['engine_id'] for r in rows if r['status'] == 'up'
+                 and r['engine_id'] not in exclude]
+        return bool(fresh), fresh[0] if fresh else rows
+
+    return polling.poll(check, timeout=timeout, interval=0.5,
+                        max_interval=2, what='heat-engine to report up',
+                        describe=str)
+
+
+def setup_keystone(state, admin):
+    """Service user, stack domain and its admin, roles, catalog."""
+    admin.ensure_user('heat', state.password('heat'), 'service', 'admin')
+    admin.ensure_user('heat', state.password('heat'), 'service', 'service')
+    for role in ('heat_stack_owner', 'heat_stack_user'):
+        admin.ensure('roles', role, {})
+    domain = admin.ensure('domains', 'heat', {
+        'description': 'users and projects heat creates for stacks'})
+    user = admin.ensure('users', 'heat_domain_admin', {
+        'domain_id': domain['id'],
+        'password': state.password('heat_domain_admin')},
+        domain_id=domain['id'])
+    role = admin.ensure('roles', 'admin', {})
+    admin.call('PUT', '/domains/%s/users/%s/roles/%s' % (
+        domain['id'], user['id'], role['id']))
+    for service_type, (name, url) in catalog_urls(state).items():
+        admin.set_service(service_type, name, {
+            iface: url for iface in ('public', 'internal', 'admin')})
+
+
+def finish(state, admin):
+    """After keystone is set up: register heat, wait for all of it."""
+    setup_keystone(state, admin)
+    rabbitmq.wait(state)
+    for name in API_SERVICES:
+        processes.wait_http(state, name, api_url(state, name) + '/',
+                            ok_status=(200, 300))
+    if _engine_wanted(state):
+        wait_engine(state)
+
+
+def reconcile(state):
+    """Start or stop heat-engine as the faults say."""
+    if not enabled(state):
+        return
+    if not _engine_wanted(state):
+        processes.stop(state, ENGINE, timeout=ENGINE_STOP_TIMEOUT)
+    elif not processes.pid_of(state, ENGINE):
+        _start_engine(state)
+        wait_engine(state)
+
+
+def restart(state, name):
+    """Stop (gracefully) and start one heat service.
+
+    Returns (seconds to stop, seconds until the new one is ready).
+    """
+    if not enabled(state):
+        raise errors.Invalid('this cloud has no heat (up --with-heat)')
+    if name not in RESTARTABLE:
+        raise errors.Invalid('cannot restart %r; restartable: %s' % (
+            name, ', '.join(RESTARTABLE)))
+    if name == ENGINE and not _engine_wanted(state):
+        raise errors.Invalid('heat-engine is held down by fault '
+                             'heat-engine-down (patch --clear-faults)')
+    started = time.monotonic()
+    if name == ENGINE:
+        old = [r['engine_id'] for r in engines(state)]
+        processes.stop(state, ENGINE, timeout=ENGINE_STOP_TIMEOUT)
+        stopped = time.monotonic()
+        _start_engine(state)
+        wait_engine(state, exclude=old)
+    else:
+        processes.stop(state, name)
+        stopped = time.monotonic()
+        _start_api(state, name)
+        processes.wait_http(state, name, api_url(state, name) + '/',
+                            ok_status=(200, 300))
+    return stopped - started, time.monotonic() - stopped
+
+
+def stop(state):
+    """Stop heat and its broker, engine first; the names that ran."""
+    # NOTE: on "down" nobody waits for stacks: the default timeout, not
+    # the engine's graceful one, before SIGKILL.
+    return processes.stop_many(state, [ENGINE]) + processes.stop_many(
+        state, list(API_SERVICES + rabbitmq.NAMES))
+
+
+def status(state):
+    """{service: {url, running, ready}} for ``status``."""
+    if not enabled(state):
+        return {}
+    report = {}
+    for name in API_SERVICES:
+        pid = processes.pid_of(state, name)
+        url = api_url(state, name)
+        try:
+            ready = bool(pid) and requests.get(
+                url + '/', timeout=2).status_code in (200, 300)
+        except requests.RequestException:
+            ready = False
+        report[name] = {'url': url, 'running': bool(pid), 'ready': ready}
+    report['rabbitmq'] = rabbitmq.status(state)
+    pid = processes.pid_of(state, ENGINE)
+    try:
+        up = pid and any(r['status'] == 'up' for r in engines(state))
+    except requests.RequestException:
+        up = False
+    report[ENGINE] = {'url': api_url(state, 'heat-api') + ' (services)',
+                      'running': bool(pid), 'ready': bool(up)}
+    return report
+
+
+def tempest_options(state, sections, cli_command):
+    """Turn heat on in tempest.conf sections ({group: {opt: value}})."""
+    if not enabled(state):
+        return
+    sections['service_available']['heat'] = 'True'
+    sections['consolidated_heat'] = {
+        'restart_command': cli_command + ' restart {service}'}

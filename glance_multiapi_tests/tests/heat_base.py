@@ -1,0 +1,77 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Base class of the consolidated heat checks: clients and stacks.
+
+Skipped unless [service_available] heat is true. Stacks are named with
+rand_name and deleted (and awaited) in cleanups registered as soon as
+heat gives them an id.
+"""
+
+from tempest import config
+from tempest.lib.common.utils import data_utils
+from tempest.lib.common.utils import test_utils
+from tempest import test
+
+from glance_multiapi_tests import heat_client
+
+CONF = config.CONF
+TEMPLATE_VERSION = '2018-08-31'
+
+
+class HeatTest(test.BaseTestCase):
+    """Reaches heat-api and heat-api-cfn through the catalog."""
+
+    credentials = ['primary']
+
+    @classmethod
+    def skip_checks(cls):
+        """Skip unless heat is configured."""
+        super().skip_checks()
+        if not CONF.service_available.heat:
+            raise cls.skipException('heat is not available '
+                                    '([service_available] heat = False)')
+
+    @classmethod
+    def heat_client(cls, creds, catalog_type):
+        opts = CONF.consolidated_heat
+        return heat_client.HeatClient(
+            creds.auth_provider, catalog_type, CONF.identity.region,
+            endpoint_type=opts.endpoint_type,
+            build_interval=opts.build_interval,
+            build_timeout=opts.build_timeout,
+            **config.service_client_config())
+
+    @classmethod
+    def setup_clients(cls):
+        """heat-api as the primary user."""
+        super().setup_clients()
+        cls.heat = cls.heat_client(cls.os_primary,
+                                   CONF.consolidated_heat.catalog_type)
+
+    def create_stack(self, template, what):
+        """Create a stack as primary; (name, id), deleted on cleanup."""
+        name = data_utils.rand_name(prefix=CONF.resource_name_prefix,
+                                    name=what)
+        stack = self.heat.create_stack(name, template)
+        self.addCleanup(self.wait_for_stack, name, stack['id'],
+                        'DELETE_COMPLETE', gone_ok=True)
+        self.addCleanup(test_utils.call_and_ignore_notfound_exc,
+                        self.heat.delete_stack, name, stack['id'])
+        return name, stack['id']
+
+    def wait_for_stack(self, name, stack_id, wanted, gone_ok=False):
+        opts = CONF.consolidated_heat
+        return heat_client.wait_for_stack(
+            self.heat, name, stack_id, wanted=wanted,
+            timeout=opts.build_timeout, interval=opts.build_interval,
+            gone_ok=gone_ok)
