@@ -3,8 +3,9 @@
 # embedded cloud (real keystone, N glance APIs, OCI registry, file server),
 # run the whole glance_multiapi_tests tempest suite against it, print the
 # results, tear the cloud down. Ends with "N passed, N failed, N skipped".
-# Environment: CONCURRENCY (2), SPEC (a cloud spec file), KEEP_STATE=1
-# keeps the cloud's folder (logs, tempest.log) for a look afterwards.
+# Environment: CONCURRENCY (2), SPEC (a cloud spec file), WITH_HEAT=1
+# (also run heat and the consolidated heat checks), KEEP_STATE=1 keeps the
+# cloud's folder (logs, tempest.log) for a look afterwards.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tools/setup-env.sh || exit $?
@@ -27,6 +28,7 @@ trap 'exit 130' INT TERM
 
 spec_args=()
 [ -n "${SPEC:-}" ] && spec_args=(--spec "$SPEC")
+[ -n "${WITH_HEAT:-}" ] && spec_args+=(--with-heat)
 "$VENV/bin/glance-multiapi-cloud" --state-dir "$state" up "${spec_args[@]}" \
     || exit $?
 tempest=$(cd "$VENV/bin" && pwd)/tempest
