@@ -21,8 +21,7 @@ Exit status: 0 when nothing failed and something ran, else 1.
 
 import sys
 
-import subunit
-import testtools
+from glance_multiapi_tests.selftests import subunit_results
 
 
 def count(path, failures):
@@ -43,14 +42,7 @@ def count(path, failures):
     except OSError:
         return totals
     with stream:
-        case = subunit.ByteStreamToStreamResult(stream,
-                                                non_subunit_name='stdout')
-        result = testtools.StreamToDict(on_test)
-        result.startTestRun()
-        try:
-            case.run(result)
-        finally:
-            result.stopTestRun()
+        subunit_results.for_each_test(stream, on_test)
     return totals
 
 

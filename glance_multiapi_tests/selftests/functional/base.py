@@ -27,8 +27,9 @@ import subprocess
 import sys
 import tempfile
 
-import subunit
 import testtools
+
+from glance_multiapi_tests.selftests import subunit_results
 
 ENV_CLOUD = 'GLANCE_MULTIAPI_FUNCTIONAL_CLOUD'
 BIN = os.path.dirname(sys.executable)
@@ -52,13 +53,7 @@ def parse_subunit(stream):
                 pass
         results[test['id']] = (test['status'], '\n'.join(details))
 
-    case = subunit.ByteStreamToStreamResult(stream, non_subunit_name='out')
-    result = testtools.StreamToDict(on_test)
-    result.startTestRun()
-    try:
-        case.run(result)
-    finally:
-        result.stopTestRun()
+    subunit_results.for_each_test(stream, on_test)
     return results
 
 
