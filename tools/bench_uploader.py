@@ -25,7 +25,7 @@ the uploader issue (http <= 1.0x, oci <= 0.6x), the uploader's peak RSS
 (target < 150 MiB) and its peak temp disk use (target <= 1.0x image).
 Every step has a timeout; every image and file it makes is removed.
 
-  tools/bench_uploader.py --state-dir /tmp/cloud --size-mib 256
+  tools/bench_uploader.py --state-dir STATE_DIR --size-mib 256
 """
 
 import argparse
