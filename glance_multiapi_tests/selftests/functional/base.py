@@ -58,26 +58,33 @@ def parse_subunit(stream):
 
 
 class CloudTestCase(testtools.TestCase):
-    """A test against a running embedded cloud."""
+    """A test against a running embedded cloud.
+
+    Subclasses that need another kind of cloud set cloud_env (the variable
+    naming a shared one) and up_args (extra ``up`` arguments).
+    """
 
     state_dir = None
     _owned_dir = None
+    cloud_env = ENV_CLOUD
+    up_args = ()
 
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        shared = os.environ.get(ENV_CLOUD)
+        shared = os.environ.get(cls.cloud_env)
         if shared:
             cls.state_dir = os.path.abspath(shared)
             return
         cls._owned_dir = tempfile.mkdtemp(prefix='gmt-functional-')
         cls.state_dir = os.path.join(cls._owned_dir, 'cloud')
-        proc = subprocess.run(cli_argv(cls.state_dir, 'up', '-q'),
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            cli_argv(cls.state_dir, 'up', '-q', *cls.up_args),
+            capture_output=True, text=True, timeout=600)
         if proc.returncode:
             cls._teardown_owned()
-            raise RuntimeError('could not bring up a cloud: %s' %
-                               proc.stderr.strip())
+            raise RuntimeError('could not bring up a cloud (up %s): %s' % (
+                ' '.join(cls.up_args), proc.stderr.strip()))
 
     @classmethod
     def _teardown_owned(cls):

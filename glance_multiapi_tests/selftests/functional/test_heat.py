@@ -42,24 +42,9 @@ RESTART = _T + 'scenario.test_heat_engine_restart.HeatEngineRestartTest.' \
 class HeatCloudTestCase(base.CloudTestCase):
     """A CloudTestCase whose cloud runs heat too."""
 
-    @classmethod
-    def setUpClass(cls):
-        # NOTE: skip CloudTestCase's own set-up: its shared cloud has no
-        # heat.
-        super(base.CloudTestCase, cls).setUpClass()
-        shared = os.environ.get(ENV_HEAT_CLOUD)
-        if shared:
-            cls.state_dir = os.path.abspath(shared)
-            return
-        cls._owned_dir = tempfile.mkdtemp(prefix='gmt-functional-heat-')
-        cls.state_dir = os.path.join(cls._owned_dir, 'cloud')
-        proc = subprocess.run(base.cli_argv(cls.state_dir, 'up', '-q',
-                                            '--with-heat'),
-                              capture_output=True, text=True, timeout=600)
-        if proc.returncode:
-            cls._teardown_owned()
-            raise RuntimeError('could not bring up a cloud with heat: %s' %
-                               proc.stderr.strip())
+    # NOTE: the shared functional cloud has no heat; this one does.
+    cloud_env = ENV_HEAT_CLOUD
+    up_args = ('--with-heat',)
 
     def overrides(self):
         # NOTE: the serial lock must be this cloud's own; a stuck stack
