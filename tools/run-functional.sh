@@ -4,22 +4,12 @@
 # Extra arguments go to "stestr run" (e.g. a test filter).
 # Writes the subunit stream to ${RESULTS:-results}/functional.subunit.
 set -uo pipefail
+. "$(dirname "$0")/cloud-cleanup.sh" || exit 1
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 RESULTS=${RESULTS:-results}
 mkdir -p "$RESULTS"
-work=$(mktemp -d -t gmt-functional-XXXXXX)
-state="$work/cloud"
-cleanup() {
-    "$VENV/bin/glance-multiapi-cloud" --state-dir "$state" down >/dev/null 2>&1
-    if [ -n "${KEEP_STATE:-}" ]; then
-        echo "run-functional: kept $state"
-    else
-        rm -rf "$work"
-    fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+cloud_workdir functional
 
 "$VENV/bin/glance-multiapi-cloud" --state-dir "$state" up || exit $?
 export GLANCE_MULTIAPI_FUNCTIONAL_CLOUD="$state"

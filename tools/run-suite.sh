@@ -7,24 +7,14 @@
 # (also run heat and the consolidated heat checks), KEEP_STATE=1 keeps the
 # cloud's folder (logs, tempest.log) for a look afterwards.
 set -uo pipefail
+. "$(dirname "$0")/cloud-cleanup.sh" || exit 1
 cd "$(dirname "$0")/.."
 tools/setup-env.sh || exit $?
 VENV=${VENV:-.venv}
 RESULTS=${RESULTS:-results}
 mkdir -p "$RESULTS"
 RESULTS=$(cd "$RESULTS" && pwd)
-work=$(mktemp -d -t gmt-suite-XXXXXX)
-state="$work/cloud"
-cleanup() {
-    "$VENV/bin/glance-multiapi-cloud" --state-dir "$state" down >/dev/null 2>&1
-    if [ -n "${KEEP_STATE:-}" ]; then
-        echo "run-suite: kept $state"
-    else
-        rm -rf "$work"
-    fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+cloud_workdir suite
 
 spec_args=()
 [ -n "${SPEC:-}" ] && spec_args=(--spec "$SPEC")
