@@ -54,6 +54,13 @@ def image_stores(image):
                   if s.strip())
 
 
+def skip_unless_glance(test_class):
+    """Raise test_class.skipException unless [service_available] glance."""
+    if not CONF.service_available.glance:
+        raise test_class.skipException('Glance is not available '
+                                       '([service_available] glance)')
+
+
 def _v2_catalog(entries):
     # NOTE: keystone v2 lists publicURL/internalURL per region; turn it
     # into the v3 shape so that one judge reads both.
@@ -81,9 +88,7 @@ class MultiApiTest(test.BaseTestCase):
     def skip_checks(cls):
         """Skip without Glance, when disabled, or with nothing to read."""
         super().skip_checks()
-        if not CONF.service_available.glance:
-            raise cls.skipException('Glance is not available '
-                                    '([service_available] glance)')
+        skip_unless_glance(cls)
         if not CONF.glance_multiapi.enabled:
             raise cls.skipException('[glance_multiapi] enabled is False')
         if not discovery.has_source(CONF.glance_multiapi):

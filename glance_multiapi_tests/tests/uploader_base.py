@@ -28,6 +28,7 @@ from tempest import test
 import yaml
 
 from glance_multiapi_tests import polling
+from glance_multiapi_tests.tests import base
 from glance_multiapi_tests.tests import uploader_fixtures
 
 CONF = config.CONF
@@ -43,9 +44,7 @@ class UploaderScenarioTest(test.BaseTestCase):
     def skip_checks(cls):
         """Skip without Glance or when the uploader scenarios are off."""
         super().skip_checks()
-        if not CONF.service_available.glance:
-            raise cls.skipException('Glance is not available '
-                                    '([service_available] glance)')
+        base.skip_unless_glance(cls)
         if not CONF.image_uploader.enabled:
             raise cls.skipException('[image_uploader] enabled is False')
 

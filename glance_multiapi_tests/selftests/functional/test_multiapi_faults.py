@@ -18,8 +18,6 @@ with no fault, every multi-API test passes. Cases share the cloud, so they
 run one at a time (tools/run-functional.sh runs stestr with concurrency 1).
 """
 
-import os
-
 from glance_multiapi_tests.selftests.functional import base
 
 _T = 'glance_multiapi_tests.tests.'
@@ -50,14 +48,12 @@ class MultiApiFaultsTest(base.CloudTestCase):
 
     def overrides(self):
         # NOTE: a not-reconciled patch must fail within seconds, not the
-        # five minutes a real cluster gets; and the serial lock must be
-        # this cloud's own, not shared with other tempest runs.
+        # five minutes a real cluster gets. The serial lock is already this
+        # cloud's own: its tempest.conf sets [oslo_concurrency] lock_path.
         return {
             'glance_multiapi': {'convergence_timeout': 20,
                                 'image_timeout': 60,
                                 'run_grow_shrink': True},
-            'oslo_concurrency': {'lock_path': os.path.join(
-                self.state_dir, 'tempest', 'lock')},
         }
 
     def run_one(self, test_id):

@@ -10,17 +10,16 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-import http.server
 import json
-import threading
 
 from tempest.lib import exceptions as lib_exc
 import testtools
 
 from glance_multiapi_tests import image_clients
+from glance_multiapi_tests.selftests.unit import stub_http
 
 
-class _Recorder(http.server.BaseHTTPRequestHandler):
+class _Recorder(stub_http.JsonHandler):
     seen = []
 
     def do_GET(self):
@@ -29,15 +28,7 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
             code, body = 404, {'message': 'not here'}
         else:
             code, body = 200, {'id': 'abc', 'status': 'active'}
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+        self.send_json(code, json.dumps(body))
 
 
 class _Auth(object):
@@ -50,14 +41,7 @@ class FixedUrlImagesClientTest(testtools.TestCase):
     def setUp(self):
         super().setUp()
         _Recorder.seen = []
-        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
-                                                 _Recorder)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        self.addCleanup(thread.join, 5)
-        self.addCleanup(server.server_close)
-        self.addCleanup(server.shutdown)
-        self.url = 'http://127.0.0.1:%d/' % server.server_address[1]
+        self.url = 'http://127.0.0.1:%d/' % stub_http.serve(self, _Recorder)
         self.client = image_clients.FixedUrlImagesClient(
             _Auth(), self.url, 'api1')
 

@@ -10,32 +10,23 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-import http.server
 import json
 import socket
-import threading
 
 import testtools
 
 from glance_multiapi_tests import probes
+from glance_multiapi_tests.selftests.unit import stub_http
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
+class _Handler(stub_http.JsonHandler):
     # NOTE: what glance answers on GET /: 300 and a list of versions.
     status = 300
     body = json.dumps({'versions': [{'id': 'v2.16', 'status': 'CURRENT'},
                                     {'id': 'v2.0', 'status': 'SUPPORTED'}]})
 
     def do_GET(self):
-        data = self.body.encode()
-        self.send_response(self.status)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+        self.send_json(self.status, self.body)
 
 
 def _free_port():
@@ -49,13 +40,7 @@ class ProbeTest(testtools.TestCase):
     def serve(self, status=300, body=None):
         handler = type('H', (_Handler,), {
             'status': status, 'body': body or _Handler.body})
-        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        self.addCleanup(thread.join, 5)
-        self.addCleanup(server.server_close)
-        self.addCleanup(server.shutdown)
-        return 'http://127.0.0.1:%d' % server.server_address[1]
+        return 'http://127.0.0.1:%d' % stub_http.serve(self, handler)
 
     def test_glance_version_document_passes(self):
         self.assertIn('v2.16', probes.probe(self.serve(), 2))
