@@ -74,6 +74,10 @@ class Fault(object):
         """Whether a non-glance service (e.g. heat-engine) is started."""
         return True
 
+    def keeps_rpc_queues(self):
+        """Whether heat's RPC connections keep their queues on close."""
+        return True
+
 
 @fault
 class UnresolvableEndpoint(Fault):
@@ -151,6 +155,17 @@ class HeatEngineDown(Fault):
         return name != 'heat-engine'
 
 
+@fault
+class HeatLossyEngineStop(Fault):
+    name = 'heat-lossy-engine-stop'
+    help = ("heat runs with oslo.messaging's default queue handling (as the "
+            "heat-operator ships it): a stopping heat-engine acks and drops "
+            "the stack work sent to it, so a restart strands stacks")
+
+    def keeps_rpc_queues(self):
+        return False
+
+
 def parse(text):
     """'NAME' or 'NAME=ARG' -> [name, arg]; Invalid for unknown names."""
     name, _sep, arg = text.partition('=')
@@ -193,6 +208,9 @@ class Faults(object):
 
     def starts_service(self, name):
         return all(item.starts_service(name) for item in self.active)
+
+    def keeps_rpc_queues(self):
+        return all(item.keeps_rpc_queues() for item in self.active)
 
 
 def describe():

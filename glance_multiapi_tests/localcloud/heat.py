@@ -93,7 +93,26 @@ auth_uri = {keystone_url}/v3
 # NOTE: heat-api runs under uwsgi, where oslo.messaging's heartbeat thread
 # is known to misbehave; on loopback a dead broker shows as a closed socket.
 heartbeat_timeout_threshold = 0
+{rpc_queue_options}"""
+
+# NOTE: with oslo.messaging's defaults a stopping heat-engine loses stack
+# work. Its worker's RPC server stops polling but keeps its broker
+# consumer until the in-flight check_resource returns; the check_resource
+# that one casts for the next resource is delivered back to it, and while
+# closing the connection oslo.messaging deletes the fanout queue, waits
+# for the broker, and so runs the consumer callback, which acks the
+# message and drops it. The new engine never sees it and, as heat only
+# resets non-convergence stacks at start-up, the stack stays
+# IN_PROGRESS. With consistent queue names (use_queue_manager) nothing is
+# deleted on close; the delivery is ignored while the channel closes, the
+# broker requeues it and the restarted engine carries on. The counter
+# files of the queue manager live in /dev/shm, named after hostname and
+# process name (heat-api, heat-api-cfn, heat-engine), so each cloud gets
+# its own hostname and "down" removes them.
+RPC_QUEUE_OPTIONS = """use_queue_manager = true
+hostname = {hostname}
 """
+SHM_DIR = '/dev/shm'
 
 
 def enabled(state):
@@ -174,21 +193,69 @@ def _install_db(state):
     shutil.copy(os.path.join(target, 'heat.db'), state.path('heat'))
 
 
+def _faults(state):
+    return faults_mod.Faults(state.data.get('faults', []),
+                             state.data['spec'])
+
+
+def _rpc_hostname(state):
+    return 'glance-multiapi-cloud-%d' % state.port('rabbitmq')
+
+
+def _conf_text(state):
+    rpc_queue_options = ''
+    if _faults(state).keeps_rpc_queues():
+        rpc_queue_options = RPC_QUEUE_OPTIONS.format(
+            hostname=_rpc_hostname(state))
+    return HEAT_CONF.format(
+        transport_url=rabbitmq.transport_url(state),
+        root=state.path('heat'), periodic=PERIODIC_INTERVAL,
+        grace=ENGINE_GRACE, cfn_url=api_url(state, 'heat-api-cfn'),
+        heat_etc=_heat_etc(), keystone_url=services.keystone_url(state),
+        heat_password=state.password('heat'),
+        domain_admin_password=state.password('heat_domain_admin'),
+        rpc_queue_options=rpc_queue_options)
+
+
+def _write_conf(state):
+    """Write heat.conf as spec and faults say; whether it changed."""
+    text = _conf_text(state)
+    try:
+        with open(_conf_path(state)) as f:
+            if f.read() == text:
+                return False
+    except FileNotFoundError:
+        pass
+    fd = os.open(_conf_path(state), os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+                 0o600)
+    with os.fdopen(fd, 'w') as f:
+        f.write(text)
+    return True
+
+
+def _remove_shm_files(state):
+    if 'rabbitmq' not in state.data.get('ports', {}):
+        return
+    prefix = _rpc_hostname(state) + '_'
+    try:
+        names = os.listdir(SHM_DIR)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix) and name.endswith('_qmanager'):
+            try:
+                os.unlink(os.path.join(SHM_DIR, name))
+            except OSError:
+                pass
+
+
 def prepare(state):
     """Fresh heat dir, database and heat.conf."""
     shutil.rmtree(state.path('heat'), ignore_errors=True)
-    root = state.makedirs('heat')
+    state.makedirs('heat')
     state.makedirs('heat', 'locks')
     _install_db(state)
-    with open(_conf_path(state), 'w') as f:
-        f.write(HEAT_CONF.format(
-            transport_url=rabbitmq.transport_url(state), root=root,
-            periodic=PERIODIC_INTERVAL, grace=ENGINE_GRACE,
-            cfn_url=api_url(state, 'heat-api-cfn'), heat_etc=_heat_etc(),
-            keystone_url=services.keystone_url(state),
-            heat_password=state.password('heat'),
-            domain_admin_password=state.password('heat_domain_admin')))
-    os.chmod(_conf_path(state), 0o600)
+    _write_conf(state)
 
 
 def _start_engine(state):
@@ -206,9 +273,7 @@ def _start_api(state, name):
 
 
 def _engine_wanted(state):
-    faults = faults_mod.Faults(state.data.get('faults', []),
-                               state.data['spec'])
-    return faults.starts_service(ENGINE)
+    return _faults(state).starts_service(ENGINE)
 
 
 def start(state):
@@ -296,9 +361,19 @@ def finish(state, admin):
 
 
 def reconcile(state):
-    """Start or stop heat-engine as the faults say."""
+    """Rewrite heat.conf, start, stop or restart heat as the faults say."""
     if not enabled(state):
         return
+    if _write_conf(state):
+        # NOTE: every heat service reads heat.conf; the engine drains its
+        # stacks as on any restart.
+        processes.stop(state, ENGINE, timeout=ENGINE_STOP_TIMEOUT)
+        for name in API_SERVICES:
+            processes.stop(state, name)
+            _start_api(state, name)
+        for name in API_SERVICES:
+            processes.wait_http(state, name, api_url(state, name) + '/',
+                                ok_status=(200, 300))
     if not _engine_wanted(state):
         processes.stop(state, ENGINE, timeout=ENGINE_STOP_TIMEOUT)
     elif not processes.pid_of(state, ENGINE):
@@ -339,8 +414,10 @@ def stop(state):
     """Stop heat and its broker, engine first; the names that ran."""
     # NOTE: on "down" nobody waits for stacks: the default timeout, not
     # the engine's graceful one, before SIGKILL.
-    return processes.stop_many(state, [ENGINE]) + processes.stop_many(
+    names = processes.stop_many(state, [ENGINE]) + processes.stop_many(
         state, list(API_SERVICES + rabbitmq.NAMES))
+    _remove_shm_files(state)
+    return names
 
 
 def status(state):
