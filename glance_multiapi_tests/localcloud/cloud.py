@@ -89,7 +89,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     """Start a whole cloud in state.root; stop everything on failure."""
     spec = spec_mod.load(spec_text, spec_source)
     records = [faults_mod.parse(f) for f in fault_args]
-    faults_mod.Faults(records, spec)
+    faults_mod.Faults(records, spec, with_heat=with_heat)
     services.binaries_needed(with_registry)
     if with_heat:
         heat.binaries_needed()
@@ -265,7 +265,8 @@ def patch(state, *, patch_text=None, fault_args=(), clear_faults=False):
                 raise errors.Invalid(str(exc))
         records = [] if clear_faults else list(state.data.get('faults', []))
         records += [faults_mod.parse(f) for f in fault_args]
-        faults = faults_mod.Faults(records, spec)
+        faults = faults_mod.Faults(records, spec,
+                                   with_heat=heat.enabled(state))
         state.data['spec'] = spec
         state.data['faults'] = records
         state.save()

@@ -31,6 +31,8 @@ def fault(cls):
 class Fault(object):
     name = None
     help = None
+    # NOTE: a fault that breaks heat would do nothing on a heat-less cloud.
+    needs_heat = False
 
     def __init__(self, arg, spec):
         self.arg = arg
@@ -148,6 +150,7 @@ class ApiDown(Fault):
 @fault
 class HeatEngineDown(Fault):
     name = 'heat-engine-down'
+    needs_heat = True
     help = ('heat-engine is not running (up --with-heat); heat-api still '
             'answers but nothing processes stacks')
 
@@ -158,6 +161,7 @@ class HeatEngineDown(Fault):
 @fault
 class HeatLossyEngineStop(Fault):
     name = 'heat-lossy-engine-stop'
+    needs_heat = True
     help = ("heat runs with oslo.messaging's default queue handling (as the "
             "heat-operator ships it): a stopping heat-engine acks and drops "
             "the stack work sent to it, so a restart strands stacks")
@@ -178,9 +182,15 @@ def parse(text):
 class Faults(object):
     """The active faults of a cloud, applied hook by hook in order."""
 
-    def __init__(self, records, spec):
+    def __init__(self, records, spec, with_heat=True):
         self.active = [FAULTS[name](arg, spec) for name, arg in records]
         for item in self.active:
+            if item.needs_heat and not with_heat:
+                raise errors.Invalid('fault %s needs heat (up --with-heat)'
+                                     % item.name)
+            if item.needs_heat and item.arg:
+                raise errors.Invalid('fault %s takes no argument' %
+                                     item.name)
             if item.arg and item.arg not in spec['glanceAPIs']:
                 raise errors.Invalid('fault %s=%s: no API named %s' % (
                     item.name, item.arg, item.arg))

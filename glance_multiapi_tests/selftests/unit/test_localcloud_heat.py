@@ -10,7 +10,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""heat.conf of the embedded cloud and the files it leaves in /dev/shm."""
+"""heat.conf of the embedded cloud, the files it leaves in /dev/shm and
+the faults that break heat."""
 
 import configparser
 import os
@@ -20,6 +21,8 @@ import tempfile
 import fixtures
 import testtools
 
+from glance_multiapi_tests.localcloud import errors
+from glance_multiapi_tests.localcloud import faults
 from glance_multiapi_tests.localcloud import heat
 from glance_multiapi_tests.localcloud import state as state_mod
 
@@ -85,3 +88,24 @@ class HeatConfTest(testtools.TestCase):
         del self.state.data['ports']['rabbitmq']
         heat._remove_shm_files(self.state)
         self.assertNotIn('rabbitmq', self.state.data['ports'])
+
+
+class HeatFaultsTest(testtools.TestCase):
+
+    def test_heat_faults_need_heat(self):
+        for name in ('heat-engine-down', 'heat-lossy-engine-stop'):
+            exc = self.assertRaises(errors.Invalid, faults.Faults,
+                                    [[name, None]], SPEC, with_heat=False)
+            self.assertEqual('fault %s needs heat (up --with-heat)' % name,
+                             str(exc))
+            faults.Faults([[name, None]], SPEC, with_heat=True)
+
+    def test_heat_faults_take_no_argument(self):
+        exc = self.assertRaises(errors.Invalid, faults.Faults,
+                                [['heat-engine-down', 'api0']], SPEC)
+        self.assertEqual('fault heat-engine-down takes no argument',
+                         str(exc))
+
+    def test_glance_faults_do_not_need_heat(self):
+        faults.Faults([['patch-not-reconciled', None]], SPEC,
+                      with_heat=False)
