@@ -28,6 +28,18 @@ if [ ${#need_apt[@]} -gt 0 ]; then
         --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
+# NOTE: tox 4 (PEP 832) leaves a .venv *file* pointing at its last
+# environment when no .venv folder exists; that file is tox's to remake,
+# this venv needs the name.
+if [ -f "$VENV" ] && [ ! -L "$VENV" ]; then
+    if grep -qx '\.tox/[^/]*' "$VENV"; then
+        echo "setup-env: replacing tox's redirect file $VENV ($(cat "$VENV"))"
+        rm -f "$VENV"
+    else
+        echo "setup-env: $VENV is a file, not a venv; move it or set VENV" >&2
+        exit 1
+    fi
+fi
 if [ ! -x "$VENV/bin/python" ]; then
     echo "setup-env: creating $VENV"
     python3 -m venv "$VENV"
