@@ -179,7 +179,7 @@ def reconcile(state):
 def start_apis(state):
     """Stop removed APIs, (re)start changed or new ones; don't wait."""
     spec = state.data['spec']
-    faults = faults_mod.Faults(state.data.get('faults', []), spec)
+    faults = faults_mod.Faults.of_state(state)
     stores = spec_mod.all_stores(spec)
     keystone_url = services.keystone_url(state)
     wanted = sorted(name for name, api in spec['glanceAPIs'].items()
@@ -222,7 +222,7 @@ def start_apis(state):
 def finish_reconcile(state, to_wait):
     """Wait for started APIs, then publish catalog and status."""
     spec = state.data['spec']
-    faults = faults_mod.Faults(state.data.get('faults', []), spec)
+    faults = faults_mod.Faults.of_state(state)
     for service, port in to_wait:
         processes.wait_http(state, service, 'http://127.0.0.1:%d/' % port,
                             ok_status=(300,))

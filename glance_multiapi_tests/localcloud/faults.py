@@ -195,6 +195,11 @@ class Faults(object):
                 raise errors.Invalid('fault %s=%s: no API named %s' % (
                     item.name, item.arg, item.arg))
 
+    @classmethod
+    def of_state(cls, state):
+        """The faults a cloud's state records, against its spec."""
+        return cls(state.data.get('faults', []), state.data['spec'])
+
     def url(self, api, interface, url):
         for item in self.active:
             url = item.url(api, interface, url)

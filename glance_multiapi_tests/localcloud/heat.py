@@ -193,18 +193,13 @@ def _install_db(state):
     shutil.copy(os.path.join(target, 'heat.db'), state.path('heat'))
 
 
-def _faults(state):
-    return faults_mod.Faults(state.data.get('faults', []),
-                             state.data['spec'])
-
-
 def _rpc_hostname(state):
     return 'glance-multiapi-cloud-%d' % state.port('rabbitmq')
 
 
 def _conf_text(state):
     rpc_queue_options = ''
-    if _faults(state).keeps_rpc_queues():
+    if faults_mod.Faults.of_state(state).keeps_rpc_queues():
         rpc_queue_options = RPC_QUEUE_OPTIONS.format(
             hostname=_rpc_hostname(state))
     return HEAT_CONF.format(
@@ -272,8 +267,13 @@ def _start_api(state, name):
         'GMT_HEAT_CONF': _conf_path(state), 'GMT_HEAT_APP': name})
 
 
+def _wait_api(state, name):
+    processes.wait_http(state, name, api_url(state, name) + '/',
+                        ok_status=(200, 300))
+
+
 def _engine_wanted(state):
-    return _faults(state).starts_service(ENGINE)
+    return faults_mod.Faults.of_state(state).starts_service(ENGINE)
 
 
 def start(state):
@@ -354,8 +354,7 @@ def finish(state, admin):
     setup_keystone(state, admin)
     rabbitmq.wait(state)
     for name in API_SERVICES:
-        processes.wait_http(state, name, api_url(state, name) + '/',
-                            ok_status=(200, 300))
+        _wait_api(state, name)
     if _engine_wanted(state):
         wait_engine(state)
 
@@ -372,8 +371,7 @@ def reconcile(state):
             processes.stop(state, name)
             _start_api(state, name)
         for name in API_SERVICES:
-            processes.wait_http(state, name, api_url(state, name) + '/',
-                                ok_status=(200, 300))
+            _wait_api(state, name)
     if not _engine_wanted(state):
         processes.stop(state, ENGINE, timeout=ENGINE_STOP_TIMEOUT)
     elif not processes.pid_of(state, ENGINE):
@@ -405,8 +403,7 @@ def restart(state, name):
         processes.stop(state, name)
         stopped = time.monotonic()
         _start_api(state, name)
-        processes.wait_http(state, name, api_url(state, name) + '/',
-                            ok_status=(200, 300))
+        _wait_api(state, name)
     return stopped - started, time.monotonic() - stopped
 
 
