@@ -91,9 +91,10 @@ def build_parser():
                          '(one openstack-heat package) with RabbitMQ')
     restart = verbs.add_parser(
         'restart', parents=[common],
-        help='restart one service gracefully: %s' % ', '.join(
-            heat.RESTARTABLE))
-    restart.add_argument('service', choices=heat.RESTARTABLE)
+        help='stop one service gracefully and start it again on its ports')
+    restart.add_argument('service', help='keystone, glance-API, registry, '
+                         'fileserver, or with heat: %s' % ', '.join(
+                             heat.RESTARTABLE))
 
     verbs.add_parser('down', parents=[common],
                      help='stop what this state dir started')
@@ -218,7 +219,7 @@ def run(args, out):
     elif args.verb == 'restart':
         state.load()
         with cloud.locked(state):
-            stop, start = heat.restart(state, args.service)
+            stop, start = cloud.restart(state, args.service)
         out.write('%s restarted in %.1f s (stopped in %.1f s, ready again '
                   '%.1f s later)\n' % (args.service, stop + start, stop,
                                        start))
@@ -258,6 +259,9 @@ def run(args, out):
 def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
+    # NOTE: confs, keys, databases and logs of the cloud (and of the
+    # services it starts, which inherit this) are for this user only.
+    os.umask(0o077)
     try:
         return run(args, sys.stdout)
     except errors.CloudError as exc:

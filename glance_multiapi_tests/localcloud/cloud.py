@@ -25,6 +25,7 @@ from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import glance_apis
 from glance_multiapi_tests.localcloud import heat
 from glance_multiapi_tests.localcloud import keystone
+from glance_multiapi_tests.localcloud import ports
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import services
 from glance_multiapi_tests.localcloud import spec as spec_mod
@@ -40,7 +41,10 @@ OWN_ENTRIES = ('state.json', 'keystone', 'glance', 'registry', 'files',
 @contextlib.contextmanager
 def locked(state):
     """One verb that changes a cloud at a time."""
-    os.makedirs(state.root, exist_ok=True)
+    os.makedirs(state.root, mode=0o700, exist_ok=True)
+    # NOTE: the state dir holds passwords and keys (confs, clouds.yaml,
+    # state.json, fernet keys): nobody else may enter it.
+    os.chmod(state.root, 0o700)
     with open(state.path('.lock'), 'w') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
@@ -90,6 +94,8 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     spec = spec_mod.load(spec_text, spec_source)
     records = [faults_mod.parse(f) for f in fault_args]
     faults_mod.Faults(records, spec, with_heat=with_heat)
+    if base_port is not None:
+        ports.check_base_port(base_port)
     services.binaries_needed(with_registry)
     if with_heat:
         heat.binaries_needed()
@@ -159,8 +165,10 @@ def _setup_keystone(state, url):
 
 def _stop_all(state):
     # NOTE: heat first: its engine drains over RPC before the broker goes.
-    return heat.stop(state) + processes.stop_many(
+    names = heat.stop(state) + processes.stop_many(
         state, services.all_names(state))
+    state.release_ports()
+    return names
 
 
 def down(state):
@@ -274,6 +282,55 @@ def patch(state, *, patch_text=None, fault_args=(), clear_faults=False):
             reconcile(state)
             return True
         return False
+
+
+def restartable(state):
+    """Names ``restart`` takes on this cloud (services that can run)."""
+    options = state.data.get('options', {})
+    names = ['keystone'] + [api_service(api) for api in sorted(
+        state.data['spec']['glanceAPIs'])]
+    names += [name for name in ('registry', 'fileserver')
+              if options.get(name)]
+    if heat.enabled(state):
+        names += list(heat.RESTARTABLE)
+    return names
+
+
+def restart(state, name):
+    """Stop one service and start it again on its own ports.
+
+    Returns (seconds to stop, seconds until the new one is ready).
+    """
+    if name in heat.RESTARTABLE:
+        return heat.restart(state, name)
+    if name not in restartable(state):
+        raise errors.Invalid('cannot restart %r; this cloud restarts: %s' % (
+            name, ', '.join(restartable(state))))
+    if name.startswith('glance-'):
+        api = name[len('glance-'):]
+        if (state.data['spec']['glanceAPIs'][api]['replicas'] < 1 or
+                not faults_mod.Faults.of_state(state).starts(api)):
+            raise errors.Invalid('%s is kept down by the spec (replicas 0) '
+                                 'or a fault (api-down)' % name)
+    # NOTE: a service that died is started again, like a pod's restart.
+    started = time.monotonic()
+    processes.stop(state, name)
+    stopped = time.monotonic()
+    if name == 'keystone':
+        processes.wait_http(state, name, services.start_keystone(state) +
+                            '/v3')
+    elif name == 'registry':
+        processes.wait_http(state, name, services.start_registry(state) +
+                            '/v2/')
+    elif name == 'fileserver':
+        processes.wait_http(state, name, services.start_fileserver(state) +
+                            '/')
+    else:
+        public, internal = api_ports(state, api)
+        services.start_glance_api(state, api, public, internal)
+        processes.wait_http(state, name, 'http://127.0.0.1:%d/' % internal,
+                            ok_status=(300,))
+    return stopped - started, time.monotonic() - stopped
 
 
 def document(state):

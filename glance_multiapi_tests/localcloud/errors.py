@@ -28,7 +28,7 @@ EXIT_CODES_HELP = """exit codes:
   3    no cloud is up in the state dir
   4    a cloud is already up in the state dir
   22   the spec or the patch is invalid (nothing was changed)
-  98   a port the cloud needs is busy (nothing was left running)
+  98   a port the cloud needs is busy (names service, port and holder)
   127  a program the cloud needs is missing (nothing was left running)
 """
 

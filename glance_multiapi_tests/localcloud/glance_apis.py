@@ -97,7 +97,7 @@ def write_api_config(api_dir, text):
         os.makedirs(os.path.join(api_dir, sub), exist_ok=True)
     paste = os.path.join(api_dir, 'glance-api-paste.ini')
     if not os.path.exists(paste):
-        shutil.copy(paste_ini(), paste)
+        shutil.copyfile(paste_ini(), paste)
     path = os.path.join(api_dir, 'glance-api.conf')
     try:
         with open(path) as f:

@@ -190,7 +190,8 @@ def _install_db(state):
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not os.path.isdir(target):
                 _build_db(target)
-    shutil.copy(os.path.join(target, 'heat.db'), state.path('heat'))
+    shutil.copyfile(os.path.join(target, 'heat.db'),
+                    state.path('heat', 'heat.db'))
 
 
 def _rpc_hostname(state):
@@ -264,7 +265,8 @@ def _start_api(state, name):
         'glance_multiapi_tests.localcloud.wsgi_heat:application',
         ['127.0.0.1:%d' % state.port(name)], name)
     processes.start(state, name, argv, env={
-        'GMT_HEAT_CONF': _conf_path(state), 'GMT_HEAT_APP': name})
+        'GMT_HEAT_CONF': _conf_path(state), 'GMT_HEAT_APP': name},
+        ports=[state.port(name)])
 
 
 def _wait_api(state, name):

@@ -73,10 +73,21 @@ def _versions():
                                           metadata.version('glance'))
 
 
-def template_dir():
+def cache_root():
+    """The per-user cache of bootstrapped templates, private to its user.
+
+    NOTE: templates hold the admin password and fernet keys.
+    """
     cache = os.environ.get('XDG_CACHE_HOME') or os.path.expanduser(
         '~/.cache')
-    return os.path.join(cache, 'glance-multiapi-cloud', _versions())
+    root = os.path.join(cache, 'glance-multiapi-cloud')
+    os.makedirs(root, mode=0o700, exist_ok=True)
+    os.chmod(root, 0o700)
+    return root
+
+
+def template_dir():
+    return os.path.join(cache_root(), _versions())
 
 
 def _run(argv, what, cwd):
@@ -148,14 +159,19 @@ def install_from_template(state):
     """Copy the template's databases and keys into the state dir."""
     template, built = ensure_template()
     root = state.makedirs('keystone')
+    # NOTE: copyfile, not copy: the copies take this process's private
+    # umask, whatever modes an older template has.
     for sub in ('fernet-keys', 'credential-keys'):
         shutil.copytree(os.path.join(template, sub),
-                        os.path.join(root, sub))
-    shutil.copy(os.path.join(template, 'keystone.db'), root)
+                        os.path.join(root, sub),
+                        copy_function=shutil.copyfile)
+        os.chmod(os.path.join(root, sub), 0o700)
+    shutil.copyfile(os.path.join(template, 'keystone.db'),
+                    os.path.join(root, 'keystone.db'))
     with open(os.path.join(template, 'admin-password')) as f:
         state.data.setdefault('passwords', {})['admin'] = f.read().strip()
-    shutil.copy(os.path.join(template, 'glance.db'),
-                state.makedirs('glance'))
+    shutil.copyfile(os.path.join(template, 'glance.db'),
+                    os.path.join(state.makedirs('glance'), 'glance.db'))
     write_config(root)
     return built
 

@@ -28,9 +28,13 @@ import time
 import requests
 
 from glance_multiapi_tests.localcloud import errors
+from glance_multiapi_tests.localcloud import ports as ports_mod
 from glance_multiapi_tests import polling
 
 STOP_TIMEOUT = 10.0
+# NOTE: a stopped server's listener is gone when its process is; this
+# only covers the kernel finishing the close.
+BIND_TIMEOUT = 5.0
 
 
 def _pidfile(state, name):
@@ -53,8 +57,15 @@ def find_binary(name, hint):
     return found
 
 
-def start(state, name, argv, env=None, cwd=None):
-    """Start argv detached, logging to logs/NAME.log; record its pid."""
+def start(state, name, argv, env=None, cwd=None, ports=()):
+    """Start argv detached, logging to logs/NAME.log; record its pid.
+
+    ports are the loopback ports it will listen on: each must be free to
+    bind first (a restart waits briefly for its old socket to go), else
+    PortBusy names the service, the port and who holds it.
+    """
+    for port in ports:
+        _wait_bindable(name, port)
     state.makedirs('run')
     state.makedirs('logs')
     full_env = dict(os.environ)
@@ -65,8 +76,41 @@ def start(state, name, argv, env=None, cwd=None):
                                 cwd=cwd or state.root,
                                 start_new_session=True)
     with open(_pidfile(state, name), 'w') as f:
-        json.dump({'pid': proc.pid, 'start': _start_time(proc.pid)}, f)
+        json.dump({'pid': proc.pid, 'start': _start_time(proc.pid),
+                   'ports': list(ports)}, f)
     return proc
+
+
+def _wait_bindable(name, port, timeout=BIND_TIMEOUT):
+    try:
+        polling.poll(lambda: (ports_mod.bindable(port), 'busy'),
+                     timeout=timeout, interval=0.05, max_interval=0.5,
+                     what='127.0.0.1:%d to be free for %s' % (port, name))
+    except polling.PollTimeout:
+        raise ports_mod.busy_error(name, port)
+
+
+def exit_error(state, name, waited_for):
+    """The error for a service that died while we waited for it.
+
+    A failed bind (the wording of uwsgi, Python, Go and Erlang) becomes
+    PortBusy naming the port and who holds it.
+    """
+    record = _read_pidfile(state, name) or {}
+    line = last_log_line(state, name)
+    busy_line = last_log_line(state, name, 'ddress already in use') or ''
+    if 'ddress already in use' not in busy_line:
+        busy_line = last_log_line(state, name, 'eaddrinuse') or ''
+    if 'ddress already in use' in busy_line or 'eaddrinuse' in busy_line:
+        for port in record.get('ports', ()):
+            if not ports_mod.bindable(port):
+                return ports_mod.busy_error(name, port)
+        return errors.PortBusy('%s could not bind one of 127.0.0.1:%s: %s'
+                               % (name, ','.join(map(str, record.get(
+                                   'ports', ()))), busy_line[:300]))
+    return errors.CloudError(
+        '%s exited before %s; last log line: %s (see %s)' % (
+            name, waited_for, line, os.path.relpath(log_path(state, name))))
 
 
 def _read_pidfile(state, name):
@@ -203,14 +247,7 @@ def wait_http(state, name, url, ok_status=(200,), timeout=60):
 
     def check():
         if record and not _alive(record['pid'], record['start']):
-            busy = last_log_line(state, name, 'Address already in use')
-            if 'Address already in use' in busy:
-                raise errors.PortBusy('%s could not bind %s: %s' %
-                                      (name, url, busy))
-            raise errors.CloudError(
-                '%s exited before answering %s; last log line: %s (see %s)'
-                % (name, url, last_log_line(state, name),
-                   os.path.relpath(log_path(state, name))))
+            raise exit_error(state, name, 'answering %s' % url)
         try:
             resp = requests.get(url, timeout=2, allow_redirects=False)
         except requests.RequestException as exc:

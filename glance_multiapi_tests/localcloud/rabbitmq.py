@@ -56,6 +56,10 @@ def _env(state):
             'RABBITMQ_NODE_IP_ADDRESS': '127.0.0.1',
             'RABBITMQ_NODE_PORT': str(state.port('rabbitmq')),
             'RABBITMQ_DIST_PORT': str(state.port('rabbitmq-dist')),
+            # NOTE: without this the Erlang distribution port (the node's
+            # cookie-guarded remote control) listens on every address.
+            'RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS':
+                '-kernel inet_dist_use_interface {127,0,0,1}',
             'RABBITMQ_NODENAME': 'gmt%d@localhost' % state.port('rabbitmq'),
             'ERL_EPMD_ADDRESS': '127.0.0.1',
             'ERL_EPMD_PORT': str(state.port('epmd'))}
@@ -67,8 +71,11 @@ def start(state):
     env = _env(state)
     processes.start(state, 'epmd', [
         shutil.which('epmd'), '-address', '127.0.0.1',
-        '-port', env['ERL_EPMD_PORT']], env=env)
-    processes.start(state, 'rabbitmq', [SERVER], env=env)
+        '-port', env['ERL_EPMD_PORT']], env=env,
+        ports=[state.port('epmd')])
+    processes.start(state, 'rabbitmq', [SERVER], env=env,
+                    ports=[state.port('rabbitmq'),
+                           state.port('rabbitmq-dist')])
 
 
 def listening(state):
@@ -86,10 +93,8 @@ def wait(state, timeout=90):
 
     def check():
         if not processes.pid_of(state, 'rabbitmq'):
-            raise errors.CloudError(
-                'rabbitmq exited before listening on 127.0.0.1:%d; last log '
-                'line: %s' % (port, processes.last_log_line(state,
-                                                            'rabbitmq')))
+            raise processes.exit_error(state, 'rabbitmq',
+                                       'listening on 127.0.0.1:%d' % port)
         return listening(state)
 
     try:

@@ -62,7 +62,7 @@ def start_keystone(state):
     argv = uwsgi_argv('glance_multiapi_tests.localcloud.wsgi_keystone:'
                       'application', ['127.0.0.1:%d' % port], 'keystone')
     processes.start(state, 'keystone', argv,
-                    env={'OS_KEYSTONE_CONFIG_FILES': conf})
+                    env={'OS_KEYSTONE_CONFIG_FILES': conf}, ports=[port])
     return 'http://127.0.0.1:%d' % port
 
 
@@ -72,7 +72,8 @@ def start_glance_api(state, api, public_port, internal_port):
                       'application', sockets, 'glance-' + api)
     processes.start(state, 'glance-' + api, argv,
                     env={'OS_GLANCE_CONFIG_DIR':
-                         state.path('glance', 'apis', api)})
+                         state.path('glance', 'apis', api)},
+                    ports=[p for p in (public_port, internal_port) if p])
 
 
 def start_registry(state):
@@ -82,7 +83,8 @@ def start_registry(state):
     conf = state.path('registry', 'config.yml')
     with open(conf, 'w') as f:
         f.write(REGISTRY_CONF.format(root=root, port=port))
-    processes.start(state, 'registry', [binary, 'serve', conf])
+    processes.start(state, 'registry', [binary, 'serve', conf],
+                    ports=[port])
     return 'http://127.0.0.1:%d' % port
 
 
@@ -91,7 +93,7 @@ def start_fileserver(state):
     root = state.makedirs('files')
     processes.start(state, 'fileserver', [
         sys.executable, '-m', 'http.server', '--bind', '127.0.0.1',
-        '--directory', root, str(port)])
+        '--directory', root, str(port)], ports=[port])
     return 'http://127.0.0.1:%d' % port
 
 

@@ -15,10 +15,10 @@
 import json
 import os
 import secrets
-import socket
 import tempfile
 
 from glance_multiapi_tests.localcloud import errors
+from glance_multiapi_tests.localcloud import ports as ports_mod
 
 STATE_FILE = 'state.json'
 
@@ -64,50 +64,47 @@ class State(object):
     def port(self, key):
         """The loopback port of key, allocated once and then kept.
 
-        With a base port (``up --base-port N``) ports are N, N+1, ... in
-        the order they are asked for, and a busy one is an error; without
-        one, any free port is taken.
+        Ports come from one block of ports.BLOCK outside the kernel's
+        ephemeral range: from ``up --base-port N`` (N, N+1, ... in the
+        order they are asked for; a busy one is an error), else from a
+        block claimed for this cloud (busy ports in it are skipped).
         """
         ports = self.data.setdefault('ports', {})
         if key not in ports:
-            base = self.data.get('base_port')
-            taken = set(ports.values())
-            if base:
-                port = base + len(ports)
-                if port in taken or not port_is_free(port):
-                    raise errors.PortBusy(
-                        'port 127.0.0.1:%d (wanted for %s) is busy' %
-                        (port, key))
-            else:
-                port = free_port(taken)
-            ports[key] = port
+            ports[key] = self._next_port(key, set(ports.values()))
         return ports[key]
+
+    def _next_port(self, key, taken):
+        base = self.data.get('base_port')
+        if base:
+            port = base + len(taken)
+            if port >= base + ports_mod.BLOCK:
+                raise errors.PortBusy('the cloud needs more than %d ports '
+                                      'from --base-port %d (wanted for %s)'
+                                      % (ports_mod.BLOCK, base, key))
+            if port in taken or not ports_mod.untouched(port):
+                raise errors.PortBusy(
+                    'port 127.0.0.1:%d (wanted for %s) is busy: held by %s'
+                    % (port, key, ports_mod.holders(port) or 'a socket '
+                       'that is gone now'))
+            return port
+        if not self.data.get('port_block'):
+            self.data['port_block'] = ports_mod.claim_block(self.root,
+                                                            STATE_FILE)
+        start = self.data['port_block']
+        for port in range(start, start + ports_mod.BLOCK):
+            if port not in taken and ports_mod.untouched(port):
+                return port
+        raise errors.PortBusy('no free port left for %s in this cloud\'s '
+                              'block 127.0.0.1:%d-%d' % (
+                                  key, start, start + ports_mod.BLOCK - 1))
+
+    def release_ports(self):
+        """Give this cloud's block of ports back (on down)."""
+        ports_mod.release_block(self.root, self.data.get('port_block'))
 
     def password(self, user):
         passwords = self.data.setdefault('passwords', {})
         if user not in passwords:
             passwords[user] = secrets.token_urlsafe(12)
         return passwords[user]
-
-
-def port_is_free(port, host='127.0.0.1'):
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        sock.bind((host, port))
-        return True
-    except OSError:
-        return False
-    finally:
-        sock.close()
-
-
-def free_port(taken=()):
-    """Any free loopback port not in taken."""
-    for _ in range(50):
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.bind(('127.0.0.1', 0))
-        port = sock.getsockname()[1]
-        sock.close()
-        if port not in taken:
-            return port
-    raise errors.PortBusy('could not find a free loopback port')

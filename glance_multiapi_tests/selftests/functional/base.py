@@ -18,17 +18,24 @@ class run on its own (no such variable) brings up a private cloud and
 takes it down afterwards.
 """
 
+import collections
 import configparser
 import contextlib
 import io
+import json
 import os
 import shutil
+import stat
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 import testtools
 
+from glance_multiapi_tests.localcloud import ports
 from glance_multiapi_tests.selftests import subunit_results
 
 ENV_CLOUD = 'GLANCE_MULTIAPI_FUNCTIONAL_CLOUD'
@@ -55,6 +62,77 @@ def parse_subunit(stream):
 
     subunit_results.for_each_test(stream, on_test)
     return results
+
+
+RESTART_ROUNDS = 20
+# NOTE: bounds of the client loop that runs beside the restarts.
+CHURN_MAX_CONNECTIONS = 100000
+CHURN_MAX_SECONDS = 900
+CHURN_PACE = 0.005
+
+Listener = collections.namedtuple('Listener', 'command family host port')
+
+
+def cloud_pids(state_dir):
+    """Every live process a cloud started, and whatever those forked.
+
+    Each service runs in a session of its own, led by the pid in its
+    pidfile, so its children (uwsgi workers, the Erlang VM) share it.
+    """
+    leaders = set()
+    run_dir = os.path.join(state_dir, 'run')
+    for name in os.listdir(run_dir):
+        if name.endswith('.pid'):
+            with open(os.path.join(run_dir, name)) as f:
+                leaders.add(json.load(f)['pid'])
+    pids = {}
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % entry) as f:
+                head, _sep, fields = f.read().rpartition(')')
+        except OSError:
+            continue
+        fields = fields.split()
+        if fields[0] != 'Z' and int(fields[3]) in leaders:
+            pids[int(entry)] = head.partition('(')[2]
+    return pids
+
+
+def listeners(pids):
+    """The listening TCP and bound UDP sockets of the given pids."""
+    owners = ports.socket_owners()
+    found = set()
+    for sock in ports.sockets():
+        pid = owners.get(sock['inode'])
+        if pid in pids and sock['state'] in ('LISTEN', 'BOUND'):
+            found.add(Listener(pids[pid], sock['family'], *sock['local']))
+    return sorted(found)
+
+
+def loose_paths(root, skip=()):
+    """Files and folders under root that group or others may use.
+
+    skip: folders (relative to root) written by others than the cloud.
+    """
+    loose = []
+    for folder, dirs, files in os.walk(root):
+        if os.path.relpath(folder, root) in skip:
+            dirs[:] = []
+            continue
+        for name in [''] + dirs + files:
+            path = os.path.join(folder, name)
+            if os.path.relpath(path, root) in skip:
+                continue
+            try:
+                mode = os.lstat(path).st_mode
+            except FileNotFoundError:
+                continue
+            if (stat.S_ISREG(mode) or stat.S_ISDIR(mode)) and mode & 0o077:
+                loose.append('%s %o' % (os.path.relpath(path, root),
+                                        stat.S_IMODE(mode)))
+    return sorted(set(loose))
 
 
 class CloudTestCase(testtools.TestCase):
@@ -171,3 +249,76 @@ class CloudTestCase(testtools.TestCase):
             self.assertIn(needle, details, '%s: message lacks %r' % (
                 test_id, needle))
         return details
+
+    def assertLoopbackOnly(self, at_least):
+        """Every listener of the cloud's processes is on loopback."""
+        pids = cloud_pids(self.state_dir)
+        found = listeners(pids)
+        self.assertGreaterEqual(len(found), at_least, 'expected at least %d '
+                                'listeners of %s, found %s' % (
+                                    at_least, sorted(set(pids.values())),
+                                    found))
+        wide = [item for item in found
+                if item.host not in ('127.0.0.1', '::1')]
+        self.assertEqual([], wide, 'listeners beyond loopback')
+        return found
+
+    def assertPrivateFiles(self, secrets):
+        """The state dir is 0700 and nothing in it is open to others.
+
+        secrets: paths (relative to the state dir) that hold a password
+        or key and must exist, so the walk cannot pass on an empty dir.
+        """
+        self.assertEqual(0o700, stat.S_IMODE(os.stat(self.state_dir).st_mode))
+        for path in secrets:
+            mode = os.stat(os.path.join(self.state_dir, path)).st_mode
+            self.assertEqual(0o600, stat.S_IMODE(mode), path)
+        # NOTE: tempest runs write their lock files (lock_path) in
+        # tempest/lock with their own umask; they hold nothing.
+        self.assertEqual([], loose_paths(self.state_dir,
+                                         skip=('tempest/lock',)))
+
+    def restart_under_load(self, names, rounds=RESTART_ROUNDS):
+        """Restart each service rounds times while a client churns ports.
+
+        A thread opens and closes TCP connections to every port of the
+        cloud (bounded in count and time); each connection takes a local
+        port from the kernel's ephemeral range, as tempest's and the
+        services' own clients do. Fails on any restart that did not
+        succeed, quoting its one-line error. Returns connections made.
+        """
+        with open(os.path.join(self.state_dir, 'state.json')) as f:
+            targets = sorted(set(json.load(f)['ports'].values()))
+        stop = threading.Event()
+        made = []
+
+        def churn():
+            deadline = time.monotonic() + CHURN_MAX_SECONDS
+            while (not stop.is_set() and len(made) < CHURN_MAX_CONNECTIONS
+                   and time.monotonic() < deadline):
+                port = targets[len(made) % len(targets)]
+                try:
+                    socket.create_connection(('127.0.0.1', port),
+                                             timeout=1).close()
+                except OSError:
+                    pass
+                made.append(port)
+                stop.wait(CHURN_PACE)
+
+        thread = threading.Thread(target=churn, daemon=True)
+        thread.start()
+        failures = []
+        try:
+            for name in names:
+                for attempt in range(rounds):
+                    proc = self.cli('restart', name)
+                    if proc.returncode:
+                        failures.append('%s restart %d: exit %d: %s' % (
+                            name, attempt + 1, proc.returncode,
+                            proc.stderr.strip()))
+        finally:
+            stop.set()
+            thread.join(timeout=30)
+        self.assertEqual([], failures, '%d of %d restarts failed' % (
+            len(failures), rounds * len(names)))
+        return len(made)

@@ -64,6 +64,23 @@ class HeatChecksTest(HeatCloudTestCase):
             self.assertTrue(services.get(name, {}).get('ready'),
                             '%s not ready: %s' % (name, services.get(name)))
 
+    def test_heat_listens_on_loopback_only(self):
+        found = self.assertLoopbackOnly(at_least=12)
+        commands = {item.command for item in found}
+        # NOTE: the Erlang distribution port is the node's remote control.
+        self.assertIn('beam.smp', commands)
+        self.assertIn('epmd', commands)
+
+    def test_heat_credentials_are_private(self):
+        self.assertPrivateFiles(['heat/heat.conf', 'clouds.yaml',
+                                 'tempest/etc/tempest.conf'])
+
+    def test_heat_restarts_under_client_load_never_lose_a_port(self):
+        made = self.restart_under_load(['heat-api', 'heat-api-cfn',
+                                        'heat-engine'])
+        self.assertGreater(made, 1000)
+        self.test_cloud_reports_heat()
+
     def test_healthy_heat_passes_api_tests(self):
         with self.fault():
             results = self.run_tempest(

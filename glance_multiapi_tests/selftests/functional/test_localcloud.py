@@ -16,6 +16,7 @@ import concurrent.futures
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -25,6 +26,7 @@ import uuid
 import requests
 import yaml
 
+from glance_multiapi_tests.localcloud import ports
 from glance_multiapi_tests import polling
 from glance_multiapi_tests.selftests.functional import base
 
@@ -169,6 +171,68 @@ class TestLocalCloud(base.CloudTestCase):
             self.assertEqual(200, resp.status_code, 'restart %d: %s' % (
                 cycle, resp.text[:300]))
 
+    def test_listens_on_loopback_only(self):
+        # NOTE: keystone, two APIs with two ports each, registry, files.
+        self.assertLoopbackOnly(at_least=7)
+
+    def test_credentials_are_private(self):
+        apis = sorted(self.doc()['spec']['glanceAPIs'])
+        self.assertPrivateFiles(
+            ['state.json', 'clouds.yaml', 'keystone/keystone.conf',
+             'keystone/fernet-keys/0', 'tempest/etc/tempest.conf'] +
+            ['glance/apis/%s/glance-api.conf' % api for api in apis])
+
+    def test_restarts_under_client_load_never_lose_a_port(self):
+        apis = sorted(self.doc()['spec']['glanceAPIs'])
+        made = self.restart_under_load(
+            ['keystone', 'registry', 'fileserver'] +
+            ['glance-' + api for api in apis])
+        self.assertGreater(made, 1000)
+        status = json.loads(self.cli('status', '-o', 'json').stdout)
+        for api in apis:
+            self.assertTrue(status['apis'][api]['ready'], status)
+
+    def test_ports_lie_outside_the_ephemeral_range(self):
+        with open(os.path.join(self.state_dir, 'state.json')) as f:
+            ports = json.load(f)['ports']
+        with open('/proc/sys/net/ipv4/ip_local_port_range') as f:
+            low, high = (int(v) for v in f.read().split())
+        self.assertGreaterEqual(len(ports), 7, ports)
+        inside = {key: port for key, port in ports.items()
+                  if low <= port <= high}
+        self.assertEqual({}, inside, 'ports any client connection may be '
+                         'handed (ephemeral range %d-%d)' % (low, high))
+
+    def test_restart_onto_a_held_port_names_the_holder(self):
+        with open(os.path.join(self.state_dir, 'run',
+                               'fileserver.pid')) as f:
+            pid = json.load(f)['pid']
+        with open(os.path.join(self.state_dir, 'state.json')) as f:
+            port = json.load(f)['ports']['fileserver']
+        self.addCleanup(self.cli, 'restart', 'fileserver', check=True)
+        os.killpg(pid, signal.SIGTERM)
+        holder = socket.socket()
+        self.addCleanup(holder.close)
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+
+        def bound():
+            try:
+                holder.bind(('127.0.0.1', port))
+            except OSError as exc:
+                return False, exc.strerror
+            return True, 'bound'
+
+        polling.poll(bound, timeout=30, what='the killed file server\'s '
+                     'port %d to be free' % port, describe=str)
+        holder.listen(1)
+        proc = self.cli('restart', 'fileserver')
+        self.assertEqual(98, proc.returncode, proc.stderr)
+        self.assertEqual(1, len(proc.stderr.strip().splitlines()),
+                         proc.stderr)
+        for needle in ('fileserver', '127.0.0.1:%d' % port,
+                       'listener of pid %d' % os.getpid()):
+            self.assertIn(needle, proc.stderr)
+
     def test_refused_patch_changes_nothing(self):
         before = self.doc()
         for patch in ('{"spec": {"keystoneEndpoint": "nope"}}',
@@ -270,13 +334,22 @@ class TestCloudLifecycle(base.CloudTestCase):
 
     def test_busy_port(self):
         sock = socket.socket()
-        sock.bind(('127.0.0.1', 0))
-        sock.listen(1)
         self.addCleanup(sock.close)
-        port = sock.getsockname()[1]
+        for port in ports.block_starts(ports.ephemeral_range()):
+            if ports.untouched(port):
+                sock.bind(('127.0.0.1', port))
+                break
+        sock.listen(1)
         proc = self.run_cli('up', '--spec', self.spec_file(self.ONE_API),
                             '--base-port', str(port))
-        self.assertOneLineError(proc, 98, str(port), 'busy')
+        self.assertOneLineError(proc, 98, str(port), 'busy',
+                                'listener of pid %d' % os.getpid())
+
+    def test_base_port_in_ephemeral_range(self):
+        low, _high = ports.ephemeral_range()
+        proc = self.run_cli('up', '--spec', self.spec_file(self.ONE_API),
+                            '--base-port', str(low + 10))
+        self.assertOneLineError(proc, 22, str(low + 10), 'ephemeral')
 
     def test_missing_binary(self):
         env = dict(os.environ, PATH='/nonexistent')
