@@ -23,7 +23,7 @@ import dataclasses
 import json
 import urllib.parse
 
-from glance_multiapi_tests import commands
+from glance_multiapi_tests.common import commands
 
 API_TYPES = ('split', 'single', 'edge')
 # NOTE: an edge API only ever gets an internal endpoint; split and single

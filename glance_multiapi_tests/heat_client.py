@@ -21,7 +21,7 @@ from oslo_serialization import jsonutils as json
 from tempest.lib.common import rest_client
 from tempest.lib import exceptions as lib_exc
 
-from glance_multiapi_tests import polling
+from glance_multiapi_tests.common import polling
 
 # NOTE: heat answers GET / with 300 Multiple Choices and the versions.
 VERSION_STATUSES = (200, 300)

@@ -19,7 +19,7 @@ the wanted and last seen state and how long they waited.
 
 from tempest.lib import exceptions as lib_exc
 
-from glance_multiapi_tests import polling
+from glance_multiapi_tests.common import polling
 
 # NOTE: glance never leaves these states on its own, so waiting on is
 # pointless.

@@ -18,7 +18,7 @@ and call ``run``; everything after reading is in the pure modules.
 
 import dataclasses
 
-from glance_multiapi_tests import commands
+from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import errors
 from glance_multiapi_tests.imagecheck import mapping

@@ -34,7 +34,7 @@ from glance_multiapi_tests.localcloud import keystone
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import rabbitmq
 from glance_multiapi_tests.localcloud import services
-from glance_multiapi_tests import polling
+from glance_multiapi_tests.common import polling
 
 HEAT_HINT = 'install heat-requirements.txt (openstack-heat) into this venv'
 API_SERVICES = ('heat-api', 'heat-api-cfn')

@@ -29,7 +29,7 @@ import requests
 
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import ports as ports_mod
-from glance_multiapi_tests import polling
+from glance_multiapi_tests.common import polling
 
 STOP_TIMEOUT = 10.0
 # NOTE: a stopped server's listener is gone when its process is; this

@@ -24,7 +24,7 @@ import socket
 
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import processes
-from glance_multiapi_tests import polling
+from glance_multiapi_tests.common import polling
 
 SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server'
 HINT = 'apt-get install rabbitmq-server'

@@ -33,10 +33,10 @@ from tempest.lib import exceptions as lib_exc
 from tempest import test
 
 from glance_multiapi_tests import catalog
-from glance_multiapi_tests import commands
+from glance_multiapi_tests.common import commands
 from glance_multiapi_tests import discovery
 from glance_multiapi_tests import image_clients
-from glance_multiapi_tests import polling
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests import probes
 from glance_multiapi_tests import waiters
 

@@ -27,7 +27,7 @@ from tempest.lib.common.utils import test_utils
 from tempest import test
 import yaml
 
-from glance_multiapi_tests import polling
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.tests import base
 from glance_multiapi_tests.tests import uploader_fixtures
 

@@ -37,7 +37,7 @@ import fixtures
 import requests
 import yaml
 
-from glance_multiapi_tests import polling
+from glance_multiapi_tests.common import polling
 
 
 def image_bytes(size):

@@ -25,7 +25,7 @@ from openstack import exceptions as sdk_exc
 import requests.adapters
 import urllib3.util
 
-from glance_multiapi_tests import polling
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.uploader import exitcodes
 from glance_multiapi_tests.uploader import streams
 

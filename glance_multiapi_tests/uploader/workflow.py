@@ -24,7 +24,7 @@
 5. The temp dir is the caller's (cli), removed on every exit path.
 """
 
-from glance_multiapi_tests import polling
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.uploader import exitcodes
 from glance_multiapi_tests.uploader import glance as glance_api
 from glance_multiapi_tests.uploader import sources

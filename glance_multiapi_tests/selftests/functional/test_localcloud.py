@@ -27,7 +27,7 @@ import requests
 import yaml
 
 from glance_multiapi_tests.localcloud import ports
-from glance_multiapi_tests import polling
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.selftests.functional import base
 
 STRESS_THREADS = 8

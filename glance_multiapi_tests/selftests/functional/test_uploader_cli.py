@@ -29,7 +29,7 @@ import uuid
 import fixtures
 import yaml
 
-from glance_multiapi_tests import polling
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.selftests.functional import base
 from glance_multiapi_tests.uploader import glance
 from glance_multiapi_tests.uploader import inputs

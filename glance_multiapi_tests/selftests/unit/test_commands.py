@@ -15,7 +15,7 @@ import time
 
 import testtools
 
-from glance_multiapi_tests import commands
+from glance_multiapi_tests.common import commands
 
 
 class CommandsTest(testtools.TestCase):

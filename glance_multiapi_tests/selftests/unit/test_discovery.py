@@ -16,7 +16,7 @@ import types
 
 import testtools
 
-from glance_multiapi_tests import commands
+from glance_multiapi_tests.common import commands
 from glance_multiapi_tests import discovery
 
 SOURCE = "discovery command 'get'"

@@ -13,7 +13,6 @@
 """A rebuild of the consolidated heat image restarts heat-engine; a stack
 in progress at that moment must still end COMPLETE or FAILED."""
 
-import shlex
 import time
 
 from oslo_log import log as logging
@@ -21,9 +20,9 @@ from testtools import content
 from tempest import config
 from tempest.lib import decorators
 
-from glance_multiapi_tests import commands
+from glance_multiapi_tests.common import commands
 from glance_multiapi_tests import heat_client
-from glance_multiapi_tests import polling
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.tests import heat_base
 
 CONF = config.CONF
@@ -87,9 +86,9 @@ class HeatEngineRestartTest(heat_base.HeatTest):
 
     def _restart(self):
         opts = CONF.consolidated_heat
-        # NOTE: str.replace, not format: a command may hold other braces.
-        command = opts.restart_command.replace(
-            '{service}', shlex.quote(opts.restart_service))
+        command = commands.render(opts.restart_command,
+                                  option='restart_command',
+                                  service=opts.restart_service)
         started = time.monotonic()
         output = commands.run(command, timeout=opts.restart_timeout,
                               what='restart command')

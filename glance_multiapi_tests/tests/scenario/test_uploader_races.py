@@ -20,7 +20,7 @@ alt project created.
 from tempest import config
 from tempest.lib import decorators
 
-from glance_multiapi_tests import polling
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.tests import uploader_base
 from glance_multiapi_tests.tests import uploader_fixtures
 

@@ -10,11 +10,13 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Running the discovery and patch commands the operator configured.
+"""Running the shell commands a deployment is reached through.
 
-Both are shell command lines (``oc get glance glance -o json``, ``oc patch
-... -p {patch}``), so they run through the shell, in their own process
-group, killed as a group when they outlive their timeout.
+The discovery, patch, restart, version and uploader commands are shell
+command lines (``oc get glance glance -o json``, ``oc patch ... -p
+{patch}``), so they run through the shell, in their own process group,
+killed as a group when they outlive their timeout. ``render`` fills their
+``{placeholders}``. Used by the plugin and the image check alike.
 """
 
 import json
@@ -84,14 +86,28 @@ def nest_patch(spec_path, spec_patch):
     return patch
 
 
+def render(template, *, option, required=(), **values):
+    """template with each {name} replaced by its shell-quoted value.
+
+    :param option: the option the template came from, for errors.
+    :param required: names that must appear in the template.
+    :raises ValueError: when a required placeholder is missing.
+    """
+    for name in required:
+        if '{%s}' % name not in template:
+            raise ValueError('%s %r has no {%s} placeholder' % (
+                option, template, name))
+    # NOTE: str.replace, not str.format: the template may hold other braces.
+    for name, value in values.items():
+        template = template.replace('{%s}' % name, shlex.quote(str(value)))
+    return template
+
+
 def render_patch_command(template, patch):
     """The patch command line with {patch} replaced by the quoted JSON."""
-    if PATCH_PLACEHOLDER not in template:
-        raise ValueError('patch_command %r has no %s placeholder' %
-                         (template, PATCH_PLACEHOLDER))
     text = json.dumps(patch, separators=(',', ':'), sort_keys=True)
-    # NOTE: str.replace, not str.format: the template may hold other braces.
-    return template.replace(PATCH_PLACEHOLDER, shlex.quote(text))
+    return render(template, option='patch_command', required=('patch',),
+                  patch=text)
 
 
 def apply_spec_patch(opts, spec_patch):
