@@ -30,10 +30,8 @@ from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import services
 from glance_multiapi_tests.localcloud import spec as spec_mod
 from glance_multiapi_tests.localcloud import tempestconf
+from glance_multiapi_tests.multiapi import glance_cr
 
-INTERFACES = {'split': ('public', 'internal'),
-              'single': ('public', 'internal'),
-              'edge': ('internal',)}
 OWN_ENTRIES = ('state.json', 'keystone', 'glance', 'registry', 'files',
                'logs', 'run', 'tempest', 'clouds.yaml', '.lock')
 
@@ -58,8 +56,9 @@ def api_ports(state, api):
     """(public port or None, internal port) of an API."""
     api_type = state.data['spec']['glanceAPIs'][api]['type']
     internal = state.port('glance-%s-internal' % api)
-    public = None if api_type == 'edge' else state.port(
-        'glance-%s-public' % api)
+    public = None
+    if 'public' in glance_cr.interfaces(api_type):
+        public = state.port('glance-%s-public' % api)
     return public, internal
 
 
@@ -70,7 +69,7 @@ def api_urls(state, api, faults):
     api_type = state.data['spec']['glanceAPIs'][api]['type']
     return {iface: faults.url(api, iface, 'http://127.0.0.1:%d' %
                               ports[iface])
-            for iface in INTERFACES[api_type]}
+            for iface in glance_cr.interfaces(api_type)}
 
 
 def _wipe(state):

@@ -18,6 +18,7 @@ named on the command line as NAME or NAME=ARG (ARG is usually an API).
 """
 
 from glance_multiapi_tests.localcloud import errors
+from glance_multiapi_tests.multiapi import glance_cr
 
 FAULTS = {}
 
@@ -46,7 +47,8 @@ class Fault(object):
         """A non-edge API that is not the keystoneEndpoint one."""
         current = self.spec['keystoneEndpoint']
         for name, api in sorted(self.spec['glanceAPIs'].items()):
-            if name != current and api['type'] != 'edge':
+            if name != current and glance_cr.in_catalog_possible(
+                    api['type']):
                 return name
         raise errors.Invalid('fault %s needs a second non-edge API' %
                              self.name)

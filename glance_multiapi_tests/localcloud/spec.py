@@ -17,14 +17,15 @@ Loading, the validation the glance-operator webhook does, JSON merge patch
 Pure logic: nothing here touches a process or the network.
 """
 
-import configparser
 import copy
 import json
 import re
 
 import yaml
 
-API_TYPES = ('split', 'single', 'edge')
+from glance_multiapi_tests.multiapi import glance_cr
+
+API_TYPES = glance_cr.API_TYPES
 # NOTE: GlanceAPI CRs are named <glance>-<api>-<type> and the Services
 # glance-<api>-public; a DNS-1123 label keeps both legal.
 _API_NAME = re.compile(r'^[a-z0-9]([-a-z0-9]{0,28}[a-z0-9])?$')
@@ -73,7 +74,7 @@ def normalize(data, source='spec'):
         if not isinstance(api, dict):
             raise SpecError('%s: must be a mapping, got %s' %
                             (where, type(api).__name__))
-        api.setdefault('type', 'split')
+        api.setdefault('type', glance_cr.DEFAULT_TYPE)
         api.setdefault('replicas', 1)
         if api['type'] not in API_TYPES:
             raise SpecError('%s.type: %r is not one of %s' %
@@ -88,54 +89,40 @@ def normalize(data, source='spec'):
             raise SpecError('%s.customServiceConfig must be a string' % where)
         apis[name] = api
         api_stores(spec, name, source)
+    types = {name: api['type'] for name, api in apis.items()}
     keystone_endpoint = spec.get('keystoneEndpoint')
     if keystone_endpoint is None:
-        non_edge = [n for n, a in apis.items() if a['type'] != 'edge']
-        if len(non_edge) != 1:
+        keystone_endpoint = glance_cr.default_keystone_endpoint(types)
+        if keystone_endpoint is None:
             raise SpecError('%s: spec.keystoneEndpoint is required when '
                             'there is not exactly one non-edge API' % source)
-        keystone_endpoint = spec['keystoneEndpoint'] = non_edge[0]
-    if keystone_endpoint not in apis:
+        spec['keystoneEndpoint'] = keystone_endpoint
+    problem = glance_cr.keystone_endpoint_problem(keystone_endpoint, types)
+    if problem == glance_cr.UNKNOWN_API:
         raise SpecError('%s: spec.keystoneEndpoint %r names no API in '
                         'spec.glanceAPIs (%s)' %
                         (source, keystone_endpoint, ', '.join(sorted(apis))))
-    if apis[keystone_endpoint]['type'] == 'edge':
+    if problem == glance_cr.EDGE_API:
         raise SpecError('%s: spec.keystoneEndpoint %r names an edge API, '
                         'which is never registered in the catalog' %
                         (source, keystone_endpoint))
     return spec
 
 
-def _parse_ini(text, where):
-    parser = configparser.ConfigParser(strict=False, interpolation=None)
-    try:
-        parser.read_string(text or '')
-    except configparser.Error as exc:
-        raise SpecError('%s.customServiceConfig: not valid INI: %s' %
-                        (where, str(exc).splitlines()[0]))
-    return parser
-
-
 def api_stores(spec, name, source='spec'):
     """Return (default store, [store names]) of one API of the spec.
 
-    An API's own customServiceConfig wins over the top-level one, as in the
-    operator, which appends the API's snippet after the Glance one.
+    An API's own customServiceConfig wins over the top-level one, as in
+    glance_cr.backends.
     """
     where = '%s: spec.glanceAPIs.%s' % (source, name)
-    default = None
-    stores = []
-    for text in (spec.get('customServiceConfig', ''),
-                 spec['glanceAPIs'][name].get('customServiceConfig', '')):
-        ini = _parse_ini(text, where)
-        if ini.has_option('DEFAULT', 'enabled_backends'):
-            stores = []
-            for item in ini.get('DEFAULT', 'enabled_backends').split(','):
-                store = item.split(':', 1)[0].strip()
-                if store:
-                    stores.append(store)
-        if ini.has_option('glance_store', 'default_backend'):
-            default = ini.get('glance_store', 'default_backend').strip()
+    try:
+        default, stores = glance_cr.backends(
+            [(where, spec.get('customServiceConfig', '')),
+             (where, spec['glanceAPIs'][name].get('customServiceConfig',
+                                                  ''))])
+    except glance_cr.ConfigError as exc:
+        raise SpecError('%s.customServiceConfig: %s' % (where, exc.problem))
     if not default:
         raise SpecError('%s: customServiceConfig sets no [glance_store] '
                         'default_backend' % where)

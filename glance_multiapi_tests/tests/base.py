@@ -32,12 +32,12 @@ from tempest.lib.common.utils import test_utils
 from tempest.lib import exceptions as lib_exc
 from tempest import test
 
-from glance_multiapi_tests import catalog
+from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.common import commands
-from glance_multiapi_tests import discovery
+from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests import image_clients
 from glance_multiapi_tests.common import polling
-from glance_multiapi_tests import probes
+from glance_multiapi_tests.multiapi import probes
 from glance_multiapi_tests import waiters
 
 CONF = config.CONF

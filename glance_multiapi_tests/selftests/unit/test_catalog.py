@@ -12,8 +12,8 @@
 
 import testtools
 
-from glance_multiapi_tests import catalog
-from glance_multiapi_tests import discovery
+from glance_multiapi_tests.multiapi import catalog
+from glance_multiapi_tests.multiapi import discovery
 
 INTERFACES = ['public', 'internal']
 

@@ -17,7 +17,7 @@ import types
 import testtools
 
 from glance_multiapi_tests.common import commands
-from glance_multiapi_tests import discovery
+from glance_multiapi_tests.multiapi import discovery
 
 SOURCE = "discovery command 'get'"
 

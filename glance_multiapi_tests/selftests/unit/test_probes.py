@@ -15,7 +15,7 @@ import socket
 
 import testtools
 
-from glance_multiapi_tests import probes
+from glance_multiapi_tests.multiapi import probes
 from glance_multiapi_tests.selftests.unit import stub_http
 
 

@@ -12,7 +12,7 @@
 
 from tempest.lib import decorators
 
-from glance_multiapi_tests import catalog
+from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.tests import base
 
 

@@ -15,8 +15,8 @@ import ssl
 from tempest import config
 from tempest.lib import decorators
 
-from glance_multiapi_tests import catalog
-from glance_multiapi_tests import probes
+from glance_multiapi_tests.multiapi import catalog
+from glance_multiapi_tests.multiapi import probes
 from glance_multiapi_tests.tests import base
 
 CONF = config.CONF

@@ -16,8 +16,8 @@ from oslo_log import log as logging
 from tempest import config
 from tempest.lib import decorators
 
-from glance_multiapi_tests import catalog
-from glance_multiapi_tests import discovery
+from glance_multiapi_tests.multiapi import catalog
+from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests import waiters
 from glance_multiapi_tests.tests import base
 

@@ -18,21 +18,14 @@ running the command lives in ``commands``; ``discover`` combines both and
 lets every explicit option win over what the command reported.
 """
 
-import configparser
 import dataclasses
 import json
 import urllib.parse
 
 from glance_multiapi_tests.common import commands
+from glance_multiapi_tests.multiapi import glance_cr
 
-API_TYPES = ('split', 'single', 'edge')
-# NOTE: an edge API only ever gets an internal endpoint; split and single
-# expose both, so a missing one is a broken deployment, not a choice.
-INTERFACES_BY_TYPE = {
-    'split': ('public', 'internal'),
-    'single': ('public', 'internal'),
-    'edge': ('internal',),
-}
+API_TYPES = glance_cr.API_TYPES
 
 
 class DiscoveryError(Exception):
@@ -44,13 +37,13 @@ class Api:
     """One Glance API: its name, type, URL per interface, default store."""
 
     name: str
-    type: str = 'split'
+    type: str = glance_cr.DEFAULT_TYPE
     endpoints: dict = dataclasses.field(default_factory=dict)
     default_store: str = None
 
     @property
     def is_edge(self):
-        return self.type == 'edge'
+        return not glance_cr.in_catalog_possible(self.type)
 
     def url(self, preferred='public'):
         """The URL on the preferred interface, else any it has."""
@@ -109,22 +102,10 @@ def default_backend(snippets, source, field):
     The operator appends the API's own customServiceConfig after the Glance
     one, so the API's value overrides the top-level value.
     """
-    store = None
-    for name, text in snippets:
-        if text is None:
-            continue
-        if not isinstance(text, str):
-            raise _field_error(source, name, 'expected a string, got %s'
-                               % type(text).__name__)
-        parser = configparser.ConfigParser(strict=False, interpolation=None)
-        try:
-            parser.read_string(text)
-        except configparser.Error as exc:
-            raise _field_error(source, name, 'not valid INI: %s' %
-                               str(exc).splitlines()[0])
-        if parser.has_option('glance_store', 'default_backend'):
-            store = parser.get('glance_store', 'default_backend').strip()
-    return store or None
+    try:
+        return glance_cr.backends(snippets)[0]
+    except glance_cr.ConfigError as exc:
+        raise _field_error(source, exc.field, exc.problem)
 
 
 def _mapping(value, source, field):
@@ -164,12 +145,12 @@ def parse_cr(text, source, strict=True):
     for name in sorted(apis_spec):
         field = 'spec.glanceAPIs.%s' % name
         api_spec = _mapping(apis_spec[name] or {}, source, field)
-        api_type = api_spec.get('type') or 'split'
+        api_type = api_spec.get('type') or glance_cr.DEFAULT_TYPE
         if api_type not in API_TYPES:
             raise _field_error(source, field + '.type', '%r is not one of '
                                '%s' % (api_type, ', '.join(API_TYPES)))
         urls = {}
-        for interface in INTERFACES_BY_TYPE[api_type]:
+        for interface in glance_cr.interfaces(api_type):
             key = '%s-%s' % (name, interface)
             if key in endpoints:
                 urls[interface] = check_url(
@@ -189,27 +170,32 @@ def parse_cr(text, source, strict=True):
                          default_store=store)
     keystone_endpoint = spec.get('keystoneEndpoint')
     if keystone_endpoint is None:
-        # NOTE: the operator defaults it to the only API there is.
-        candidates = [a.name for a in apis.values() if not a.is_edge]
-        if len(candidates) != 1:
+        keystone_endpoint = glance_cr.default_keystone_endpoint(
+            _types(apis))
+        if keystone_endpoint is None:
             raise _field_error(source, 'spec.keystoneEndpoint',
                                'missing, and there is not exactly one '
                                'non-edge API to default to')
-        keystone_endpoint = candidates[0]
     deployment = Deployment(apis=apis, keystone_endpoint=keystone_endpoint,
                             source=source)
     validate(deployment, 'spec.keystoneEndpoint')
     return deployment
 
 
+def _types(apis):
+    return {name: api.type for name, api in apis.items()}
+
+
 def validate(deployment, keystone_field):
     """Refuse a Deployment whose keystoneEndpoint is unknown or edge."""
     name = deployment.keystone_endpoint
-    if name not in deployment.apis:
+    problem = glance_cr.keystone_endpoint_problem(
+        name, _types(deployment.apis))
+    if problem == glance_cr.UNKNOWN_API:
         raise _field_error(deployment.source, keystone_field,
                            '%r names no API (APIs: %s)' % (
                                name, ', '.join(sorted(deployment.apis))))
-    if deployment.apis[name].is_edge:
+    if problem == glance_cr.EDGE_API:
         raise _field_error(deployment.source, keystone_field,
                            '%r is an edge API, which is never in the '
                            'catalog' % name)
@@ -267,11 +253,11 @@ def apply_options(base, opts):
     keystone_endpoint = opts.keystone_endpoint or (
         base.keystone_endpoint if base else None)
     if keystone_endpoint is None:
-        non_edge = [a.name for a in apis.values() if not a.is_edge]
-        if len(non_edge) != 1:
+        keystone_endpoint = glance_cr.default_keystone_endpoint(
+            _types(apis))
+        if keystone_endpoint is None:
             raise _field_error(source, 'keystone_endpoint', 'unset, and '
                                'there is not exactly one non-edge API')
-        keystone_endpoint = non_edge[0]
     return validate(Deployment(apis=apis, keystone_endpoint=keystone_endpoint,
                                source=source), 'keystone_endpoint')
 
