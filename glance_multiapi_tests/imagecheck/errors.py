@@ -12,6 +12,8 @@
 
 """Errors of the image check, each carrying the exit code it maps to."""
 
+from glance_multiapi_tests.common import errors
+
 # NOTE: 22 is EINVAL: the input was read but does not mean anything valid.
 EXIT_CONSISTENT = 0
 EXIT_INCONSISTENT = 1
@@ -20,7 +22,7 @@ EXIT_MALFORMED = 22
 EXIT_UNAVAILABLE = 23
 
 
-class ImageCheckError(Exception):
+class ImageCheckError(errors.CliError):
     """The check could not run; str() is the one line to print."""
 
     exit_code = EXIT_USAGE

@@ -12,6 +12,8 @@
 
 """Errors of the embedded cloud, each carrying its documented exit code."""
 
+from glance_multiapi_tests.common import errors as cli_errors
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -33,15 +35,10 @@ EXIT_CODES_HELP = """exit codes:
 """
 
 
-class CloudError(Exception):
+class CloudError(cli_errors.CliError):
     """One line for the user plus the exit code the CLI returns."""
 
     exit_code = EXIT_FAILED
-
-    def __init__(self, message, exit_code=None):
-        super().__init__(message)
-        if exit_code is not None:
-            self.exit_code = exit_code
 
 
 class NotUp(CloudError):

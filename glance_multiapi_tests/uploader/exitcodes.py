@@ -16,7 +16,7 @@
 on; the others are ours and keep distinct failures apart for CI readers.
 """
 
-import textwrap
+from glance_multiapi_tests.common import errors
 
 SUCCESS = 0
 FOREIGN_QUEUED = 1
@@ -58,18 +58,17 @@ MEANINGS = (
 )
 
 
-class UploaderError(Exception):
+class UploaderError(errors.CliError):
     """A failure that ends the run with one line and a documented code."""
 
     def __init__(self, code, message):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message, exit_code=code)
+
+    @property
+    def code(self):
+        return self.exit_code
 
 
 def help_table():
     """Return the exit code table as text for --help and the README."""
-    return '\n'.join(
-        textwrap.fill(text, width=79, initial_indent='  %3d  ' % code,
-                      subsequent_indent=' ' * 7)
-        for code, text in MEANINGS)
+    return errors.exit_code_table(MEANINGS)
