@@ -180,3 +180,21 @@ def snapshot(catalog, region=None, service_type=IMAGE_TYPE):
         for interface, urls in endpoints_by_interface(service,
                                                       region).items()
         for url in urls)
+
+
+def from_v2(entries):
+    """A keystone v2 catalog in the v3 shape, so one judge reads both."""
+    # NOTE: keystone v2 lists publicURL/internalURL per region.
+    services = []
+    for entry in entries or []:
+        endpoints = []
+        for ep in entry.get('endpoints', []):
+            for interface in ('public', 'internal', 'admin'):
+                if ep.get(interface + 'URL'):
+                    endpoints.append({'interface': interface,
+                                      'region': ep.get('region'),
+                                      'url': ep[interface + 'URL']})
+        services.append({'type': entry.get('type'),
+                         'name': entry.get('name'),
+                         'id': entry.get('id'), 'endpoints': endpoints})
+    return services

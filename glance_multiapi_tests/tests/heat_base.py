@@ -22,7 +22,8 @@ from tempest.lib.common.utils import data_utils
 from tempest.lib.common.utils import test_utils
 from tempest import test
 
-from glance_multiapi_tests import heat_client
+from glance_multiapi_tests.services.orchestration import heat_client
+from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
 TEMPLATE_VERSION = '2018-08-31'
@@ -71,7 +72,7 @@ class HeatTest(test.BaseTestCase):
 
     def wait_for_stack(self, name, stack_id, wanted, gone_ok=False):
         opts = CONF.consolidated_heat
-        return heat_client.wait_for_stack(
+        return waiters.wait_for_stack(
             self.heat, name, stack_id, wanted=wanted,
             timeout=opts.build_timeout, interval=opts.build_interval,
             gone_ok=gone_ok)

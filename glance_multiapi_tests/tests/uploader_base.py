@@ -27,9 +27,9 @@ from tempest.lib.common.utils import test_utils
 from tempest import test
 import yaml
 
-from glance_multiapi_tests.common import polling
-from glance_multiapi_tests.tests import base
+from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import uploader_fixtures
+from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
 CLOUD = 'uploader-primary'
@@ -44,7 +44,7 @@ class UploaderScenarioTest(test.BaseTestCase):
     def skip_checks(cls):
         """Skip without Glance or when the uploader scenarios are off."""
         super().skip_checks()
-        base.skip_unless_glance(cls)
+        skips.skip_unless_glance(cls)
         if not CONF.image_uploader.enabled:
             raise cls.skipException('[image_uploader] enabled is False')
 
@@ -187,16 +187,8 @@ class UploaderScenarioTest(test.BaseTestCase):
                          % (left, result.describe()))
 
     def assertGone(self, client, image_id, why):
-        def check():
-            try:
-                status = client.show_image(image_id)['status']
-            except Exception as exc:
-                if getattr(getattr(exc, 'resp', None), 'status', 0) == 404:
-                    return True, 'gone'
-                raise
-            return status == 'deleted', status
         try:
-            polling.poll(check, what='image %s gone' % image_id,
-                         timeout=CONF.image.build_timeout)
-        except polling.PollTimeout as exc:
+            waiters.wait_for_image_deleted(client, image_id,
+                                           timeout=CONF.image.build_timeout)
+        except waiters.Timeout as exc:
             self.fail('%s: %s' % (why, exc))

@@ -37,7 +37,7 @@ import fixtures
 import requests
 import yaml
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.tests import waiters
 
 
 def image_bytes(size):
@@ -181,9 +181,9 @@ class SavingImage(fixtures.Fixture):
         self._thread.start()
         self.addCleanup(self._thread.join, self.timeout)
         self.addCleanup(self.release, 'abort')
-        polling.poll(lambda: self.status() == 'saving',
-                     what='image %s saving under a held upload'
-                     % self.image['id'], timeout=self.timeout)
+        waiters.wait_for(lambda: self.status() == 'saving',
+                         what='image %s saving under a held upload'
+                         % self.image['id'], timeout=self.timeout)
 
     def _put(self, url, held, headers):
         try:

@@ -15,7 +15,7 @@ import testtools
 from tempest.lib import exceptions as lib_exc
 
 from glance_multiapi_tests.common import polling
-from glance_multiapi_tests import waiters
+from glance_multiapi_tests.tests import waiters
 
 
 class _Client(object):

@@ -13,10 +13,10 @@
 from tempest.lib import decorators
 
 from glance_multiapi_tests.multiapi import catalog
-from glance_multiapi_tests.tests import base
+from glance_multiapi_tests.tests import multiapi_base
 
 
-class CatalogOwnershipTest(base.MultiApiTest):
+class CatalogOwnershipTest(multiapi_base.MultiApiTest):
     """The catalog's image service belongs to the keystoneEndpoint API."""
 
     def _problems(self):

@@ -20,74 +20,12 @@ glance_multiapi_tests.imagecheck; these tests feed it the configured
 inputs and fail with every disagreement it finds.
 """
 
-from oslo_log import log as logging
-from tempest import config
 from tempest.lib import decorators
-from tempest import test
 
-from glance_multiapi_tests.imagecheck import errors
-from glance_multiapi_tests.imagecheck import loader
-from glance_multiapi_tests.imagecheck import report
-
-CONF = config.CONF
-LOG = logging.getLogger(__name__)
+from glance_multiapi_tests.tests import consolidated_base
 
 
-def _inputs(with_references):
-    opts = CONF.consolidated_images
-    kwargs = {}
-    if with_references:
-        kwargs = dict(version_file=opts.version_file,
-                      version_command=opts.version_command,
-                      env_file=opts.env_file, env_list=opts.env_list,
-                      env_list_name='[consolidated_images] env_list',
-                      command_timeout=opts.command_timeout)
-    return loader.Inputs(
-        mappings_file=opts.mappings_file,
-        known_names_file=opts.known_image_names_file,
-        known_names=tuple(opts.known_image_names),
-        targets=tuple(opts.targets), **kwargs)
-
-
-def _has_references():
-    opts = CONF.consolidated_images
-    return any((opts.version_file, opts.version_command, opts.env_file,
-                opts.env_list))
-
-
-class ConsolidatedImageTestBase(test.BaseTestCase):
-    """Runs the image check; needs no cloud and no credentials."""
-
-    credentials = []
-
-    @classmethod
-    def skip_checks(cls):
-        """Skip unless an image mapping file is configured."""
-        super().skip_checks()
-        if not CONF.consolidated_images.mappings_file:
-            raise cls.skipException(
-                '[consolidated_images] mappings_file is not set')
-
-    def run_check(self, with_references):
-        """Return the check's report; an unusable input fails the test."""
-        try:
-            result = loader.run(_inputs(with_references))
-        except errors.ImageCheckError as exc:
-            self.fail('the consolidated image check could not run: %s'
-                      % exc)
-        LOG.info('consolidated image check:\n%s', report.as_text(result))
-        return result
-
-    def assert_no_findings(self, result, findings, what):
-        if not findings:
-            return
-        self.fail('%s: %d disagreement(s):\n%s\n\n%s' % (
-            what, len(findings),
-            '\n'.join('%s: %s' % (f.kind, f.message) for f in findings),
-            report.table(result.rows)))
-
-
-class ConsolidatedImageMappingTest(ConsolidatedImageTestBase):
+class ConsolidatedImageMappingTest(consolidated_base.ConsolidatedImageTest):
     """The image mapping itself."""
 
     @decorators.idempotent_id('efcb2209-0ad6-438d-9cce-c771bd87d2f8')
@@ -99,14 +37,14 @@ class ConsolidatedImageMappingTest(ConsolidatedImageTestBase):
             'image mapping %s' % result.mapping)
 
 
-class ConsolidatedImageReferencesTest(ConsolidatedImageTestBase):
+class ConsolidatedImageReferencesTest(consolidated_base.ConsolidatedImageTest):
     """The deployed references of the fields of each image."""
 
     @classmethod
     def skip_checks(cls):
         """Skip unless a source of deployed references is configured too."""
         super().skip_checks()
-        if not _has_references():
+        if not consolidated_base.has_references():
             raise cls.skipException(
                 '[consolidated_images] sets none of version_command, '
                 'version_file, env_file, env_list')

@@ -17,7 +17,7 @@ from tempest.lib import decorators
 
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import probes
-from glance_multiapi_tests.tests import base
+from glance_multiapi_tests.tests import multiapi_base
 
 CONF = config.CONF
 
@@ -32,7 +32,7 @@ def _ssl_context():
     return context
 
 
-class ImageEndpointsTest(base.MultiApiTest):
+class ImageEndpointsTest(multiapi_base.MultiApiTest):
     """Every image endpoint resolves, accepts and serves a v2 document."""
 
     @decorators.idempotent_id('cbbda0b4-77fa-4bc8-9a0b-56396f881d53')

@@ -13,12 +13,12 @@
 from tempest import config
 from tempest.lib import decorators
 
-from glance_multiapi_tests.tests import base
+from glance_multiapi_tests.tests import multiapi_base
 
 CONF = config.CONF
 
 
-class StorePlacementTest(base.MultiApiTest):
+class StorePlacementTest(multiapi_base.MultiApiTest):
     """Each API writes to its own default store, reached by its own URL."""
 
     def _apis(self):
@@ -43,7 +43,7 @@ class StorePlacementTest(base.MultiApiTest):
                 image = self.upload_image(
                     client, 'placement-%s' % api.name, data)
             self.assertEqual(
-                [expected], base.image_stores(image),
+                [expected], multiapi_base.image_stores(image),
                 'image %s uploaded through %s landed in store(s) %r; '
                 'expected only %s, the default store of %s' % (
                     image['id'], self.where(client),

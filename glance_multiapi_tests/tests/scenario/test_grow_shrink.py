@@ -18,15 +18,15 @@ from tempest.lib import decorators
 
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
-from glance_multiapi_tests import waiters
-from glance_multiapi_tests.tests import base
+from glance_multiapi_tests.tests import waiters
+from glance_multiapi_tests.tests import multiapi_base
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
 
 
 @decorators.serial
-class GrowShrinkTest(base.MultiApiScenarioTest):
+class GrowShrinkTest(multiapi_base.MultiApiScenarioTest):
     """Adding and removing an API leaves the catalog alone."""
 
     @classmethod
@@ -106,7 +106,7 @@ class GrowShrinkTest(base.MultiApiScenarioTest):
         with self.talking_to(client, 'uploading an image'):
             image = self.upload_image(client, 'grown-%s' % name, data)
         self.assertEqual(
-            [opts.grow_api_store], base.image_stores(image),
+            [opts.grow_api_store], multiapi_base.image_stores(image),
             'image %s uploaded through added API %s landed in store(s) %r; '
             'expected %s' % (image['id'], self.where(client),
                              image.get('stores'), opts.grow_api_store))

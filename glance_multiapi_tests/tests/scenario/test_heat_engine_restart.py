@@ -21,9 +21,8 @@ from tempest import config
 from tempest.lib import decorators
 
 from glance_multiapi_tests.common import commands
-from glance_multiapi_tests import heat_client
-from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.tests import heat_base
+from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
@@ -74,9 +73,10 @@ class HeatEngineRestartTest(heat_base.HeatTest):
                                     opts.in_progress_seconds))
             return states.get(SLOW) == 'CREATE_IN_PROGRESS', states
 
-        polling.poll(check, timeout=opts.build_timeout, interval=0.2,
-                     max_interval=1, what='resource %s of stack %s (%s) to '
-                     'be CREATE_IN_PROGRESS' % (SLOW, name, stack_id))
+        waiters.wait_for(check, timeout=opts.build_timeout, interval=0.2,
+                         max_interval=1,
+                         what='resource %s of stack %s (%s) to be '
+                         'CREATE_IN_PROGRESS' % (SLOW, name, stack_id))
 
     def _resource_states(self, name, stack_id):
         return ', '.join(sorted('%s %s' % (r['resource_name'],
@@ -106,10 +106,10 @@ class HeatEngineRestartTest(heat_base.HeatTest):
         command, restart_seconds = self._restart()
         after_restart = time.monotonic()
         try:
-            stack = heat_client.wait_for_terminal(
+            stack = waiters.wait_for_terminal(
                 self.heat, name, stack_id, timeout=opts.terminal_timeout,
                 interval=opts.build_interval)
-        except polling.PollTimeout as exc:
+        except waiters.Timeout as exc:
             self.fail('%s restart took %.1f s (%s), then stack %s (%s) '
                       'stayed in progress; resources: %s; %s; %s' % (
                           opts.restart_service, restart_seconds, command,

@@ -15,14 +15,14 @@ from tempest import config
 from tempest.lib import decorators
 import testtools
 
-from glance_multiapi_tests.tests import base
+from glance_multiapi_tests.tests import multiapi_base
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
 
 
 @decorators.serial
-class KeystoneEndpointSwitchoverTest(base.MultiApiScenarioTest):
+class KeystoneEndpointSwitchoverTest(multiapi_base.MultiApiScenarioTest):
     """Moving the catalog to another API moves where uploads land."""
 
     @classmethod
@@ -93,7 +93,7 @@ class KeystoneEndpointSwitchoverTest(base.MultiApiScenarioTest):
             after = self.upload_image(self.images_client, 'post-switch',
                                       data)
         self.assertEqual(
-            [target.default_store], base.image_stores(after),
+            [target.default_store], multiapi_base.image_stores(after),
             'after switching keystoneEndpoint %s -> %s, image %s uploaded '
             'through the catalog landed in store(s) %r; expected %s, the '
             'default store of %s' % (

@@ -20,9 +20,9 @@ alt project created.
 from tempest import config
 from tempest.lib import decorators
 
-from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.tests import uploader_base
 from glance_multiapi_tests.tests import uploader_fixtures
+from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
 
@@ -39,13 +39,14 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
     def _wait_download_then_hold(self, run, key, saving):
         """The uploader must still wait saving_hold s after downloading."""
         path = '/%s.raw' % key
-        polling.poll(lambda: self.source.downloads(path) or run.finished(),
-                     what='uploader to download %s' % path,
-                     timeout=self.opts.run_timeout)
+        waiters.wait_for(
+            lambda: self.source.downloads(path) or run.finished(),
+            what='uploader to download %s' % path,
+            timeout=self.opts.run_timeout)
         try:
-            polling.poll(run.finished, what='uploader to exit',
-                         timeout=self.opts.saving_hold, interval=0.5)
-        except polling.PollTimeout:
+            waiters.wait_for(run.finished, what='uploader to exit',
+                             timeout=self.opts.saving_hold, interval=0.5)
+        except waiters.Timeout:
             return
         result = run.wait()
         self.fail('uploader did not wait for image %s, which is still %s: '

@@ -14,21 +14,15 @@
 
 Tempest no longer ships an orchestration client, so this is a small
 tempest.lib RestClient for heat-api (orchestration) and heat-api-cfn
-(cloudformation), plus a stack waiter built on polling.poll.
+(cloudformation). Its stack waiters live with every other waiter in
+tests/waiters.py.
 """
 
 from oslo_serialization import jsonutils as json
 from tempest.lib.common import rest_client
-from tempest.lib import exceptions as lib_exc
-
-from glance_multiapi_tests.common import polling
 
 # NOTE: heat answers GET / with 300 Multiple Choices and the versions.
 VERSION_STATUSES = (200, 300)
-
-
-class StackFailed(Exception):
-    """A stack reached a FAILED state while another one was wanted."""
 
 
 class HeatClient(rest_client.RestClient):
@@ -70,51 +64,3 @@ class HeatClient(rest_client.RestClient):
     def delete_stack(self, name, stack_id):
         resp, _body = self.delete('stacks/%s/%s' % (name, stack_id))
         self.expected_success(204, resp.status)
-
-
-def _describe(stack):
-    if stack is None:
-        return 'gone (404)'
-    return '%s (%s)' % (stack['stack_status'],
-                        stack.get('stack_status_reason') or 'no reason')
-
-
-def wait_for_stack(client, name, stack_id, *, wanted, timeout, interval,
-                   gone_ok=False):
-    """Poll a stack until its status is wanted; return the stack.
-
-    A FAILED status other than wanted raises StackFailed at once; with
-    gone_ok a 404 counts as reached (a deleted stack may vanish).
-    """
-    def check():
-        try:
-            stack = client.show_stack(name, stack_id)
-        except lib_exc.NotFound:
-            if gone_ok:
-                return True, None
-            raise
-        status = stack['stack_status']
-        if status == wanted:
-            return True, stack
-        if status.endswith('_FAILED'):
-            raise StackFailed('stack %s (%s): wanted %s, got %s' % (
-                name, stack_id, wanted, _describe(stack)))
-        return False, stack
-
-    return polling.poll(
-        check, timeout=timeout, interval=interval,
-        what='stack %s (%s) to be %s at %s' % (name, stack_id, wanted,
-                                               client.base_url),
-        describe=_describe)
-
-
-def wait_for_terminal(client, name, stack_id, *, timeout, interval):
-    """Poll a stack until it is no longer *_IN_PROGRESS; return it."""
-    def check():
-        stack = client.show_stack(name, stack_id)
-        return not stack['stack_status'].endswith('_IN_PROGRESS'), stack
-
-    return polling.poll(
-        check, timeout=timeout, interval=interval,
-        what='stack %s (%s) to leave IN_PROGRESS (COMPLETE or FAILED) at %s'
-        % (name, stack_id, client.base_url), describe=_describe)

@@ -32,13 +32,13 @@ from tempest.lib.common.utils import test_utils
 from tempest.lib import exceptions as lib_exc
 from tempest import test
 
-from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.common import commands
+from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
-from glance_multiapi_tests import image_clients
-from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.multiapi import probes
-from glance_multiapi_tests import waiters
+from glance_multiapi_tests.services.image import fixed_url_client
+from glance_multiapi_tests.tests import skips
+from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
@@ -54,31 +54,6 @@ def image_stores(image):
                   if s.strip())
 
 
-def skip_unless_glance(test_class):
-    """Raise test_class.skipException unless [service_available] glance."""
-    if not CONF.service_available.glance:
-        raise test_class.skipException('Glance is not available '
-                                       '([service_available] glance)')
-
-
-def _v2_catalog(entries):
-    # NOTE: keystone v2 lists publicURL/internalURL per region; turn it
-    # into the v3 shape so that one judge reads both.
-    services = []
-    for entry in entries or []:
-        endpoints = []
-        for ep in entry.get('endpoints', []):
-            for interface in ('public', 'internal', 'admin'):
-                if ep.get(interface + 'URL'):
-                    endpoints.append({'interface': interface,
-                                      'region': ep.get('region'),
-                                      'url': ep[interface + 'URL']})
-        services.append({'type': entry.get('type'),
-                         'name': entry.get('name'),
-                         'id': entry.get('id'), 'endpoints': endpoints})
-    return services
-
-
 class MultiApiTest(test.BaseTestCase):
     """Learns the deployment and offers image helpers per API."""
 
@@ -88,7 +63,7 @@ class MultiApiTest(test.BaseTestCase):
     def skip_checks(cls):
         """Skip without Glance, when disabled, or with nothing to read."""
         super().skip_checks()
-        skip_unless_glance(cls)
+        skips.skip_unless_glance(cls)
         if not CONF.glance_multiapi.enabled:
             raise cls.skipException('[glance_multiapi] enabled is False')
         if not discovery.has_source(CONF.glance_multiapi):
@@ -127,7 +102,7 @@ class MultiApiTest(test.BaseTestCase):
         auth_data = provider.get_auth()[1]
         if 'catalog' in auth_data:
             return auth_data['catalog']
-        return _v2_catalog(auth_data.get('serviceCatalog'))
+        return catalog.from_v2(auth_data.get('serviceCatalog'))
 
     @classmethod
     def api_client(cls, api):
@@ -145,17 +120,17 @@ class MultiApiTest(test.BaseTestCase):
             ok, why = probes.answers(api.endpoints[interface],
                                      opts.probe_timeout)
             if ok:
-                return image_clients.for_api(cls.os_primary.auth_provider,
-                                             api, interface)
+                return fixed_url_client.for_api(
+                    cls.os_primary.auth_provider, api, interface)
             LOG.warning('%s %s endpoint %s does not answer (%s); trying '
                         'another interface', api.name, interface,
                         api.endpoints[interface], why)
-        return image_clients.for_api(cls.os_primary.auth_provider, api,
-                                     preferred)
+        return fixed_url_client.for_api(cls.os_primary.auth_provider,
+                                        api, preferred)
 
     def where(self, client):
         """Text naming where a client sends requests, for messages."""
-        if isinstance(client, image_clients.FixedUrlImagesClient):
+        if isinstance(client, fixed_url_client.FixedUrlImagesClient):
             return '%s (%s)' % (client.api_name, client.api_url)
         return 'the catalog image endpoint'
 
@@ -275,7 +250,7 @@ class MultiApiScenarioTest(MultiApiTest):
                 check, what='the catalog to hold exactly one image service, '
                 'owned by %s' % owner, timeout=opts.convergence_timeout,
                 interval=opts.convergence_interval)
-        except polling.PollTimeout as exc:
+        except waiters.Timeout as exc:
             self.fail(str(exc))
         return time.monotonic() - start
 
@@ -297,5 +272,5 @@ class MultiApiScenarioTest(MultiApiTest):
                     api.name, 'answer' if up else 'stop answering'),
                 timeout=opts.convergence_timeout,
                 interval=opts.convergence_interval)
-        except polling.PollTimeout as exc:
+        except waiters.Timeout as exc:
             self.fail(str(exc))

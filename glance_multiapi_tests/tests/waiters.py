@@ -10,11 +10,12 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Waiters of the multi-API checks, all built on polling.poll.
+"""Every waiter of the Tempest tests, all built on polling.poll.
 
 Tempest's own waiters are not a stable plugin interface; these fail fast on
-a terminal state and time out with a message naming the image, the API,
-the wanted and last seen state and how long they waited.
+a terminal state and time out (Timeout) with a message naming the image or
+stack, the API, the wanted and last seen state and how long they waited.
+Tests wait through this module only: wait_for for any other condition.
 """
 
 from tempest.lib import exceptions as lib_exc
@@ -26,8 +27,15 @@ from glance_multiapi_tests.common import polling
 _TERMINAL = ('killed', 'deleted', 'deactivated')
 
 
+Timeout = polling.PollTimeout
+
+
 class ImageFailed(Exception):
     """The image reached a state it cannot leave."""
+
+
+class StackFailed(Exception):
+    """A stack reached a FAILED state while another one was wanted."""
 
 
 def wait_for_image_status(client, image_id, status, *, timeout,
@@ -61,7 +69,56 @@ def wait_for_image_deleted(client, image_id, *, timeout, interval=0.5):
                  timeout=timeout, interval=interval, describe=str)
 
 
-def wait_for(check, *, what, timeout, interval):
+def wait_for(check, *, what, timeout, interval=0.2, max_interval=None):
     """Poll a (ready, seen) check; the seen value is shown on timeout."""
     return polling.poll(check, what=what, timeout=timeout,
-                        interval=interval, describe=str)
+                        interval=interval, max_interval=max_interval,
+                        describe=str)
+
+
+def _describe(stack):
+    if stack is None:
+        return 'gone (404)'
+    return '%s (%s)' % (stack['stack_status'],
+                        stack.get('stack_status_reason') or 'no reason')
+
+
+def wait_for_stack(client, name, stack_id, *, wanted, timeout, interval,
+                   gone_ok=False):
+    """Poll a stack until its status is wanted; return the stack.
+
+    A FAILED status other than wanted raises StackFailed at once; with
+    gone_ok a 404 counts as reached (a deleted stack may vanish).
+    """
+    def check():
+        try:
+            stack = client.show_stack(name, stack_id)
+        except lib_exc.NotFound:
+            if gone_ok:
+                return True, None
+            raise
+        status = stack['stack_status']
+        if status == wanted:
+            return True, stack
+        if status.endswith('_FAILED'):
+            raise StackFailed('stack %s (%s): wanted %s, got %s' % (
+                name, stack_id, wanted, _describe(stack)))
+        return False, stack
+
+    return polling.poll(
+        check, timeout=timeout, interval=interval,
+        what='stack %s (%s) to be %s at %s' % (name, stack_id, wanted,
+                                               client.base_url),
+        describe=_describe)
+
+
+def wait_for_terminal(client, name, stack_id, *, timeout, interval):
+    """Poll a stack until it is no longer *_IN_PROGRESS; return it."""
+    def check():
+        stack = client.show_stack(name, stack_id)
+        return not stack['stack_status'].endswith('_IN_PROGRESS'), stack
+
+    return polling.poll(
+        check, timeout=timeout, interval=interval,
+        what='stack %s (%s) to leave IN_PROGRESS (COMPLETE or FAILED) at %s'
+        % (name, stack_id, client.base_url), describe=_describe)

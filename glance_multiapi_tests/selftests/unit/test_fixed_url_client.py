@@ -15,7 +15,7 @@ import json
 from tempest.lib import exceptions as lib_exc
 import testtools
 
-from glance_multiapi_tests import image_clients
+from glance_multiapi_tests.services.image import fixed_url_client
 from glance_multiapi_tests.selftests.unit import stub_http
 
 
@@ -42,7 +42,7 @@ class FixedUrlImagesClientTest(testtools.TestCase):
         super().setUp()
         _Recorder.seen = []
         self.url = 'http://127.0.0.1:%d/' % stub_http.serve(self, _Recorder)
-        self.client = image_clients.FixedUrlImagesClient(
+        self.client = fixed_url_client.FixedUrlImagesClient(
             _Auth(), self.url, 'api1')
 
     def test_requests_go_to_fixed_url_with_token(self):

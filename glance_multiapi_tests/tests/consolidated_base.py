@@ -1,0 +1,85 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Base class of the consolidated image checks: runs the image check.
+
+The check itself is glance_multiapi_tests.imagecheck (also a CLI); this
+base feeds it the configured inputs and fails a test with every
+disagreement it finds.
+"""
+
+from oslo_log import log as logging
+from tempest import config
+from tempest import test
+
+from glance_multiapi_tests.imagecheck import errors
+from glance_multiapi_tests.imagecheck import loader
+from glance_multiapi_tests.imagecheck import report
+
+CONF = config.CONF
+LOG = logging.getLogger(__name__)
+
+
+def _inputs(with_references):
+    """The image check's inputs from [consolidated_images]."""
+    opts = CONF.consolidated_images
+    kwargs = {}
+    if with_references:
+        kwargs = dict(version_file=opts.version_file,
+                      version_command=opts.version_command,
+                      env_file=opts.env_file, env_list=opts.env_list,
+                      env_list_name='[consolidated_images] env_list',
+                      command_timeout=opts.command_timeout)
+    return loader.Inputs(
+        mappings_file=opts.mappings_file,
+        known_names_file=opts.known_image_names_file,
+        known_names=tuple(opts.known_image_names),
+        targets=tuple(opts.targets), **kwargs)
+
+
+def has_references():
+    """Whether a source of deployed image references is configured."""
+    opts = CONF.consolidated_images
+    return any((opts.version_file, opts.version_command, opts.env_file,
+                opts.env_list))
+
+
+class ConsolidatedImageTest(test.BaseTestCase):
+    """Runs the image check; needs no cloud and no credentials."""
+
+    credentials = []
+
+    @classmethod
+    def skip_checks(cls):
+        """Skip unless an image mapping file is configured."""
+        super().skip_checks()
+        if not CONF.consolidated_images.mappings_file:
+            raise cls.skipException(
+                '[consolidated_images] mappings_file is not set')
+
+    def run_check(self, with_references):
+        """Return the check's report; an unusable input fails the test."""
+        try:
+            result = loader.run(_inputs(with_references))
+        except errors.ImageCheckError as exc:
+            self.fail('the consolidated image check could not run: %s'
+                      % exc)
+        LOG.info('consolidated image check:\n%s', report.as_text(result))
+        return result
+
+    def assert_no_findings(self, result, findings, what):
+        if not findings:
+            return
+        self.fail('%s: %d disagreement(s):\n%s\n\n%s' % (
+            what, len(findings),
+            '\n'.join('%s: %s' % (f.kind, f.message) for f in findings),
+            report.table(result.rows)))
