@@ -62,6 +62,8 @@ class ConsolidatedImageTest(test.BaseTestCase):
     def skip_checks(cls):
         """Skip unless an image mapping file is configured."""
         super().skip_checks()
+        if not CONF.consolidated_images.enabled:
+            raise cls.skipException('[consolidated_images] enabled is False')
         if not CONF.consolidated_images.mappings_file:
             raise cls.skipException(
                 '[consolidated_images] mappings_file is not set')

@@ -38,6 +38,8 @@ class HeatTest(test.BaseTestCase):
     def skip_checks(cls):
         """Skip unless heat is configured."""
         super().skip_checks()
+        if not CONF.consolidated_heat.enabled:
+            raise cls.skipException('[consolidated_heat] enabled is False')
         if not CONF.service_available.heat:
             raise cls.skipException('heat is not available '
                                     '([service_available] heat = False)')
