@@ -78,6 +78,19 @@ def check_base_port(base, ephemeral=None):
                 max(1, low - BLOCK), high))
 
 
+def _binds(port, host, reuse):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if reuse:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        return True
+    except OSError:
+        return False
+    finally:
+        sock.close()
+
+
 def bindable(port, host='127.0.0.1'):
     """Whether a server could listen on host:port now.
 
@@ -85,27 +98,12 @@ def bindable(port, host='127.0.0.1'):
     http.server), so a connection of an earlier run in TIME_WAIT does not
     stop them; this check sets it too, to judge as they do.
     """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-        return True
-    except OSError:
-        return False
-    finally:
-        sock.close()
+    return _binds(port, host, reuse=True)
 
 
 def untouched(port, host='127.0.0.1'):
     """Whether no socket at all uses host:port (for a new allocation)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        sock.bind((host, port))
-        return True
-    except OSError:
-        return False
-    finally:
-        sock.close()
+    return _binds(port, host, reuse=False)
 
 
 # -- claims -----------------------------------------------------------------

@@ -18,8 +18,8 @@ from tempest.lib import decorators
 
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
-from glance_multiapi_tests.tests import waiters
 from glance_multiapi_tests.tests import multiapi_base
+from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
