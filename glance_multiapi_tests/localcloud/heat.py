@@ -256,13 +256,14 @@ def prepare(state):
 
 def _start_engine(state):
     processes.start(state, ENGINE, [
-        sys.executable, '-m', 'glance_multiapi_tests.localcloud.heat_engine',
+        sys.executable, '-m',
+        'glance_multiapi_tests.localcloud.runtime.heat_engine',
         '--config-file', _conf_path(state)])
 
 
 def _start_api(state, name):
     argv = services.uwsgi_argv(
-        'glance_multiapi_tests.localcloud.wsgi_heat:application',
+        'glance_multiapi_tests.localcloud.runtime.wsgi_heat:application',
         ['127.0.0.1:%d' % state.port(name)], name)
     processes.start(state, name, argv, env={
         'GMT_HEAT_CONF': _conf_path(state), 'GMT_HEAT_APP': name},

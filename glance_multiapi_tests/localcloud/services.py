@@ -59,8 +59,9 @@ def uwsgi_argv(module, sockets, name):
 def start_keystone(state):
     port = state.port('keystone')
     conf = state.path('keystone', 'keystone.conf')
-    argv = uwsgi_argv('glance_multiapi_tests.localcloud.wsgi_keystone:'
-                      'application', ['127.0.0.1:%d' % port], 'keystone')
+    argv = uwsgi_argv(
+        'glance_multiapi_tests.localcloud.runtime.wsgi_keystone:application',
+        ['127.0.0.1:%d' % port], 'keystone')
     processes.start(state, 'keystone', argv,
                     env={'OS_KEYSTONE_CONFIG_FILES': conf}, ports=[port])
     return 'http://127.0.0.1:%d' % port
@@ -68,8 +69,9 @@ def start_keystone(state):
 
 def start_glance_api(state, api, public_port, internal_port):
     sockets = ['127.0.0.1:%d' % p for p in (public_port, internal_port) if p]
-    argv = uwsgi_argv('glance_multiapi_tests.localcloud.wsgi_glance:'
-                      'application', sockets, 'glance-' + api)
+    argv = uwsgi_argv(
+        'glance_multiapi_tests.localcloud.runtime.wsgi_glance:application',
+        sockets, 'glance-' + api)
     processes.start(state, 'glance-' + api, argv,
                     env={'OS_GLANCE_CONFIG_DIR':
                          state.path('glance', 'apis', api)},

@@ -20,7 +20,7 @@ import importlib
 import os
 import sys
 
-from glance_multiapi_tests.localcloud import sqlite_tuning
+from glance_multiapi_tests.localcloud.runtime import sqlite_tuning
 
 sqlite_tuning.install()
 

@@ -10,26 +10,10 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""heat-engine of the embedded cloud: heat's own engine with the hooks
-that let it share one sqlite database with heat-api and heat-api-cfn.
+"""What runs inside the service processes of the embedded cloud.
 
-Run as ``python -m glance_multiapi_tests.localcloud.heat_engine
---config-file heat.conf``.
+The uwsgi entry points (wsgi_*), the heat-engine launcher and the sqlite
+hooks they all install. The CLI names these modules by dotted path in the
+argv it starts (uwsgi ``--module``, ``python -m``); nothing else imports
+them.
 """
-
-import sys
-
-from glance_multiapi_tests.localcloud import sqlite_tuning
-
-
-def main():
-    sqlite_tuning.install()
-    # NOTE: imported late so the hooks are in place before heat makes
-    # its first engine.
-    from heat.cmd import engine
-    sys.argv[0] = 'heat-engine'
-    engine.main()
-
-
-if __name__ == '__main__':
-    main()

@@ -12,7 +12,7 @@
 
 """uwsgi entry point of the embedded cloud's Keystone."""
 
-from glance_multiapi_tests.localcloud import sqlite_tuning
+from glance_multiapi_tests.localcloud.runtime import sqlite_tuning
 
 sqlite_tuning.install()
 
