@@ -20,6 +20,7 @@ import os
 import shutil
 import time
 
+from glance_multiapi_tests.localcloud import admin as admin_mod
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import glance_apis
@@ -129,7 +130,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
             processes.wait_http(state, 'keystone', url + '/v3')
             _setup_keystone(state, url)
             if with_heat:
-                heat.finish(state, keystone.Admin(
+                heat.finish(state, admin_mod.Admin(
                     url, state.password('admin')))
             if with_registry:
                 processes.wait_http(state, 'registry',
@@ -148,7 +149,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
 
 
 def _setup_keystone(state, url):
-    admin = keystone.Admin(url, state.password('admin'))
+    admin = admin_mod.Admin(url, state.password('admin'))
     admin.set_service('identity', 'keystone', {
         iface: url + '/v3' for iface in ('public', 'internal', 'admin')})
     for role in ('member', 'reader', 'service'):
@@ -245,8 +246,8 @@ def finish_reconcile(state, to_wait):
 
 def _reconcile_catalog(state, faults):
     spec = state.data['spec']
-    admin = keystone.Admin(services.keystone_url(state),
-                           state.password('admin'))
+    admin = admin_mod.Admin(services.keystone_url(state),
+                            state.password('admin'))
     entries = faults.catalog([('glance', spec['keystoneEndpoint'])])
     wanted = {service: api_urls(state, api, faults)
               for service, api in entries}

@@ -14,10 +14,11 @@
 
 import os
 import shutil
-import subprocess
 import sys
 
 from glance_multiapi_tests.localcloud import errors
+from glance_multiapi_tests.localcloud import manage
+from glance_multiapi_tests.localcloud import processes
 
 GLANCE_API_CONF = """[DEFAULT]
 debug = False
@@ -121,23 +122,15 @@ def sync_database(root):
     conf = os.path.join(root, 'glance-manage.conf')
     with open(conf, 'w') as f:
         f.write('[database]\nconnection = sqlite:///%s/glance.db\n' % root)
-    from glance_multiapi_tests.localcloud import processes
-    manage = processes.find_binary('glance-manage',
-                                   'install cloud-requirements.txt')
+    manage_bin = processes.find_binary('glance-manage',
+                                       'install cloud-requirements.txt')
     steps = [['db_sync']]
     if metadefs_dir():
         # NOTE: tempest's metadefs tests need the shipped resource types.
         steps.append(['db_load_metadefs', metadefs_dir()])
     try:
         for step in steps:
-            proc = subprocess.run([manage, '--config-file', conf] + step,
-                                  cwd=root, capture_output=True, text=True,
-                                  timeout=300)
-            if proc.returncode:
-                lines = [ln for ln in (proc.stderr + proc.stdout).splitlines()
-                         if ln.strip()]
-                raise errors.CloudError('glance-manage %s failed: %s' % (
-                    step[0], lines[-1] if lines else 'exit %d' %
-                    proc.returncode))
+            manage.run([manage_bin, '--config-file', conf] + step,
+                       'glance-manage %s' % step[0], root)
     finally:
         os.unlink(conf)

@@ -18,22 +18,24 @@ container image; RabbitMQ (Debian) carries their RPC. The APIs run under
 uwsgi like keystone and glance; the engine is a plain process.
 """
 
-import fcntl
+from importlib import metadata
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
 
 import requests
 
+from glance_multiapi_tests.localcloud import admin
+from glance_multiapi_tests.localcloud import bootstrap
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import keystone
+from glance_multiapi_tests.localcloud import manage
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import rabbitmq
 from glance_multiapi_tests.localcloud import services
+from glance_multiapi_tests.localcloud import uwsgi
 from glance_multiapi_tests.common import polling
 
 HEAT_HINT = 'install heat-requirements.txt (openstack-heat) into this venv'
@@ -152,46 +154,21 @@ def _conf_path(state):
     return state.path('heat', 'heat.conf')
 
 
-def _template_dir():
-    from importlib import metadata
-    return keystone.template_dir() + '-heat-%s' % metadata.version(
-        'openstack-heat')
-
-
-def _build_db(target_dir):
-    """Migrate an empty heat database once per heat version."""
-    parent = os.path.dirname(target_dir)
-    os.makedirs(parent, exist_ok=True)
-    work = tempfile.mkdtemp(dir=parent, prefix='.building-heat-')
-    try:
-        conf = os.path.join(work, 'heat.conf')
-        with open(conf, 'w') as f:
-            f.write('[database]\nconnection = sqlite:///%s/heat.db\n' % work)
-        proc = subprocess.run([processes.find_binary('heat-manage',
-                                                     HEAT_HINT),
-                               '--config-file', conf, 'db_sync'],
-                              capture_output=True, text=True, timeout=300)
-        if proc.returncode:
-            lines = (proc.stderr + proc.stdout).strip().splitlines()
-            raise errors.CloudError('heat-manage db_sync failed (exit %d): '
-                                    '%s' % (proc.returncode, lines[-1] if
-                                            lines else 'no output'))
-        os.unlink(conf)
-        os.rename(work, target_dir)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+def _build_db(work):
+    """Migrate an empty heat database (once per heat version)."""
+    conf = os.path.join(work, 'heat.conf')
+    with open(conf, 'w') as f:
+        f.write('[database]\nconnection = sqlite:///%s/heat.db\n' % work)
+    manage.run([processes.find_binary('heat-manage', HEAT_HINT),
+                '--config-file', conf, 'db_sync'], 'heat-manage db_sync')
+    os.unlink(conf)
 
 
 def _install_db(state):
-    target = _template_dir()
-    if not os.path.isdir(target):
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        with open(target + '.lock', 'w') as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not os.path.isdir(target):
-                _build_db(target)
-    shutil.copyfile(os.path.join(target, 'heat.db'),
-                    state.path('heat', 'heat.db'))
+    template, _built = bootstrap.ensure(
+        keystone.template_dir() + '-heat-%s' % metadata.version(
+            'openstack-heat'), _build_db)
+    bootstrap.copy(template, 'heat.db', state.path('heat', 'heat.db'))
 
 
 def _rpc_hostname(state):
@@ -262,7 +239,7 @@ def _start_engine(state):
 
 
 def _start_api(state, name):
-    argv = services.uwsgi_argv(
+    argv = uwsgi.argv(
         'glance_multiapi_tests.localcloud.runtime.wsgi_heat:application',
         ['127.0.0.1:%d' % state.port(name)], name)
     processes.start(state, name, argv, env={
@@ -289,26 +266,13 @@ def start(state):
         _start_engine(state)
 
 
-def _admin_session(state):
-    """(token, admin project id) from keystone."""
-    body = {'auth': {
-        'identity': {'methods': ['password'], 'password': {'user': {
-            'name': 'admin', 'domain': {'id': 'default'},
-            'password': state.password('admin')}}},
-        'scope': {'project': {'name': 'admin', 'domain': {'id': 'default'}}}}}
-    resp = requests.post(services.keystone_url(state) + '/v3/auth/tokens',
-                         json=body, timeout=30)
-    resp.raise_for_status()
-    return (resp.headers['X-Subject-Token'],
-            resp.json()['token']['project']['id'])
-
-
 def engines(state):
     """The heat-engine rows of GET /services, as the admin sees them."""
-    token, project = _admin_session(state)
+    login = admin.Admin(services.keystone_url(state),
+                        state.password('admin')).login()
     resp = requests.get('%s/v1/%s/services' % (api_url(state, 'heat-api'),
-                                               project),
-                        headers={'X-Auth-Token': token}, timeout=45)
+                                               login.project_id),
+                        headers={'X-Auth-Token': login.token}, timeout=45)
     resp.raise_for_status()
     return [s for s in resp.json()['services'] if s['binary'] == ENGINE]
 
@@ -321,7 +285,7 @@ def wait_engine(state, exclude=(), timeout=120):
                                     % processes.last_log_line(state, ENGINE))
         try:
             rows = engines(state)
-        except requests.RequestException as exc:
+        except (requests.RequestException, errors.CloudError) as exc:
             return False, type(exc).__name__
         fresh = [r['engine_id'] for r in rows if r['status'] == 'up'
                  and r['engine_id'] not in exclude]
@@ -438,7 +402,7 @@ def status(state):
     pid = processes.pid_of(state, ENGINE)
     try:
         up = pid and any(r['status'] == 'up' for r in engines(state))
-    except requests.RequestException:
+    except (requests.RequestException, errors.CloudError):
         up = False
     report[ENGINE] = {'url': api_url(state, 'heat-api') + ' (services)',
                       'running': bool(pid), 'ready': bool(up)}

@@ -16,8 +16,8 @@ import os
 import sys
 
 from glance_multiapi_tests.localcloud import processes
+from glance_multiapi_tests.localcloud import uwsgi
 
-UWSGI_HINT = 'install cloud-requirements.txt (uWSGI) into this venv'
 REGISTRY_HINT = 'apt-get install docker-registry, or up --no-registry'
 
 REGISTRY_CONF = """version: 0.1
@@ -33,33 +33,10 @@ http:
 """
 
 
-def uwsgi_argv(module, sockets, name):
-    """Argv of a uwsgi running one WSGI app on the given host:ports."""
-    argv = [processes.find_binary('uwsgi', UWSGI_HINT),
-            '--processes', '1', '--threads', '4',
-            '--enable-threads', '--die-on-term', '--need-app',
-            '--home', sys.prefix,
-            '--module', module,
-            '--buffer-size', '65535',
-            # NOTE: clients stream image data in chunks; uwsgi's default
-            # 4 s socket timeout would cut a slow (throttled) upload.
-            '--socket-timeout', '600',
-            '--http-chunked-input', '--http-auto-chunked',
-            '--chunked-input-limit', '10485760',
-            # NOTE: http-socket closes every connection after a response
-            # without saying so; a client that reuses it races the close
-            # and gets "Connection reset by peer". Say so.
-            '--add-header', 'Connection: close',
-            '--procname-prefix-spaced', 'glance-multiapi-cloud:%s' % name]
-    for socket in sockets:
-        argv += ['--http-socket', socket]
-    return argv
-
-
 def start_keystone(state):
     port = state.port('keystone')
     conf = state.path('keystone', 'keystone.conf')
-    argv = uwsgi_argv(
+    argv = uwsgi.argv(
         'glance_multiapi_tests.localcloud.runtime.wsgi_keystone:application',
         ['127.0.0.1:%d' % port], 'keystone')
     processes.start(state, 'keystone', argv,
@@ -69,7 +46,7 @@ def start_keystone(state):
 
 def start_glance_api(state, api, public_port, internal_port):
     sockets = ['127.0.0.1:%d' % p for p in (public_port, internal_port) if p]
-    argv = uwsgi_argv(
+    argv = uwsgi.argv(
         'glance_multiapi_tests.localcloud.runtime.wsgi_glance:application',
         sockets, 'glance-' + api)
     processes.start(state, 'glance-' + api, argv,
@@ -101,7 +78,7 @@ def start_fileserver(state):
 
 def binaries_needed(with_registry):
     """Fail before anything starts when a program is missing."""
-    processes.find_binary('uwsgi', UWSGI_HINT)
+    uwsgi.binary()
     processes.find_binary('keystone-manage', 'install cloud-requirements.txt')
     processes.find_binary('glance-manage', 'install cloud-requirements.txt')
     if with_registry:

@@ -22,8 +22,8 @@ import sys
 
 import yaml
 
+from glance_multiapi_tests.localcloud import admin
 from glance_multiapi_tests.localcloud import heat
-from glance_multiapi_tests.localcloud import keystone
 from glance_multiapi_tests.localcloud import services
 from glance_multiapi_tests.localcloud import testimages
 
@@ -44,7 +44,7 @@ def clouds(state):
                      'project_name': project,
                      'user_domain_id': 'default',
                      'project_domain_id': 'default'},
-            'region_name': keystone.REGION, 'identity_api_version': 3,
+            'region_name': admin.REGION, 'identity_api_version': 3,
             'interface': 'public'}
     # NOTE: one cloud per API lets "openstack --os-cloud demo-api1 image
     # create" reach an API the catalog does not hold.
@@ -82,7 +82,7 @@ def tempest_conf(state):
                  'use_dynamic_credentials': 'True',
                  'create_isolated_networks': 'False'},
         'identity': {'uri_v3': services.keystone_url(state) + '/v3',
-                     'auth_version': 'v3', 'region': keystone.REGION},
+                     'auth_version': 'v3', 'region': admin.REGION},
         'identity-feature-enabled': {'api_v2': 'False'},
         'service_available': {'glance': 'True', 'nova': 'False',
                               'cinder': 'False', 'neutron': 'False',
