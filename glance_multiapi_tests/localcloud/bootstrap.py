@@ -23,7 +23,7 @@ import shutil
 import tempfile
 
 # NOTE: bump when what a template holds changes, so old ones are not used.
-TEMPLATE_FORMAT = 2
+TEMPLATE_FORMAT = 3
 
 
 def cache_root():

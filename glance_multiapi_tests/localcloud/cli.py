@@ -21,11 +21,11 @@ import requests
 import yaml
 
 from glance_multiapi_tests.localcloud import cloud
+from glance_multiapi_tests.localcloud.components import glance
+from glance_multiapi_tests.localcloud.components import heat
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
-from glance_multiapi_tests.localcloud import heat
 from glance_multiapi_tests.localcloud import processes
-from glance_multiapi_tests.localcloud import services
 from glance_multiapi_tests.localcloud import spec as spec_mod
 from glance_multiapi_tests.localcloud import state as state_mod
 
@@ -145,25 +145,14 @@ def _probe(url, ok=(200, 300)):
 def status_report(state):
     """Every service of the cloud: running, ready, URLs."""
     state.load()
-    report = {'state_dir': state.root, 'services': {}, 'apis': {}}
-    simple = {'keystone': services.keystone_url(state) + '/v3',
-              'registry': services.registry_url(state) and
-              services.registry_url(state) + '/v2/',
-              'fileserver': services.fileserver_url(state)}
-    for name, url in simple.items():
-        if url is None:
-            continue
-        pid = processes.pid_of(state, name)
-        report['services'][name] = {'url': url.rsplit('/v', 1)[0]
-                                    if name != 'fileserver' else url,
-                                    'running': bool(pid),
-                                    'ready': bool(pid) and _probe(url)}
+    report = {'state_dir': state.root, 'services': cloud.status(state),
+              'apis': {}}
     doc = cloud.document(state)
     spec = doc['spec']
     endpoints = doc['status'].get('apiEndpoint', {})
     for api, api_spec in sorted(spec['glanceAPIs'].items()):
-        public, internal = cloud.api_ports(state, api)
-        pid = processes.pid_of(state, cloud.api_service(api))
+        public, internal = glance.api_ports(state, api)
+        pid = processes.pid_of(state, glance.api_service(api))
         local = 'http://127.0.0.1:%d/' % internal
         report['apis'][api] = {
             'type': api_spec['type'],
@@ -172,7 +161,6 @@ def status_report(state):
             'internal': endpoints.get(api + '-internal'),
             'in_catalog': api == spec['keystoneEndpoint'],
             'running': bool(pid), 'ready': bool(pid) and _probe(local)}
-    report['services'].update(heat.status(state))
     report['faults'] = ['%s=%s' % tuple(f) if f[1] else f[0]
                         for f in state.data.get('faults', [])]
     return report

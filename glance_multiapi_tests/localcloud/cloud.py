@@ -11,27 +11,27 @@
 #    under the License.
 
 """Bring a cloud up, reconcile it to its spec like the operator, take it
-down. The verbs of the CLI are thin wrappers around these functions."""
+down. The verbs of the CLI are thin wrappers around these functions,
+which drive the services (components/) through their common verbs."""
 
+from concurrent import futures
 import contextlib
 import fcntl
-import json
 import os
 import shutil
 import time
 
-from glance_multiapi_tests.localcloud import admin as admin_mod
+from glance_multiapi_tests.localcloud import components
+from glance_multiapi_tests.localcloud.components import glance
+from glance_multiapi_tests.localcloud.components import heat
+from glance_multiapi_tests.localcloud.components import keystone
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
-from glance_multiapi_tests.localcloud import glance_apis
-from glance_multiapi_tests.localcloud import heat
-from glance_multiapi_tests.localcloud import keystone
+from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import ports
 from glance_multiapi_tests.localcloud import processes
-from glance_multiapi_tests.localcloud import services
 from glance_multiapi_tests.localcloud import spec as spec_mod
 from glance_multiapi_tests.localcloud import tempestconf
-from glance_multiapi_tests.multiapi import glance_cr
 
 OWN_ENTRIES = ('state.json', 'keystone', 'glance', 'registry', 'files',
                'logs', 'run', 'tempest', 'clouds.yaml', '.lock')
@@ -47,30 +47,6 @@ def locked(state):
     with open(state.path('.lock'), 'w') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
-
-
-def api_service(api):
-    return 'glance-' + api
-
-
-def api_ports(state, api):
-    """(public port or None, internal port) of an API."""
-    api_type = state.data['spec']['glanceAPIs'][api]['type']
-    internal = state.port('glance-%s-internal' % api)
-    public = None
-    if 'public' in glance_cr.interfaces(api_type):
-        public = state.port('glance-%s-public' % api)
-    return public, internal
-
-
-def api_urls(state, api, faults):
-    """{interface: URL} an API publishes, after faults."""
-    public, internal = api_ports(state, api)
-    ports = {'public': public, 'internal': internal}
-    api_type = state.data['spec']['glanceAPIs'][api]['type']
-    return {iface: faults.url(api, iface, 'http://127.0.0.1:%d' %
-                              ports[iface])
-            for iface in glance_cr.interfaces(api_type)}
 
 
 def _wipe(state):
@@ -90,57 +66,50 @@ def _wipe(state):
 
 def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
        with_fileserver=True, base_port=None, log=print, with_heat=False):
-    """Start a whole cloud in state.root; stop everything on failure."""
+    """Start a whole cloud in state.root; stop everything on failure.
+
+    Every component prepares and starts in turn without waiting, so they
+    all boot at once; keystone is awaited first, as everything registers
+    with it; then the others; then the cloud is reconciled to its spec
+    like after a patch (the catalog, tempest.conf).
+    """
     spec = spec_mod.load(spec_text, spec_source)
     records = [faults_mod.parse(f) for f in fault_args]
     faults_mod.Faults(records, spec, with_heat=with_heat)
     if base_port is not None:
         ports.check_base_port(base_port)
-    services.binaries_needed(with_registry)
-    if with_heat:
-        heat.binaries_needed()
+    state.data = {'spec': spec, 'faults': records,
+                  'base_port': base_port,
+                  'options': {'registry': with_registry,
+                              'fileserver': with_fileserver,
+                              'heat': with_heat}}
+    enabled = components.enabled(state)
+    for comp in enabled:
+        comp.binaries_needed(state)
     with locked(state):
         if state.exists and processes.running(state):
             raise errors.AlreadyUp('a cloud is already up in %s (run '
                                    '"down" first)' % state.root)
         _wipe(state)
-        state.data = {'spec': spec, 'faults': records,
-                      'base_port': base_port,
-                      'options': {'registry': with_registry,
-                                  'fileserver': with_fileserver,
-                                  'heat': with_heat}}
-        started = time.monotonic()
+        began = time.monotonic()
         try:
-            built = keystone.install_from_template(state)
-            if built:
-                log('built the bootstrap template in %s (once per '
-                    'keystone/glance version)' % keystone.template_dir())
-            url = services.start_keystone(state)
-            if with_heat:
-                # NOTE: the broker takes ~16 s to boot; start it first.
-                heat.start(state)
-            if with_registry:
-                services.start_registry(state)
-            if with_fileserver:
-                services.start_fileserver(state)
-            state.save()
-            # NOTE: the APIs need keystone only once requests come, so they
-            # load while keystone does; this halves the start-up time.
-            to_wait = start_apis(state)
-            processes.wait_http(state, 'keystone', url + '/v3')
-            _setup_keystone(state, url)
-            if with_heat:
-                heat.finish(state, admin_mod.Admin(
-                    url, state.password('admin')))
-            if with_registry:
-                processes.wait_http(state, 'registry',
-                                    services.registry_url(state) + '/v2/')
-            if with_fileserver:
-                processes.wait_http(state, 'fileserver',
-                                    services.fileserver_url(state) + '/')
-            finish_reconcile(state, to_wait)
+            started = []
+            for comp in enabled:
+                note = comp.prepare(state)
+                if note:
+                    log(note)
+                started += comp.start(state)
+                state.save()
+            keystone.wait_ready(state, started)
+            admin = keystone.admin(state)
+            for comp in enabled:
+                comp.register(state, admin)
+            for comp in enabled:
+                if comp is not keystone:
+                    comp.wait_ready(state, started)
+            reconcile(state)
             state.data['startup_seconds'] = round(
-                time.monotonic() - started, 1)
+                time.monotonic() - began, 1)
             state.save()
         except BaseException:
             _stop_all(state)
@@ -148,27 +117,16 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     return state
 
 
-def _setup_keystone(state, url):
-    admin = admin_mod.Admin(url, state.password('admin'))
-    admin.set_service('identity', 'keystone', {
-        iface: url + '/v3' for iface in ('public', 'internal', 'admin')})
-    for role in ('member', 'reader', 'service'):
-        admin.ensure('roles', role, {})
-    admin.ensure_user('demo', state.password('demo'), 'demo', 'member')
-    admin.ensure_user('alt_demo', state.password('alt_demo'), 'alt_demo',
-                      'member')
-    admin.ensure_user('glance', state.password('glance'), 'service',
-                      'admin')
-    admin.ensure_user('glance', state.password('glance'), 'service',
-                      'service')
-
-
 def _stop_all(state):
-    # NOTE: heat first: its engine drains over RPC before the broker goes.
-    names = heat.stop(state) + processes.stop_many(
-        state, services.all_names(state))
+    names = []
+    for wave in components.STOP_WAVES:
+        with futures.ThreadPoolExecutor(len(wave)) as pool:
+            for stopped in pool.map(lambda comp: comp.stop(state), wave):
+                names += stopped
+    # NOTE: and whatever else left a pidfile here (nothing, normally).
+    names += processes.stop_many(state, lifecycle.recorded(state))
     state.release_ports()
-    return names
+    return sorted(names)
 
 
 def down(state):
@@ -180,82 +138,9 @@ def down(state):
 
 def reconcile(state):
     """Make processes, stores and the catalog match the spec (+faults)."""
-    finish_reconcile(state, start_apis(state))
-    heat.reconcile(state)
-
-
-def start_apis(state):
-    """Stop removed APIs, (re)start changed or new ones; don't wait."""
-    spec = state.data['spec']
-    faults = faults_mod.Faults.of_state(state)
-    stores = spec_mod.all_stores(spec)
-    keystone_url = services.keystone_url(state)
-    wanted = sorted(name for name, api in spec['glanceAPIs'].items()
-                    if api['replicas'] > 0 and faults.starts(name))
-    processes.stop_many(state, [
-        name for name in processes.running(state)
-        if name.startswith('glance-') and name[7:] not in wanted])
-    for api in list(state.data.get('api_keys', {})):
-        if api not in wanted:
-            del state.data['api_keys'][api]
-    to_wait = []
-    for api in wanted:
-        default, _own = spec_mod.api_stores(spec, api)
-        store = faults.default_store(api, default, stores)
-        public, internal = api_ports(state, api)
-        # NOTE: like the operator, only a change of the API's own spec
-        # restarts it; the stores of APIs added later are known to it from
-        # its next restart on (a real api0 is not configured for ceph2).
-        key = json.dumps([spec['glanceAPIs'][api], store, public, internal],
-                         sort_keys=True)
-        service = api_service(api)
-        keys = state.data.setdefault('api_keys', {})
-        if keys.get(api) != key and processes.pid_of(state, service):
-            processes.stop(state, service)
-        if not processes.pid_of(state, service):
-            glance_apis.write_api_config(
-                state.path('glance', 'apis', api), glance_apis.render_config(
-                    glance_dir=state.path('glance'),
-                    api_dir=state.path('glance', 'apis', api),
-                    default_store=store, stores=stores,
-                    keystone_url=keystone_url,
-                    glance_password=state.password('glance')))
-            services.start_glance_api(state, api, public, internal)
-            to_wait.append((service, internal))
-        keys[api] = key
-    state.save()
-    return to_wait
-
-
-def finish_reconcile(state, to_wait):
-    """Wait for started APIs, then publish catalog and status."""
-    spec = state.data['spec']
-    faults = faults_mod.Faults.of_state(state)
-    for service, port in to_wait:
-        processes.wait_http(state, service, 'http://127.0.0.1:%d/' % port,
-                            ok_status=(300,))
-    _reconcile_catalog(state, faults)
-    state.data['status'] = {'apiEndpoint': {
-        '%s-%s' % (api, iface): url
-        for api in spec['glanceAPIs']
-        for iface, url in api_urls(state, api, faults).items()}}
-    state.data['reconciled_spec'] = spec
-    state.save()
+    for comp in components.enabled(state):
+        comp.reconcile(state)
     tempestconf.write_all(state)
-
-
-def _reconcile_catalog(state, faults):
-    spec = state.data['spec']
-    admin = admin_mod.Admin(services.keystone_url(state),
-                            state.password('admin'))
-    entries = faults.catalog([('glance', spec['keystoneEndpoint'])])
-    wanted = {service: api_urls(state, api, faults)
-              for service, api in entries}
-    for service in admin.services('image'):
-        if service['name'] not in wanted:
-            admin.delete_service(service)
-    for service, urls in sorted(wanted.items()):
-        admin.set_service('image', service, urls)
 
 
 def patch(state, *, patch_text=None, fault_args=(), clear_faults=False):
@@ -286,13 +171,9 @@ def patch(state, *, patch_text=None, fault_args=(), clear_faults=False):
 
 def restartable(state):
     """Names ``restart`` takes on this cloud (services that can run)."""
-    options = state.data.get('options', {})
-    names = ['keystone'] + [api_service(api) for api in sorted(
-        state.data['spec']['glanceAPIs'])]
-    names += [name for name in ('registry', 'fileserver')
-              if options.get(name)]
-    if heat.enabled(state):
-        names += list(heat.RESTARTABLE)
+    names = []
+    for comp in components.enabled(state):
+        names += comp.restartable(state)
     return names
 
 
@@ -301,36 +182,20 @@ def restart(state, name):
 
     Returns (seconds to stop, seconds until the new one is ready).
     """
-    if name in heat.RESTARTABLE:
-        return heat.restart(state, name)
-    if name not in restartable(state):
-        raise errors.Invalid('cannot restart %r; this cloud restarts: %s' % (
-            name, ', '.join(restartable(state))))
-    if name.startswith('glance-'):
-        api = name[len('glance-'):]
-        if (state.data['spec']['glanceAPIs'][api]['replicas'] < 1 or
-                not faults_mod.Faults.of_state(state).starts(api)):
-            raise errors.Invalid('%s is kept down by the spec (replicas 0) '
-                                 'or a fault (api-down)' % name)
-    # NOTE: a service that died is started again, like a pod's restart.
-    started = time.monotonic()
-    processes.stop(state, name)
-    stopped = time.monotonic()
-    if name == 'keystone':
-        processes.wait_http(state, name, services.start_keystone(state) +
-                            '/v3')
-    elif name == 'registry':
-        processes.wait_http(state, name, services.start_registry(state) +
-                            '/v2/')
-    elif name == 'fileserver':
-        processes.wait_http(state, name, services.start_fileserver(state) +
-                            '/')
-    else:
-        public, internal = api_ports(state, api)
-        services.start_glance_api(state, api, public, internal)
-        processes.wait_http(state, name, 'http://127.0.0.1:%d/' % internal,
-                            ok_status=(300,))
-    return stopped - started, time.monotonic() - stopped
+    for comp in components.COMPONENTS:
+        took = comp.restart(state, name)
+        if took is not None:
+            return took
+    raise errors.Invalid('cannot restart %r; this cloud restarts: %s' % (
+        name, ', '.join(restartable(state))))
+
+
+def status(state):
+    """{service: {url, running, ready}} of every component."""
+    report = {}
+    for comp in components.enabled(state):
+        report.update(comp.status(state))
+    return report
 
 
 def document(state):
@@ -338,7 +203,7 @@ def document(state):
     state.load()
     status = dict(state.data.get('status', {}))
     status['glanceAPIReadyCounts'] = {
-        api: 1 if processes.pid_of(state, api_service(api)) else 0
+        api: 1 if processes.pid_of(state, glance.api_service(api)) else 0
         for api in state.data['spec']['glanceAPIs']}
     return {'apiVersion': 'glance.openstack.org/v1beta1', 'kind': 'Glance',
             'metadata': {'name': 'glance', 'namespace': 'openstack'},

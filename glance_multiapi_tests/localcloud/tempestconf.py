@@ -23,19 +23,16 @@ import sys
 import yaml
 
 from glance_multiapi_tests.localcloud import admin
-from glance_multiapi_tests.localcloud import heat
-from glance_multiapi_tests.localcloud import services
-from glance_multiapi_tests.localcloud import testimages
+from glance_multiapi_tests.localcloud import components
+from glance_multiapi_tests.localcloud.components import keystone
 
-TEST_IMAGE = 'tempest-test-image.raw'
-QCOW2 = 'tempest-test-image.qcow2'
 USERS = (('admin', 'admin', 'admin'), ('demo', 'demo', 'demo'),
          ('alt_demo', 'alt_demo', 'alt_demo'))
 
 
 def clouds(state):
     """The clouds.yaml document: one cloud per user."""
-    auth_url = services.keystone_url(state) + '/v3'
+    auth_url = keystone.url(state) + '/v3'
     result = {}
     for cloud, user, project in USERS:
         result[cloud] = {
@@ -68,7 +65,6 @@ def tempest_conf(state):
     conf = configparser.ConfigParser(interpolation=None)
     conf.optionxform = str
     workspace = state.path('tempest')
-    registry = services.registry_url(state)
     sections = {
         'DEFAULT': {'log_dir': os.path.join(workspace, 'logs'),
                     'log_file': 'tempest.log'},
@@ -81,7 +77,7 @@ def tempest_conf(state):
                  'admin_domain_name': 'Default',
                  'use_dynamic_credentials': 'True',
                  'create_isolated_networks': 'False'},
-        'identity': {'uri_v3': services.keystone_url(state) + '/v3',
+        'identity': {'uri_v3': keystone.url(state) + '/v3',
                      'auth_version': 'v3', 'region': admin.REGION},
         'identity-feature-enabled': {'api_v2': 'False'},
         'service_available': {'glance': 'True', 'nova': 'False',
@@ -96,15 +92,8 @@ def tempest_conf(state):
             ' patch --type merge -p {patch}',
             'run_grow_shrink': 'True'},
     }
-    fileserver = services.fileserver_url(state)
-    if fileserver:
-        # NOTE: tempest's default http_image is on the internet.
-        sections['image']['http_image'] = fileserver + '/' + TEST_IMAGE
-        sections['image']['http_qcow2_image'] = fileserver + '/' + QCOW2
-    if registry:
-        sections['image_uploader'] = {
-            'registry': registry.split('://', 1)[1]}
-    heat.tempest_options(state, sections, cli_command(state))
+    for comp in components.enabled(state):
+        comp.tempest_options(state, sections, cli_command(state))
     for name, values in sections.items():
         if name != 'DEFAULT':
             conf.add_section(name)
@@ -115,12 +104,6 @@ def tempest_conf(state):
 
 def write_all(state):
     """Write clouds.yaml and the tempest workspace into the state dir."""
-    if os.path.isdir(state.path('files')) and not os.path.exists(
-            state.path('files', TEST_IMAGE)):
-        with open(state.path('files', TEST_IMAGE), 'wb') as f:
-            f.write(os.urandom(1024 * 1024))
-        with open(state.path('files', QCOW2), 'wb') as f:
-            f.write(testimages.empty_qcow2())
     with open(state.path('clouds.yaml'), 'w') as f:
         yaml.safe_dump(clouds(state), f, default_flow_style=False)
     os.chmod(state.path('clouds.yaml'), 0o600)

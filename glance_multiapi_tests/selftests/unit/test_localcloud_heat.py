@@ -23,7 +23,7 @@ import testtools
 
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults
-from glance_multiapi_tests.localcloud import heat
+from glance_multiapi_tests.localcloud.components import heat
 from glance_multiapi_tests.localcloud import state as state_mod
 
 # NOTE: heat.conf depends on the faults only, not on the Glance APIs.

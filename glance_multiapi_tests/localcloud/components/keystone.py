@@ -10,23 +10,23 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Keystone of the embedded cloud: config and bootstrap template.
-
-Bootstrapping keystone and migrating both databases dominate start-up
-(15-20 s), so the result is kept once per keystone/glance version in a
-template under the user's cache dir and copied for each new cloud.
-"""
+"""Keystone of the embedded cloud (uwsgi, fernet tokens): its config, its
+bootstrap template, the users and identity endpoints it starts with."""
 
 import grp
 import os
 import pwd
 import secrets
 
-from glance_multiapi_tests.localcloud import admin
+from glance_multiapi_tests.localcloud import admin as admin_mod
 from glance_multiapi_tests.localcloud import bootstrap
-from glance_multiapi_tests.localcloud import glance_apis
+from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import manage
 from glance_multiapi_tests.localcloud import processes
+from glance_multiapi_tests.localcloud import uwsgi
+
+NAME = 'keystone'
+HINT = 'install cloud-requirements.txt'
 
 KEYSTONE_CONF = """[DEFAULT]
 debug = False
@@ -48,6 +48,15 @@ enforce_scope = False
 """
 
 
+def url(state):
+    return 'http://127.0.0.1:%d' % state.data['ports'][NAME]
+
+
+def admin(state):
+    """The cloud's admin (not logged in yet)."""
+    return admin_mod.Admin(url(state), state.password('admin'))
+
+
 def write_config(root):
     """Write keystone.conf for a keystone whose files live in root."""
     path = os.path.join(root, 'keystone.conf')
@@ -57,15 +66,15 @@ def write_config(root):
 
 
 def template_dir():
-    return bootstrap.template_dir('keystone', 'glance')
+    return bootstrap.template_dir('keystone')
 
 
 def _build_template(work):
+    """Migrate, key and bootstrap a keystone whose files live in work."""
     conf = write_config(work)
     for sub in ('fernet-keys', 'credential-keys'):
         os.makedirs(os.path.join(work, sub))
-    manage_bin = processes.find_binary('keystone-manage',
-                                       'install cloud-requirements.txt')
+    manage_bin = processes.find_binary('keystone-manage', HINT)
     user = pwd.getpwuid(os.getuid()).pw_name
     group = grp.getgrgid(os.getgid()).gr_name
     owner = ['--keystone-user', user, '--keystone-group', group]
@@ -81,29 +90,89 @@ def _build_template(work):
                 '--bootstrap-password', password,
                 '--bootstrap-project-name', 'admin',
                 '--bootstrap-role-name', 'admin',
-                '--bootstrap-region-id', admin.REGION],
+                '--bootstrap-region-id', admin_mod.REGION],
                'bootstrap keystone', work)
     with open(os.path.join(work, 'admin-password'), 'w') as f:
         f.write(password)
-    glance_apis.sync_database(work)
     os.unlink(conf)
 
 
-def ensure_template():
-    """Path of the bootstrapped template, building it once if missing."""
-    return bootstrap.ensure(template_dir(), _build_template)
+# -- verbs (see components/__init__.py) ----------------------------------
+def enabled(state):
+    return True
 
 
-def install_from_template(state):
-    """Copy the template's databases and keys into the state dir."""
-    template, built = ensure_template()
+def binaries_needed(state):
+    uwsgi.binary()
+    processes.find_binary('keystone-manage', HINT)
+
+
+def prepare(state):
+    """Copy the template's database and keys into the state dir."""
+    template, built = bootstrap.ensure(template_dir(), _build_template)
     root = state.makedirs('keystone')
     for sub in ('fernet-keys', 'credential-keys'):
         bootstrap.copy_tree(template, sub, root, sub)
     bootstrap.copy(template, 'keystone.db', root, 'keystone.db')
     with open(os.path.join(template, 'admin-password')) as f:
         state.data.setdefault('passwords', {})['admin'] = f.read().strip()
-    bootstrap.copy(template, 'glance.db', state.makedirs('glance'),
-                   'glance.db')
     write_config(root)
-    return built
+    if built:
+        return ('built the bootstrap template in %s (once per keystone '
+                'version)' % template)
+    return None
+
+
+def start(state):
+    port = state.port(NAME)
+    argv = uwsgi.argv(
+        'glance_multiapi_tests.localcloud.runtime.wsgi_keystone:application',
+        ['127.0.0.1:%d' % port], NAME)
+    processes.start(state, NAME, argv, env={
+        'OS_KEYSTONE_CONFIG_FILES': state.path('keystone', 'keystone.conf')},
+        ports=[port])
+    return [NAME]
+
+
+def wait_ready(state, started):
+    if NAME in started:
+        processes.wait_http(state, NAME, url(state) + '/v3')
+
+
+def register(state, admin):
+    """The identity endpoints, the roles and the demo users."""
+    admin.set_service('identity', NAME, {
+        iface: url(state) + '/v3'
+        for iface in ('public', 'internal', 'admin')})
+    for role in ('member', 'reader', 'service'):
+        admin.ensure('roles', role, {})
+    admin.ensure_user('demo', state.password('demo'), 'demo', 'member')
+    admin.ensure_user('alt_demo', state.password('alt_demo'), 'alt_demo',
+                      'member')
+
+
+def reconcile(state):
+    pass
+
+
+def stop(state):
+    return processes.stop_many(state, [NAME])
+
+
+def status(state):
+    return lifecycle.report(state, NAME, url(state), url(state) + '/v3')
+
+
+def tempest_options(state, sections, cli):
+    """Nothing: every tempest.conf points at keystone (tempestconf)."""
+
+
+def restartable(state):
+    return [NAME]
+
+
+def restart(state, name):
+    if name != NAME:
+        return None
+    return lifecycle.restart(state, name,
+                             lambda: wait_ready(state, start(state)))

@@ -10,7 +10,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""RabbitMQ (Debian's rabbitmq-server) for the RPC of the optional heat.
+"""RabbitMQ (Debian's rabbitmq-server) for the RPC of the optional heat
+(``up --with-heat``).
 
 It runs as whoever runs the cloud, without systemd, on loopback, with its
 own epmd on a private port: epmd outlives "rabbitmqctl stop", so this
@@ -29,13 +30,6 @@ from glance_multiapi_tests.common import polling
 SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server'
 HINT = 'apt-get install rabbitmq-server'
 NAMES = ('rabbitmq', 'epmd')
-
-
-def binaries_needed():
-    for path in (SERVER, shutil.which('epmd')):
-        if not path or not os.access(path, os.X_OK):
-            raise errors.MissingBinary('rabbitmq-server not found (%s)' %
-                                       HINT)
 
 
 def transport_url(state):
@@ -63,19 +57,6 @@ def _env(state):
             'RABBITMQ_NODENAME': 'gmt%d@localhost' % state.port('rabbitmq'),
             'ERL_EPMD_ADDRESS': '127.0.0.1',
             'ERL_EPMD_PORT': str(state.port('epmd'))}
-
-
-def start(state):
-    """Start epmd, then the broker, from a fresh dir; don't wait."""
-    shutil.rmtree(state.path('rabbitmq'), ignore_errors=True)
-    env = _env(state)
-    processes.start(state, 'epmd', [
-        shutil.which('epmd'), '-address', '127.0.0.1',
-        '-port', env['ERL_EPMD_PORT']], env=env,
-        ports=[state.port('epmd')])
-    processes.start(state, 'rabbitmq', [SERVER], env=env,
-                    ports=[state.port('rabbitmq'),
-                           state.port('rabbitmq-dist')])
 
 
 def listening(state):
@@ -106,8 +87,69 @@ def wait(state, timeout=90):
             processes.log_path(state, 'rabbitmq'))))
 
 
+# -- verbs (see components/__init__.py) ----------------------------------
+def enabled(state):
+    """Only heat uses the broker."""
+    return bool(state.data.get('options', {}).get('heat'))
+
+
+def binaries_needed(state):
+    for path in (SERVER, shutil.which('epmd')):
+        if not path or not os.access(path, os.X_OK):
+            raise errors.MissingBinary('rabbitmq-server not found (%s)' %
+                                       HINT)
+
+
+def prepare(state):
+    """A fresh broker dir (mnesia, logs) for each cloud."""
+    shutil.rmtree(state.path('rabbitmq'), ignore_errors=True)
+    return None
+
+
+def start(state):
+    """Start epmd, then the broker; don't wait."""
+    env = _env(state)
+    processes.start(state, 'epmd', [
+        shutil.which('epmd'), '-address', '127.0.0.1',
+        '-port', env['ERL_EPMD_PORT']], env=env,
+        ports=[state.port('epmd')])
+    processes.start(state, 'rabbitmq', [SERVER], env=env,
+                    ports=[state.port('rabbitmq'),
+                           state.port('rabbitmq-dist')])
+    return list(NAMES)
+
+
+def wait_ready(state, started):
+    if 'rabbitmq' in started:
+        wait(state)
+
+
+def register(state, admin):
+    pass
+
+
+def reconcile(state):
+    pass
+
+
+def stop(state):
+    return processes.stop_many(state, list(NAMES))
+
+
 def status(state):
     pid = processes.pid_of(state, 'rabbitmq')
-    return {'url': 'amqp://127.0.0.1:%d' % state.port('rabbitmq'),
-            'running': bool(pid),
-            'ready': bool(pid) and listening(state)[0]}
+    return {'rabbitmq': {
+        'url': 'amqp://127.0.0.1:%d' % state.port('rabbitmq'),
+        'running': bool(pid), 'ready': bool(pid) and listening(state)[0]}}
+
+
+def tempest_options(state, sections, cli):
+    pass
+
+
+def restartable(state):
+    return []
+
+
+def restart(state, name):
+    return None

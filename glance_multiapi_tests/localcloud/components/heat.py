@@ -14,11 +14,11 @@
 
 heat-api, heat-api-cfn and heat-engine all run from the one installed
 openstack-heat package, the local analogue of the one consolidated
-container image; RabbitMQ (Debian) carries their RPC. The APIs run under
-uwsgi like keystone and glance; the engine is a plain process.
+container image; RabbitMQ (components/rabbitmq.py) carries their RPC. The
+APIs run under uwsgi like keystone and glance; the engine is a plain
+process.
 """
 
-from importlib import metadata
 import os
 import shutil
 import sys
@@ -26,15 +26,14 @@ import time
 
 import requests
 
-from glance_multiapi_tests.localcloud import admin
 from glance_multiapi_tests.localcloud import bootstrap
+from glance_multiapi_tests.localcloud.components import keystone
+from glance_multiapi_tests.localcloud.components import rabbitmq
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
-from glance_multiapi_tests.localcloud import keystone
+from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import manage
 from glance_multiapi_tests.localcloud import processes
-from glance_multiapi_tests.localcloud import rabbitmq
-from glance_multiapi_tests.localcloud import services
 from glance_multiapi_tests.localcloud import uwsgi
 from glance_multiapi_tests.common import polling
 
@@ -117,10 +116,6 @@ hostname = {hostname}
 SHM_DIR = '/dev/shm'
 
 
-def enabled(state):
-    return bool(state.data.get('options', {}).get('heat'))
-
-
 def _heat_etc():
     """The etc/heat (paste ini, environment.d) of the installed heat."""
     for base in (sys.prefix, '/usr/local', '/usr'):
@@ -129,13 +124,6 @@ def _heat_etc():
             return path
     raise errors.MissingBinary('heat api-paste.ini not found (%s)' %
                                HEAT_HINT)
-
-
-def binaries_needed():
-    """Fail before anything starts when a heat program is missing."""
-    processes.find_binary('heat-manage', HEAT_HINT)
-    _heat_etc()
-    rabbitmq.binaries_needed()
 
 
 def api_url(state, name):
@@ -164,13 +152,6 @@ def _build_db(work):
     os.unlink(conf)
 
 
-def _install_db(state):
-    template, _built = bootstrap.ensure(
-        keystone.template_dir() + '-heat-%s' % metadata.version(
-            'openstack-heat'), _build_db)
-    bootstrap.copy(template, 'heat.db', state.path('heat', 'heat.db'))
-
-
 def _rpc_hostname(state):
     return 'glance-multiapi-cloud-%d' % state.port('rabbitmq')
 
@@ -184,7 +165,7 @@ def _conf_text(state):
         transport_url=rabbitmq.transport_url(state),
         root=state.path('heat'), periodic=PERIODIC_INTERVAL,
         grace=ENGINE_GRACE, cfn_url=api_url(state, 'heat-api-cfn'),
-        heat_etc=_heat_etc(), keystone_url=services.keystone_url(state),
+        heat_etc=_heat_etc(), keystone_url=keystone.url(state),
         heat_password=state.password('heat'),
         domain_admin_password=state.password('heat_domain_admin'),
         rpc_queue_options=rpc_queue_options)
@@ -222,15 +203,6 @@ def _remove_shm_files(state):
                 pass
 
 
-def prepare(state):
-    """Fresh heat dir, database and heat.conf."""
-    shutil.rmtree(state.path('heat'), ignore_errors=True)
-    state.makedirs('heat')
-    state.makedirs('heat', 'locks')
-    _install_db(state)
-    _write_conf(state)
-
-
 def _start_engine(state):
     processes.start(state, ENGINE, [
         sys.executable, '-m',
@@ -256,20 +228,9 @@ def _engine_wanted(state):
     return faults_mod.Faults.of_state(state).starts_service(ENGINE)
 
 
-def start(state):
-    """Start broker, APIs and engine; they connect as the broker comes."""
-    prepare(state)
-    rabbitmq.start(state)
-    for name in API_SERVICES:
-        _start_api(state, name)
-    if _engine_wanted(state):
-        _start_engine(state)
-
-
 def engines(state):
     """The heat-engine rows of GET /services, as the admin sees them."""
-    login = admin.Admin(services.keystone_url(state),
-                        state.password('admin')).login()
+    login = keystone.admin(state).login()
     resp = requests.get('%s/v1/%s/services' % (api_url(state, 'heat-api'),
                                                login.project_id),
                         headers={'X-Auth-Token': login.token}, timeout=45)
@@ -296,7 +257,48 @@ def wait_engine(state, exclude=(), timeout=120):
                         describe=str)
 
 
-def setup_keystone(state, admin):
+# -- verbs (see components/__init__.py) ----------------------------------
+def enabled(state):
+    return bool(state.data.get('options', {}).get('heat'))
+
+
+def binaries_needed(state):
+    """Fail before anything starts when a heat program is missing."""
+    processes.find_binary('heat-manage', HEAT_HINT)
+    _heat_etc()
+
+
+def prepare(state):
+    """Fresh heat dir, database and heat.conf."""
+    shutil.rmtree(state.path('heat'), ignore_errors=True)
+    state.makedirs('heat')
+    state.makedirs('heat', 'locks')
+    template, _built = bootstrap.ensure(
+        bootstrap.template_dir('openstack-heat'), _build_db)
+    bootstrap.copy(template, 'heat.db', state.path('heat', 'heat.db'))
+    _write_conf(state)
+    return None
+
+
+def start(state):
+    """Start APIs and engine; they connect as the broker comes."""
+    for name in API_SERVICES:
+        _start_api(state, name)
+    if not _engine_wanted(state):
+        return list(API_SERVICES)
+    _start_engine(state)
+    return list(API_SERVICES) + [ENGINE]
+
+
+def wait_ready(state, started):
+    for name in API_SERVICES:
+        if name in started:
+            _wait_api(state, name)
+    if ENGINE in started:
+        wait_engine(state)
+
+
+def register(state, admin):
     """Service user, stack domain and its admin, roles, catalog."""
     admin.ensure_user('heat', state.password('heat'), 'service', 'admin')
     admin.ensure_user('heat', state.password('heat'), 'service', 'service')
@@ -316,20 +318,8 @@ def setup_keystone(state, admin):
             iface: url for iface in ('public', 'internal', 'admin')})
 
 
-def finish(state, admin):
-    """After keystone is set up: register heat, wait for all of it."""
-    setup_keystone(state, admin)
-    rabbitmq.wait(state)
-    for name in API_SERVICES:
-        _wait_api(state, name)
-    if _engine_wanted(state):
-        wait_engine(state)
-
-
 def reconcile(state):
     """Rewrite heat.conf, start, stop or restart heat as the faults say."""
-    if not enabled(state):
-        return
     if _write_conf(state):
         # NOTE: every heat service reads heat.conf; the engine drains its
         # stacks as on any restart.
@@ -346,59 +336,22 @@ def reconcile(state):
         wait_engine(state)
 
 
-def restart(state, name):
-    """Stop (gracefully) and start one heat service.
-
-    Returns (seconds to stop, seconds until the new one is ready).
-    """
-    if not enabled(state):
-        raise errors.Invalid('this cloud has no heat (up --with-heat)')
-    if name not in RESTARTABLE:
-        raise errors.Invalid('cannot restart %r; restartable: %s' % (
-            name, ', '.join(RESTARTABLE)))
-    if name == ENGINE and not _engine_wanted(state):
-        raise errors.Invalid('heat-engine is held down by fault '
-                             'heat-engine-down (patch --clear-faults)')
-    started = time.monotonic()
-    if name == ENGINE:
-        old = [r['engine_id'] for r in engines(state)]
-        processes.stop(state, ENGINE, timeout=ENGINE_STOP_TIMEOUT)
-        stopped = time.monotonic()
-        _start_engine(state)
-        wait_engine(state, exclude=old)
-    else:
-        processes.stop(state, name)
-        stopped = time.monotonic()
-        _start_api(state, name)
-        _wait_api(state, name)
-    return stopped - started, time.monotonic() - stopped
-
-
 def stop(state):
-    """Stop heat and its broker, engine first; the names that ran."""
+    """Stop heat, engine first; the names that ran."""
     # NOTE: on "down" nobody waits for stacks: the default timeout, not
     # the engine's graceful one, before SIGKILL.
     names = processes.stop_many(state, [ENGINE]) + processes.stop_many(
-        state, list(API_SERVICES + rabbitmq.NAMES))
+        state, list(API_SERVICES))
     _remove_shm_files(state)
     return names
 
 
 def status(state):
-    """{service: {url, running, ready}} for ``status``."""
-    if not enabled(state):
-        return {}
+    """heat-api, heat-api-cfn and whether an engine reports up."""
     report = {}
     for name in API_SERVICES:
-        pid = processes.pid_of(state, name)
         url = api_url(state, name)
-        try:
-            ready = bool(pid) and requests.get(
-                url + '/', timeout=2).status_code in (200, 300)
-        except requests.RequestException:
-            ready = False
-        report[name] = {'url': url, 'running': bool(pid), 'ready': ready}
-    report['rabbitmq'] = rabbitmq.status(state)
+        report.update(lifecycle.report(state, name, url, url + '/'))
     pid = processes.pid_of(state, ENGINE)
     try:
         up = pid and any(r['status'] == 'up' for r in engines(state))
@@ -409,10 +362,35 @@ def status(state):
     return report
 
 
-def tempest_options(state, sections, cli_command):
+def tempest_options(state, sections, cli):
     """Turn heat on in tempest.conf sections ({group: {opt: value}})."""
-    if not enabled(state):
-        return
     sections['service_available']['heat'] = 'True'
     sections['consolidated_heat'] = {
-        'restart_command': cli_command + ' restart {service}'}
+        'restart_command': cli + ' restart {service}'}
+
+
+def restartable(state):
+    return list(RESTARTABLE) if enabled(state) else []
+
+
+def restart(state, name):
+    """Stop (gracefully) and start one heat service."""
+    if name not in RESTARTABLE:
+        return None
+    if not enabled(state):
+        raise errors.Invalid('this cloud has no heat (up --with-heat)')
+    if name != ENGINE:
+        def start_and_wait():
+            _start_api(state, name)
+            _wait_api(state, name)
+        return lifecycle.restart(state, name, start_and_wait)
+    if not _engine_wanted(state):
+        raise errors.Invalid('heat-engine is held down by fault '
+                             'heat-engine-down (patch --clear-faults)')
+    started = time.monotonic()
+    old = [r['engine_id'] for r in engines(state)]
+    processes.stop(state, ENGINE, timeout=ENGINE_STOP_TIMEOUT)
+    stopped = time.monotonic()
+    _start_engine(state)
+    wait_engine(state, exclude=old)
+    return stopped - started, time.monotonic() - stopped
