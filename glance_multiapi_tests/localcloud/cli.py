@@ -17,7 +17,6 @@ import json
 import os
 import sys
 
-import requests
 import yaml
 
 from glance_multiapi_tests.localcloud import cloud
@@ -25,6 +24,7 @@ from glance_multiapi_tests.localcloud.components import glance
 from glance_multiapi_tests.localcloud.components import heat
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
+from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import spec as spec_mod
 from glance_multiapi_tests.localcloud import state as state_mod
@@ -135,13 +135,6 @@ def _read_spec(path):
                                                           exc.strerror))
 
 
-def _probe(url, ok=(200, 300)):
-    try:
-        return requests.get(url, timeout=2).status_code in ok
-    except requests.RequestException:
-        return False
-
-
 def status_report(state):
     """Every service of the cloud: running, ready, URLs."""
     state.load()
@@ -160,7 +153,8 @@ def status_report(state):
             'public': endpoints.get(api + '-public'),
             'internal': endpoints.get(api + '-internal'),
             'in_catalog': api == spec['keystoneEndpoint'],
-            'running': bool(pid), 'ready': bool(pid) and _probe(local)}
+            'running': bool(pid),
+            'ready': bool(pid) and lifecycle.answers(local)}
     report['faults'] = ['%s=%s' % tuple(f) if f[1] else f[0]
                         for f in state.data.get('faults', [])]
     return report
