@@ -37,6 +37,14 @@ from glance_multiapi_tests.uploader import inputs
 UPLOADER = os.path.join(base.BIN, 'glance-image-uploader')
 
 
+def _default_signals():
+    # NOTE: a run started in the background by a non-interactive shell
+    # (a CI runner, "cmd &") inherits SIGINT ignored, and Python then
+    # installs no KeyboardInterrupt handler: the uploader would not see
+    # the signal this test sends.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class TestUploaderCli(base.CloudTestCase):
 
     def setUp(self):
@@ -149,7 +157,8 @@ class TestUploaderCli(base.CloudTestCase):
             [UPLOADER, '--images-info', info, '--os-cloud', 'demo',
              '--os-client-config-file', self.clouds, '--temp-dir',
              self.temp_dir, '--progress-interval', '0.05'],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=_default_signals)
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
         lines = []
         reader = threading.Thread(
