@@ -22,7 +22,6 @@ import contextlib
 import dataclasses
 import hashlib
 import io
-import os
 import time
 
 from oslo_log import log as logging
@@ -33,6 +32,7 @@ from tempest.lib import exceptions as lib_exc
 from tempest import test
 
 from glance_multiapi_tests.common import commands
+from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import probes
@@ -153,7 +153,7 @@ class MultiApiTest(test.BaseTestCase):
                 doing, self.where(client), type(exc).__name__, exc))
 
     def image_data(self):
-        return os.urandom(CONF.glance_multiapi.image_size)
+        return imagedata.raw(CONF.glance_multiapi.image_size)
 
     def create_image(self, client, name):
         """Create an image through client; it is deleted at cleanup."""

@@ -37,13 +37,13 @@ import fixtures
 import requests
 import yaml
 
+from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.tests import waiters
 
 
 def image_bytes(size):
     """Generated image data: a random head (unique md5) and zeros."""
-    head = min(size, 64 * 1024)
-    return os.urandom(head) + b'\0' * (size - head)
+    return imagedata.raw(size, random_bytes=64 * 1024)
 
 
 def md5_of(data):

@@ -16,6 +16,7 @@ the uploader (``up --no-fileserver`` leaves it out)."""
 import os
 import sys
 
+from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import testimages
@@ -67,7 +68,7 @@ def reconcile(state):
     if os.path.isdir(state.path('files')) and not os.path.exists(
             state.path('files', TEST_IMAGE)):
         with open(state.path('files', TEST_IMAGE), 'wb') as f:
-            f.write(os.urandom(1024 * 1024))
+            f.write(imagedata.raw(1024 * 1024))
         with open(state.path('files', QCOW2), 'wb') as f:
             f.write(testimages.empty_qcow2())
 

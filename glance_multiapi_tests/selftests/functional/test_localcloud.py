@@ -26,6 +26,7 @@ import uuid
 import requests
 import yaml
 
+from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.localcloud import ports
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.selftests.functional import base
@@ -107,7 +108,7 @@ class TestLocalCloud(base.CloudTestCase):
 
     def upload_and_check_store(self, api, store):
         glance = self.api_glance(api)
-        data = os.urandom(256 * 1024)
+        data = imagedata.raw(256 * 1024)
         image_id, put = glance.create('lc-%s-%s' % (api, uuid.uuid4().hex),
                                       data)
         self.addCleanup(glance.cleanup, image_id)
@@ -249,7 +250,7 @@ class TestLocalCloud(base.CloudTestCase):
         """Bounded concurrent create/upload/delete on both APIs: no 5xx."""
         clients = [self.api_glance('api0'), self.api_glance('api1')]
         deadline = time.monotonic() + STRESS_SECONDS
-        data = os.urandom(64 * 1024)
+        data = imagedata.raw(64 * 1024)
 
         def worker(index):
             glance = clients[index % 2]

@@ -29,6 +29,7 @@ import uuid
 import fixtures
 import yaml
 
+from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.selftests.functional import base
 from glance_multiapi_tests.uploader import glance
@@ -74,8 +75,7 @@ class TestUploaderCli(base.CloudTestCase):
     def _serve(self, size):
         name = 'uploader-cli-%s.raw' % uuid.uuid4().hex
         path = os.path.join(self.state_dir, 'files', name)
-        head = min(size, 1 << 20)
-        data = os.urandom(head) + b'\0' * (size - head)
+        data = imagedata.raw(size, random_bytes=1 << 20)
         with open(path, 'wb') as out:
             out.write(data)
         self.addCleanup(os.unlink, path)
