@@ -237,20 +237,39 @@ OPT_GROUPS.append((image_uploader_group, ImageUploaderGroup))
 # consolidated image must still work together, and a rebuild (which
 # restarts heat-engine) must not leave stacks stuck. Read by
 # glance_multiapi_tests.tests.api.test_heat_services and
-# tests.scenario.test_heat_engine_restart. Tempest itself has no
-# [service_available] heat, so it is registered here. NOTE:
-# heat-tempest-plugin registers one too, with another default and help;
-# loading both plugins clashes (an open issue of its own).
-service_available_heat_group = cfg.OptGroup(
+# tests.scenario.test_heat_engine_restart.
+#
+# They also read [service_available] heat, which tempest itself does not
+# define but heat-tempest-plugin does (BoolOpt, default True, its own help
+# text). oslo.config refuses a second, different definition of one option
+# with DuplicateOptError, and whichever plugin loads second then loses the
+# rest of its register_opts. So this option is SHARED, not owned: the plugin
+# registers it only when no other plugin will (see
+# plugin.register_shared_opts), the way cinder-tempest-plugin registers
+# [service_available] barbican only without barbican's plugin.
+service_available_group = cfg.OptGroup(
     name='service_available', title='Available OpenStack Services')
 
-ServiceAvailableHeatGroup = [
+SharedServiceAvailableOpts = [
     cfg.BoolOpt('heat', default=False,
                 help='Whether Heat (orchestration) is expected to be '
-                     'available; false skips the consolidated heat checks.'),
+                     'available; false skips the consolidated heat checks. '
+                     'Registered by this plugin only when no other '
+                     'installed tempest plugin (heat-tempest-plugin) '
+                     'registers it; that one defaults to true.'),
 ]
 
-OPT_GROUPS.append((service_available_heat_group, ServiceAvailableHeatGroup))
+# Installed tempest plugins (entry point module prefixes) that register a
+# shared option themselves: {(group, option): (module prefix, ...)}.
+SHARED_OPT_OWNERS = {
+    ('service_available', 'heat'): ('heat_tempest_plugin',),
+}
+
+# NOTE: the (group, options) pairs registered only when nobody else owns
+# them; not in OPT_GROUPS, which holds what this plugin always owns.
+SHARED_OPT_GROUPS = [
+    (service_available_group, SharedServiceAvailableOpts),
+]
 
 consolidated_heat_group = cfg.OptGroup(
     name='consolidated_heat',
@@ -306,4 +325,4 @@ OPT_GROUPS.append((consolidated_heat_group, ConsolidatedHeatGroup))
 
 def list_opts():
     """Return the option groups for oslo-config-generator."""
-    return [(group, opts) for group, opts in OPT_GROUPS]
+    return [(group, opts) for group, opts in OPT_GROUPS + SHARED_OPT_GROUPS]

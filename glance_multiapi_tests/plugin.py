@@ -12,9 +12,66 @@
 
 import os
 
+from oslo_config import cfg
+from oslo_log import log as logging
 from tempest.test_discover import plugins
 
 from glance_multiapi_tests import config as project_config
+
+LOG = logging.getLogger(__name__)
+PLUGIN_ENTRY_POINTS = 'tempest.test_plugins'
+
+
+def _installed_plugin_modules():
+    """Module paths of every installed tempest plugin's entry point."""
+    from importlib import metadata
+    eps = metadata.entry_points()
+    if hasattr(eps, 'select'):
+        found = eps.select(group=PLUGIN_ENTRY_POINTS)
+    else:  # NOTE: Python 3.9's entry_points() is a dict of lists.
+        found = eps.get(PLUGIN_ENTRY_POINTS, ())
+    return [ep.value.split(':')[0] for ep in found]
+
+
+def _registered(conf, group, name):
+    try:
+        return name in conf[group]
+    except (cfg.NoSuchOptError, KeyError, TypeError):
+        return False
+
+
+def register_shared_opts(conf, installed=None):
+    """Register the shared options nobody else registers; return them.
+
+    An option is left alone when an installed plugin owns it
+    (config.SHARED_OPT_OWNERS: whichever order tempest loads the plugins
+    in, that plugin registers it) or when something registered it already.
+    A clash that slips past both is logged, never raised, so the rest of
+    this plugin's options are registered whatever happens here.
+    """
+    if installed is None:
+        installed = _installed_plugin_modules()
+    done = []
+    for group, opts in project_config.SHARED_OPT_GROUPS:
+        # NOTE: a fresh group object: oslo.config's register_group keeps a
+        # shallow copy whose option dict is the module-level group's own.
+        conf.register_group(cfg.OptGroup(group.name, title=group.title))
+        for opt in opts:
+            owners = project_config.SHARED_OPT_OWNERS.get(
+                (group.name, opt.name), ())
+            owner = [m for m in installed
+                     if any(m == o or m.startswith(o + '.') for o in owners)]
+            if owner or _registered(conf, group.name, opt.name):
+                continue
+            try:
+                conf.register_opt(opt, group=group.name)
+            except cfg.DuplicateOptError as exc:
+                LOG.warning('glance_multiapi_tests: [%s] %s is defined by '
+                            'another plugin; using theirs (%s)',
+                            group.name, opt.name, exc)
+                continue
+            done.append((group.name, opt))
+    return done
 
 
 class GlanceMultiApiTempestPlugin(plugins.TempestPlugin):
@@ -29,12 +86,21 @@ class GlanceMultiApiTempestPlugin(plugins.TempestPlugin):
         return full_test_dir, base_path
 
     def register_opts(self, conf):
-        """Register every option group of this plugin on tempest's CONF."""
+        """Register this plugin's groups, then the shared options.
+
+        The groups this plugin owns go first, so nothing a shared option
+        meets can keep them from being registered.
+        """
         for group, opts in project_config.OPT_GROUPS:
             conf.register_group(group)
             conf.register_opts(opts, group=group.name)
+        self._shared = register_shared_opts(conf)
 
     def get_opt_lists(self):
         """Return the (group name, options) pairs register_opts added."""
-        return [(group.name, opts)
-                for group, opts in project_config.OPT_GROUPS]
+        lists = [(group.name, opts)
+                 for group, opts in project_config.OPT_GROUPS]
+        shared = {}
+        for group_name, opt in getattr(self, '_shared', []):
+            shared.setdefault(group_name, []).append(opt)
+        return lists + sorted(shared.items())
