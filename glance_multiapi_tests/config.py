@@ -40,6 +40,42 @@ glance_multiapi_group = cfg.OptGroup(
 GlanceMultiApiGroup = [
     cfg.BoolOpt('enabled', default=True,
                 help='Run the multi-API Glance checks at all.'),
+    cfg.BoolOpt('kubernetes_api', default=False,
+                help='Learn and patch the deployment through the Kubernetes '
+                     'API (the python "kubernetes" client) instead of '
+                     'commands: the Glance CR is read with get (or list, '
+                     'see glance_name) and patched as patch_object says. '
+                     'discovery_command, patch_command and patch_spec_path '
+                     'are then not used. False uses the commands.'),
+    cfg.StrOpt('kubeconfig',
+               help='kubeconfig file for the Kubernetes API. Unset: the '
+                    'pod\'s service account (in-cluster config) when '
+                    'KUBERNETES_SERVICE_HOST is set, else $KUBECONFIG or '
+                    '~/.kube/config.'),
+    cfg.StrOpt('kubernetes_context',
+               help='Context of the kubeconfig to use. Unset: its '
+                    'current-context.'),
+    cfg.StrOpt('namespace', default='openstack',
+               help='Namespace of the Glance CR, the OpenStackControlPlane, '
+                    'the OpenStackVersion and the Deployments read through '
+                    'the Kubernetes API.'),
+    cfg.StrOpt('glance_name',
+               help='Name of the Glance CR. Unset: the only Glance CR in '
+                    'the namespace (listed; two or more is an error naming '
+                    'them).'),
+    cfg.StrOpt('patch_object', default='openstackcontrolplane',
+               choices=[('openstackcontrolplane',
+                         'patch spec.glance.template of the '
+                         'OpenStackControlPlane owning the Glance CR'),
+                        ('glance', 'patch spec of the Glance CR itself '
+                                   '(only where no control plane owns it)')],
+               help='Object the Kubernetes API patches (JSON merge patch) '
+                    'to change the Glance spec.'),
+    cfg.StrOpt('controlplane_name',
+               help='Name of the OpenStackControlPlane to patch. Unset: '
+                    'the controller ownerReference of the Glance CR.'),
+    cfg.FloatOpt('kubernetes_timeout', default=30.0,
+                 help='Seconds one Kubernetes API request may take.'),
     cfg.StrOpt('discovery_command',
                help='Command that prints the Glance CR as JSON, e.g. '
                     '"oc get glance glance -o json" or '
@@ -82,12 +118,13 @@ GlanceMultiApiGroup = [
                     'the object owning the Glance spec; {patch} is replaced '
                     'by the shell-quoted patch, e.g. "oc patch '
                     'openstackcontrolplane openstack --type merge -p '
-                    '{patch}". Unset skips the switchover and grow/shrink '
-                    'scenarios.'),
+                    '{patch}". Unset (and kubernetes_api False) skips the '
+                    'switchover and grow/shrink scenarios.'),
     cfg.StrOpt('patch_spec_path', default='spec',
-               help='Dotted path of the Glance spec inside the patched '
-                    'object: "spec" for a Glance CR, '
-                    '"spec.glance.template" for an OpenStackControlPlane.'),
+               help='Dotted path of the Glance spec inside the object '
+                    'patch_command patches: "spec" for a Glance CR, '
+                    '"spec.glance.template" for an OpenStackControlPlane. '
+                    'Not used with kubernetes_api (patch_object decides).'),
     cfg.IntOpt('convergence_timeout', default=300,
                help='Seconds to wait for the catalog or an API to follow a '
                     'patch.'),
@@ -136,11 +173,31 @@ ConsolidatedImagesGroup = [
                help='s2i-openstack-containers containers/image-mappings.yaml '
                     '(build target to the OpenStackVersion fields it '
                     'serves). Unset skips the consolidated image checks.'),
+    cfg.BoolOpt('kubernetes_api', default=False,
+                help='Read the OpenStackVersion and the running Deployments '
+                     'through the Kubernetes API, with the access '
+                     '[glance_multiapi] configures (kubeconfig, '
+                     'kubernetes_context, namespace, kubernetes_timeout). '
+                     'version_command and version_file must then be unset. '
+                     'False skips the running image check.'),
+    cfg.StrOpt('openstackversion_name',
+               help='Name of the OpenStackVersion CR read through the '
+                    'Kubernetes API. Unset: the only one in the namespace '
+                    '(listed).'),
+    cfg.DictOpt('running_deployments',
+                default={'heat-api': 'heatAPIImage',
+                         'heat-cfnapi': 'heatCfnapiImage',
+                         'heat-engine': 'heatEngineImage'},
+                help='Deployment name to the OpenStackVersion field its '
+                     'image must match (the container named like the '
+                     'Deployment, else its only container). Empty skips '
+                     'the running image check.'),
     cfg.StrOpt('version_command',
                help='Command printing the OpenStackVersion CR as JSON, e.g. '
                     '"oc get openstackversion openstack -o json"; its '
                     'status.containerImages and spec.customContainerImages '
-                    'are checked. Exclusive with version_file.'),
+                    'are checked. Exclusive with version_file and '
+                    'kubernetes_api.'),
     cfg.StrOpt('version_file',
                help='OpenStackVersion CR as a JSON or YAML file.'),
     cfg.StrOpt('env_file',
