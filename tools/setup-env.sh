@@ -14,6 +14,9 @@ need_apt=()
 command -v docker-registry >/dev/null || need_apt+=(docker-registry)
 # NOTE: RabbitMQ carries the RPC of the optional heat (up --with-heat).
 [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || need_apt+=(rabbitmq-server)
+# NOTE: a real kubectl (1.20) drives the embedded Kubernetes-style API
+# in the functional tests, as an operator would on a cluster.
+command -v kubectl >/dev/null || need_apt+=(kubernetes-client)
 command -v gcc >/dev/null || need_apt+=(gcc)
 command -v curl >/dev/null || need_apt+=(curl)
 include=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')

@@ -73,7 +73,8 @@ def build_parser():
     fault_help = 'inject a fault NAME or NAME=API (repeatable; see faults)'
 
     up = verbs.add_parser('up', parents=[common], help='start a cloud',
-                          epilog=errors.EXIT_CODES_HELP,
+                          epilog=errors.EXIT_CODES_HELP + '\nfaults:\n' +
+                          faults_mod.describe(),
                           formatter_class=argparse.RawDescriptionHelpFormatter)
     up.add_argument('--spec', help='YAML spec shaped like a Glance CR spec '
                                    '(default: %s)' % DEFAULT_SPEC)
@@ -89,6 +90,10 @@ def build_parser():
     up.add_argument('--with-heat', action='store_true',
                     help='also run heat-api, heat-api-cfn and heat-engine '
                          '(one openstack-heat package) with RabbitMQ')
+    up.add_argument('--kube-role', metavar='FILE',
+                    help='a Role (YAML; other kinds in it are skipped) '
+                         'that every request to the Kubernetes API is '
+                         'authorised against (default: all allowed)')
     restart = verbs.add_parser(
         'restart', parents=[common],
         help='stop one service gracefully and start it again on its ports')
@@ -195,6 +200,7 @@ def run(args, out):
                  fault_args=args.fault, with_registry=not args.no_registry,
                  with_fileserver=not args.no_fileserver,
                  base_port=args.base_port, with_heat=args.with_heat,
+                 kube_role=args.kube_role,
                  log=lambda msg: out.write(msg + '\n'))
         if not args.quiet:
             _print_summary(state, out)

@@ -25,8 +25,10 @@ from glance_multiapi_tests.localcloud import components
 from glance_multiapi_tests.localcloud.components import glance
 from glance_multiapi_tests.localcloud.components import heat
 from glance_multiapi_tests.localcloud.components import keystone
+from glance_multiapi_tests.localcloud.components import kubeapi
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
+from glance_multiapi_tests.localcloud import kuberbac
 from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import ports
 from glance_multiapi_tests.localcloud import processes
@@ -34,7 +36,9 @@ from glance_multiapi_tests.localcloud import spec as spec_mod
 from glance_multiapi_tests.localcloud import tempestconf
 
 OWN_ENTRIES = ('state.json', 'keystone', 'glance', 'registry', 'files',
-               'logs', 'run', 'tempest', 'clouds.yaml', '.lock')
+               'logs', 'run', 'tempest', 'clouds.yaml', '.lock',
+               kubeapi.KUBECONFIG, kubeapi.MAPPINGS, kubeapi.KNOWN_NAMES,
+               kubeapi.ROLE_FILE, kubeapi.AUDIT_LOG, kubeapi.TLS_DIR)
 
 
 @contextlib.contextmanager
@@ -65,15 +69,23 @@ def _wipe(state):
 
 
 def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
-       with_fileserver=True, base_port=None, log=print, with_heat=False):
+       with_fileserver=True, base_port=None, log=print, with_heat=False,
+       kube_role=None):
     """Start a whole cloud in state.root; stop everything on failure.
 
     Every component prepares and starts in turn without waiting, so they
     all boot at once; keystone is awaited first, as everything registers
     with it; then the others; then the cloud is reconciled to its spec
-    like after a patch (the catalog, tempest.conf).
+    like after a patch (the catalog, tempest.conf). kube_role: a Role
+    file every Kubernetes API request is then authorised against.
     """
     spec = spec_mod.load(spec_text, spec_source)
+    role_text = None
+    if kube_role:
+        try:
+            role_text = kubeapi.check_role(kube_role)
+        except kuberbac.RoleError as exc:
+            raise errors.Invalid(str(exc))
     records = [faults_mod.parse(f) for f in fault_args]
     faults_mod.Faults(records, spec, with_heat=with_heat)
     if base_port is not None:
@@ -91,6 +103,8 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
             raise errors.AlreadyUp('a cloud is already up in %s (run '
                                    '"down" first)' % state.root)
         _wipe(state)
+        if role_text is not None:
+            kubeapi.install_role(state, role_text)
         began = time.monotonic()
         try:
             started = []
@@ -160,6 +174,10 @@ def patch(state, *, patch_text=None, fault_args=(), clear_faults=False):
         records += [faults_mod.parse(f) for f in fault_args]
         faults = faults_mod.Faults(records, spec,
                                    with_heat=heat.enabled(state))
+        if spec != state.data['spec']:
+            # NOTE: metadata.generation of the Kubernetes objects.
+            kube = state.data.setdefault('kube', {})
+            kube['generation'] = kube.get('generation', 1) + 1
         state.data['spec'] = spec
         state.data['faults'] = records
         state.save()

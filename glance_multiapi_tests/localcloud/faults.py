@@ -34,6 +34,9 @@ class Fault(object):
     help = None
     # NOTE: a fault that breaks heat would do nothing on a heat-less cloud.
     needs_heat = False
+    # NOTE: what ARG names: 'api' (an API of the spec, optional), None (no
+    # ARG), or something check_arg() knows.
+    arg_kind = 'api'
 
     def __init__(self, arg, spec):
         self.arg = arg
@@ -52,6 +55,15 @@ class Fault(object):
                 return name
         raise errors.Invalid('fault %s needs a second non-edge API' %
                              self.name)
+
+    def check_arg(self):
+        """Invalid unless ARG suits this fault."""
+        if self.arg_kind is None and self.arg:
+            raise errors.Invalid('fault %s takes no argument' % self.name)
+        if (self.arg_kind == 'api' and self.arg and
+                self.arg not in self.spec['glanceAPIs']):
+            raise errors.Invalid('fault %s=%s: no API named %s' % (
+                self.name, self.arg, self.arg))
 
     # -- hooks (healthy defaults) -----------------------------------------
     def url(self, api, interface, url):
@@ -81,6 +93,14 @@ class Fault(object):
     def keeps_rpc_queues(self):
         """Whether heat's RPC connections keep their queues on close."""
         return True
+
+    def kube_allows(self, verb, resource):
+        """Whether the Kubernetes API lets verb on resource through."""
+        return True
+
+    def image_drifts(self, deployment):
+        """Whether a heat Deployment runs another image than the rest."""
+        return False
 
 
 @fault
@@ -153,6 +173,7 @@ class ApiDown(Fault):
 class HeatEngineDown(Fault):
     name = 'heat-engine-down'
     needs_heat = True
+    arg_kind = None
     help = ('heat-engine is not running (up --with-heat); heat-api still '
             'answers but nothing processes stacks')
 
@@ -164,12 +185,52 @@ class HeatEngineDown(Fault):
 class HeatLossyEngineStop(Fault):
     name = 'heat-lossy-engine-stop'
     needs_heat = True
+    arg_kind = None
     help = ("heat runs with oslo.messaging's default queue handling (as the "
             "heat-operator ships it): a stopping heat-engine acks and drops "
             "the stack work sent to it, so a restart strands stacks")
 
     def keeps_rpc_queues(self):
         return False
+
+
+@fault
+class KubeForbid(Fault):
+    name = 'kube-forbid'
+    arg_kind = 'verb:resource'
+    help = ('the Kubernetes API answers 403 Forbidden to VERB on RESOURCE '
+            '(e.g. patch:openstackcontrolplanes), whatever the Role grants')
+
+    def check_arg(self):
+        verb, _sep, resource = (self.arg or '').partition(':')
+        if not verb or not resource:
+            raise errors.Invalid('fault %s needs VERB:RESOURCE, e.g. %s='
+                                 'patch:openstackcontrolplanes' % (
+                                     self.name, self.name))
+
+    def kube_allows(self, verb, resource):
+        want_verb, _sep, want_resource = self.arg.partition(':')
+        return not (want_verb in ('*', verb) and
+                    want_resource in ('*', resource))
+
+
+@fault
+class HeatImageDrift(Fault):
+    name = 'heat-image-drift'
+    needs_heat = True
+    arg_kind = 'deployment'
+    help = ('that heat Deployment (heat-api, heat-cfnapi or heat-engine) '
+            'runs another image digest than the other two and '
+            'OpenStackVersion')
+    DEPLOYMENTS = ('heat-api', 'heat-cfnapi', 'heat-engine')
+
+    def check_arg(self):
+        if self.arg not in self.DEPLOYMENTS:
+            raise errors.Invalid('fault %s needs one of %s, got %r' % (
+                self.name, ', '.join(self.DEPLOYMENTS), self.arg))
+
+    def image_drifts(self, deployment):
+        return deployment == self.arg
 
 
 def parse(text):
@@ -190,12 +251,7 @@ class Faults(object):
             if item.needs_heat and not with_heat:
                 raise errors.Invalid('fault %s needs heat (up --with-heat)'
                                      % item.name)
-            if item.needs_heat and item.arg:
-                raise errors.Invalid('fault %s takes no argument' %
-                                     item.name)
-            if item.arg and item.arg not in spec['glanceAPIs']:
-                raise errors.Invalid('fault %s=%s: no API named %s' % (
-                    item.name, item.arg, item.arg))
+            item.check_arg()
 
     @classmethod
     def of_state(cls, state):
@@ -229,8 +285,18 @@ class Faults(object):
     def keeps_rpc_queues(self):
         return all(item.keeps_rpc_queues() for item in self.active)
 
+    def kube_allows(self, verb, resource):
+        return all(item.kube_allows(verb, resource) for item in self.active)
+
+    def image_drifts(self, deployment):
+        return any(item.image_drifts(deployment) for item in self.active)
+
 
 def describe():
     """Help text listing every fault."""
-    return '\n'.join('  %-24s %s' % (name, cls.help)
-                     for name, cls in sorted(FAULTS.items()))
+    lines = []
+    for name, cls in sorted(FAULTS.items()):
+        if cls.arg_kind not in (None, 'api'):
+            name += '=' + cls.arg_kind.upper()
+        lines.append('  %-27s %s' % (name, cls.help))
+    return '\n'.join(lines)

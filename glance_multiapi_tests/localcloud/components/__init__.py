@@ -54,6 +54,7 @@ from glance_multiapi_tests.localcloud.components import fileserver
 from glance_multiapi_tests.localcloud.components import glance
 from glance_multiapi_tests.localcloud.components import heat
 from glance_multiapi_tests.localcloud.components import keystone
+from glance_multiapi_tests.localcloud.components import kubeapi
 from glance_multiapi_tests.localcloud.components import rabbitmq
 from glance_multiapi_tests.localcloud.components import registry
 
@@ -65,13 +66,16 @@ VERBS = ('enabled', 'binaries_needed', 'prepare', 'start', 'wait_ready',
 # broker takes ~16 s to boot; start it next. The Glance APIs need
 # keystone only once requests come, so they load while keystone does;
 # this halves the start-up time. (The others start in milliseconds;
-# their order is that of the lines of "status" and of tempest.conf.)
-COMPONENTS = (keystone, rabbitmq, registry, fileserver, heat, glance)
+# their order is that of the lines of "status" and of tempest.conf.) The
+# Kubernetes API last: it serves what the others are.
+COMPONENTS = (keystone, rabbitmq, registry, fileserver, heat, glance,
+              kubeapi)
 
 # NOTE: heat first: its engine drains over RPC before the broker goes
 # (and may still call the other services while it does). The others
 # then stop together, as fast as the slowest of them.
-STOP_WAVES = ((heat,), (rabbitmq, glance, fileserver, registry, keystone))
+STOP_WAVES = ((heat,),
+              (rabbitmq, glance, fileserver, registry, keystone, kubeapi))
 
 
 def enabled(state):

@@ -1,0 +1,77 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""A throw-away CA and serving certificate for the Kubernetes-style API.
+
+NOTE: kubectl (client-go's clientcmd) sends the kubeconfig's credentials
+only over TLS; over plain http every request would go out without its
+bearer token and get 401. So the embedded API serves https on loopback
+under a CA made for each cloud, which the kubeconfig carries.
+"""
+
+import datetime
+import ipaddress
+
+from cryptography import x509
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives import serialization
+from cryptography.x509.oid import NameOID
+
+VALID_DAYS = 365
+
+
+def _name(common_name):
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def _pem_key(key):
+    return key.private_bytes(serialization.Encoding.PEM,
+                             serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
+def make(host='127.0.0.1'):
+    """(CA cert PEM, server cert PEM, server key PEM) for host."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    start, end = (now - datetime.timedelta(minutes=5),
+                  now + datetime.timedelta(days=VALID_DAYS))
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = _name('glance-multiapi-cloud CA')
+    ca = (x509.CertificateBuilder()
+          .subject_name(ca_name).issuer_name(ca_name)
+          .public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number())
+          .not_valid_before(start).not_valid_after(end)
+          .add_extension(x509.BasicConstraints(ca=True, path_length=0),
+                         critical=True)
+          .add_extension(x509.KeyUsage(
+              digital_signature=True, content_commitment=False,
+              key_encipherment=False, data_encipherment=False,
+              key_agreement=False, key_cert_sign=True, crl_sign=True,
+              encipher_only=False, decipher_only=False), critical=True)
+          .sign(ca_key, hashes.SHA256()))
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = (x509.CertificateBuilder()
+            .subject_name(_name('kube-apiserver'))
+            .issuer_name(ca_name)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(start).not_valid_after(end)
+            .add_extension(x509.SubjectAlternativeName([
+                x509.IPAddress(ipaddress.ip_address(host)),
+                x509.DNSName('localhost')]), critical=False)
+            .add_extension(x509.ExtendedKeyUsage(
+                [x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    return (ca.public_bytes(serialization.Encoding.PEM),
+            cert.public_bytes(serialization.Encoding.PEM), _pem_key(key))

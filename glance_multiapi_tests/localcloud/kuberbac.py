@@ -1,0 +1,173 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""RBAC of the embedded Kubernetes-style API, and its Status bodies.
+
+A Role's rules decide each request as Kubernetes' RBAC authorizer does
+(apiGroups, resources, verbs and resourceNames, ``*`` for any); the
+errors are the Status objects, reasons and messages of the API server.
+Pure logic.
+"""
+
+import yaml
+
+# NOTE: in the state dir: the Role of ``up --kube-role`` and the log of
+# every resource request.
+ROLE_FILE = 'kube-role.yaml'
+AUDIT_LOG = 'kubeapi-audit.log'
+
+
+class RoleError(Exception):
+    """A Role file that cannot be used (one line)."""
+
+
+def parse_role(text, where):
+    """The rules of the Role(s) in a YAML text (several documents allowed).
+
+    Only documents of kind Role count (a ServiceAccount or RoleBinding
+    beside it is skipped); RoleError when there is none or one is
+    malformed.
+    """
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError as exc:
+        raise RoleError('%s: not valid YAML: %s' % (
+            where, str(exc).splitlines()[0]))
+    rules = []
+    roles = 0
+    for doc in docs:
+        if not isinstance(doc, dict) or doc.get('kind') != 'Role':
+            continue
+        roles += 1
+        for index, rule in enumerate(doc.get('rules') or []):
+            rules.append(_rule(rule, '%s: Role %s rules[%d]' % (
+                where, (doc.get('metadata') or {}).get('name', '?'), index)))
+    if not roles:
+        raise RoleError('%s holds no document of kind Role' % where)
+    return rules
+
+
+def _rule(rule, where):
+    if not isinstance(rule, dict):
+        raise RoleError('%s: a rule must be a mapping' % where)
+    fields = {}
+    for key, required in (('apiGroups', True), ('resources', True),
+                          ('verbs', True), ('resourceNames', False)):
+        value = rule.get(key)
+        if value is None and not required:
+            value = []
+        if not isinstance(value, list) or not all(
+                isinstance(v, str) for v in value):
+            raise RoleError('%s: %s must be a list of strings' % (where,
+                                                                  key))
+        fields[key] = value
+    return fields
+
+
+def _matches(values, wanted):
+    return '*' in values or wanted in values
+
+
+def allows(rules, verb, group, resource, name):
+    """Whether a rule grants verb on group/resource (named name or not)."""
+    for rule in rules:
+        if not (_matches(rule['verbs'], verb) and
+                _matches(rule['apiGroups'], group) and
+                _matches(rule['resources'], resource)):
+            continue
+        names = rule.get('resourceNames') or []
+        if not names or (name and name in names):
+            return True
+    return False
+
+
+# -- Status bodies ------------------------------------------------------------
+def status(code, reason, message, details=None):
+    body = {'kind': 'Status', 'apiVersion': 'v1', 'metadata': {},
+            'status': 'Failure', 'message': message, 'reason': reason,
+            'code': code}
+    if details is not None:
+        body['details'] = details
+    return body
+
+
+def _details(name, group, kind):
+    details = {'kind': kind}
+    if name:
+        details['name'] = name
+    if group:
+        details['group'] = group
+    return details
+
+
+def qualified(group, resource):
+    return '%s.%s' % (resource, group) if group else resource
+
+
+def unauthorized():
+    return status(401, 'Unauthorized', 'Unauthorized')
+
+
+def forbidden(user, verb, group, resource, name, namespace):
+    """403 with the API server's wording (RBAC denial)."""
+    subject = qualified(group, resource)
+    if name:
+        subject += ' "%s"' % name
+    scope = ('in the namespace "%s"' % namespace if namespace
+             else 'at the cluster scope')
+    message = ('%s is forbidden: User "%s" cannot %s resource "%s" in API '
+               'group "%s" %s' % (subject, user, verb, resource, group,
+                                  scope))
+    return status(403, 'Forbidden', message,
+                  _details(name, group, resource))
+
+
+def not_found(group, resource, name):
+    return status(404, 'NotFound', '%s "%s" not found' % (
+        qualified(group, resource), name), _details(name, group, resource))
+
+
+def no_such_path():
+    return status(404, 'NotFound', 'the server could not find the '
+                  'requested resource', {})
+
+
+def method_not_allowed(verb):
+    return status(405, 'MethodNotAllowed', 'the server does not allow this '
+                  'method on the requested resource (%s is not served by '
+                  'the embedded cloud)' % verb, {})
+
+
+def unsupported_media_type(content_type):
+    return status(415, 'UnsupportedMediaType', 'the body of the request '
+                  'was in an unknown format (%s) - accepted media types '
+                  'include: application/merge-patch+json' % (
+                      content_type or 'no Content-Type'), {})
+
+
+def bad_request(message):
+    return status(400, 'BadRequest', message)
+
+
+def invalid(group, kind, name, reason, field='spec'):
+    """422 as an admission webhook's apierrors.NewInvalid comes back."""
+    message = '%s.%s "%s" is invalid: %s: %s' % (
+        kind, group, name, field, reason)
+    details = _details(name, group, kind)
+    details['causes'] = [{'reason': 'FieldValueInvalid',
+                          'message': reason, 'field': field}]
+    return status(422, 'Invalid', message, details)
+
+
+def internal_error(message):
+    return status(500, 'InternalError', 'Internal error occurred: %s' %
+                  message, {'causes': [{'message': message}]})

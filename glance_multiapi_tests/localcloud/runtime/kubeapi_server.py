@@ -1,0 +1,399 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The embedded cloud's Kubernetes-style API server (loopback HTTP).
+
+It serves the objects of kubeobjects.py, built from the state dir on
+every request, to kubectl and the ``kubernetes`` Python client: the
+discovery documents, get and list (JSON, or a Table for kubectl), and
+merge patches of the OpenStackControlPlane and the Glance CR. A patch of
+the control plane runs the CLI's ``patch`` verb, so it is reconciled
+before the answer. Requests carry the bearer token of the kubeconfig
+``up`` wrote; with ``up --kube-role`` each is authorised against that
+Role. Every resource request is appended to kubeapi-audit.log.
+
+Run as ``python -m glance_multiapi_tests.localcloud.runtime.kubeapi_server
+--state-dir DIR --port PORT``.
+"""
+
+import argparse
+import datetime
+import hmac
+import http.server
+import json
+import os
+import ssl
+import subprocess
+import sys
+import threading
+from urllib import parse
+
+from glance_multiapi_tests.localcloud import cloud
+from glance_multiapi_tests.localcloud import errors
+from glance_multiapi_tests.localcloud import faults as faults_mod
+from glance_multiapi_tests.localcloud import kubeobjects
+from glance_multiapi_tests.localcloud import kuberbac
+from glance_multiapi_tests.localcloud import kubetables
+from glance_multiapi_tests.localcloud import processes
+from glance_multiapi_tests.localcloud import spec as spec_mod
+from glance_multiapi_tests.localcloud import state as state_mod
+
+MERGE_PATCH = 'application/merge-patch+json'
+# NOTE: a patch reconciles the cloud (restarts APIs, rewrites the
+# catalog) before it answers, as the control plane's patch is awaited.
+PATCH_TIMEOUT = 600
+# NOTE: what kubectl's version check and discovery cache want to read.
+VERSION = {'major': '1', 'minor': '31', 'gitVersion': 'v1.31.0',
+           'gitCommit': 'glance-multiapi-cloud', 'gitTreeState': 'clean',
+           'buildDate': '2026-01-01T00:00:00Z', 'goVersion': 'go1.22',
+           'compiler': 'gc', 'platform': 'linux/amd64'}
+HANDSHAKE_TIMEOUT = 10
+VERBS_BY_METHOD = {'GET': 'get', 'PATCH': 'patch', 'PUT': 'update',
+                   'POST': 'create', 'DELETE': 'delete'}
+
+
+class Response(Exception):
+    """An answer: HTTP code and JSON body (raised to stop early)."""
+
+    def __init__(self, code, body):
+        super().__init__(code)
+        self.code = code
+        self.body = body
+
+
+class Request(object):
+    """What a resource request asks for, parsed from its path."""
+
+    def __init__(self, method, path, query):
+        self.method = method
+        self.query = query
+        self.resource = None
+        self.namespace = None
+        self.name = None
+        self.discovery = False
+        parts = [p for p in path.split('/') if p]
+        self._parse(parts)
+        verb = VERBS_BY_METHOD.get(method, method.lower())
+        if method == 'GET' and not self.name:
+            verb = 'list'
+        if method == 'DELETE' and not self.name:
+            verb = 'deletecollection'
+        if method == 'GET' and query.get('watch', [''])[0] in ('1', 'true'):
+            verb = 'watch'
+        self.verb = verb
+
+    def _parse(self, parts):
+        if parts[:2] == ['api', 'v1']:
+            group, version, rest = '', 'v1', parts[2:]
+        elif parts[:1] == ['apis'] and len(parts) >= 3:
+            group, version, rest = parts[1], parts[2], parts[3:]
+        else:
+            self.discovery = True
+            return
+        self.group, self.version = group, version
+        if not rest:
+            self.discovery = True
+            return
+        if rest[0] == 'namespaces' and len(rest) >= 3:
+            self.namespace, plural, tail = rest[1], rest[2], rest[3:]
+        else:
+            plural, tail = rest[0], rest[1:]
+        self.resource = kubeobjects.find(group, version, plural)
+        if self.resource is None or len(tail) > 1:
+            raise Response(404, kuberbac.no_such_path())
+        self.name = tail[0] if tail else None
+        if self.namespace and not self.resource.namespaced:
+            raise Response(404, kuberbac.no_such_path())
+
+    def audit(self, code):
+        return {'verb': self.verb, 'apiGroup': self.resource.group,
+                'resource': self.resource.plural, 'name': self.name or '',
+                'namespace': self.namespace or '', 'code': code}
+
+
+class Api(object):
+    """Answers requests from the state dir of one cloud."""
+
+    def __init__(self, state_dir, server_address):
+        self.root = os.path.abspath(state_dir)
+        self.server_address = server_address
+        self.audit_lock = threading.Lock()
+
+    def state(self):
+        return state_mod.State(self.root).load()
+
+    # -- entry --------------------------------------------------------------
+    def handle(self, method, target, headers, body):
+        """(code, body dict or text) for one HTTP request."""
+        url = parse.urlsplit(target)
+        if url.path in ('/healthz', '/livez', '/readyz'):
+            return 200, 'ok'
+        query = parse.parse_qs(url.query)
+        request = None
+        try:
+            state = self.state()
+            try:
+                request = Request(method, url.path, query)
+            finally:
+                # NOTE: as on a real API server, an unknown path is a
+                # 404 only for those who may ask.
+                self._authenticate(state, headers)
+            if request.discovery:
+                return 200, self._discovery(request, url.path)
+            self._authorize(state, request)
+            code, answer = self._serve(state, request, headers, body)
+        except Response as exc:
+            code, answer = exc.code, exc.body
+        except errors.CloudError as exc:
+            code, answer = 500, kuberbac.internal_error(str(exc))
+        if request is not None and request.resource is not None:
+            self._audit(request.audit(code))
+        return code, answer
+
+    def _authenticate(self, state, headers):
+        token = state.data.get('kube', {}).get('token', '')
+        given = headers.get('Authorization') or ''
+        scheme, _sep, value = given.partition(' ')
+        if not (token and scheme.lower() == 'bearer' and
+                hmac.compare_digest(value.strip(), token)):
+            raise Response(401, kuberbac.unauthorized())
+
+    def _discovery(self, request, path):
+        # NOTE: like system:discovery, any authenticated user may read
+        # these, whatever its Role; they are not audited.
+        path = path.rstrip('/') or '/'
+        if path == '/version':
+            return VERSION
+        if path == '/api':
+            return kubeobjects.api_versions(self.server_address)
+        if path == '/apis':
+            return kubeobjects.api_group_list()
+        parts = path.strip('/').split('/')
+        groups = kubeobjects.groups()
+        if parts[0] == 'apis' and len(parts) == 2 and parts[1] in groups:
+            return dict(kubeobjects.api_group(parts[1], groups[parts[1]]),
+                        kind='APIGroup', apiVersion='v1')
+        if getattr(request, 'group', None) is not None:
+            found = kubeobjects.resource_list(request.group, request.version)
+            if found:
+                return found
+        raise Response(404, kuberbac.no_such_path())
+
+    def _authorize(self, state, request):
+        res = request.resource
+        faults = faults_mod.Faults.of_state(state)
+        allowed = faults.kube_allows(request.verb, res.plural)
+        role = self._role_rules()
+        if allowed and role is not None:
+            # NOTE: a Role grants nothing outside its namespace, nor at
+            # the cluster scope.
+            allowed = (request.namespace == kubeobjects.NAMESPACE and
+                       kuberbac.allows(role, request.verb, res.group,
+                                       res.plural, request.name))
+        if not allowed:
+            raise Response(403, kuberbac.forbidden(
+                kubeobjects.USER, request.verb, res.group, res.plural,
+                request.name, request.namespace))
+
+    def _role_rules(self):
+        path = os.path.join(self.root, kuberbac.ROLE_FILE)
+        try:
+            with open(path) as f:
+                text = f.read()
+        except FileNotFoundError:
+            return None
+        try:
+            return kuberbac.parse_role(text, kuberbac.ROLE_FILE)
+        except kuberbac.RoleError as exc:
+            raise Response(500, kuberbac.internal_error(str(exc)))
+
+    def _audit(self, record):
+        line = json.dumps(record, sort_keys=True) + '\n'
+        with self.audit_lock:
+            fd = os.open(os.path.join(self.root, kuberbac.AUDIT_LOG),
+                         os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(fd, 'a') as f:
+                f.write(line)
+
+    # -- resources ----------------------------------------------------------
+    def _world(self, state):
+        running = {proc for proc, _field in
+                   kubeobjects.HEAT_DEPLOYMENTS.values()
+                   if processes.pid_of(state, proc)}
+        faults = faults_mod.Faults.of_state(state)
+        drifted = [name for name in kubeobjects.HEAT_DEPLOYMENTS
+                   if faults.image_drifts(name)]
+        return kubeobjects.world(state.data, cloud.document(state), running,
+                                 drifted)
+
+    def _serve(self, state, request, headers, body):
+        res = request.resource
+        if request.verb not in res.verbs:
+            raise Response(405, kuberbac.method_not_allowed(request.verb))
+        items = self._world(state)[res.plural]
+        if request.namespace not in (None, kubeobjects.NAMESPACE):
+            items = []
+        if request.verb == 'list':
+            return 200, self._listing(res, items, headers, request)
+        found = [i for i in items if i['metadata']['name'] == request.name]
+        if not found:
+            raise Response(404, kuberbac.not_found(res.group, res.plural,
+                                                   request.name))
+        if request.verb == 'get':
+            return 200, self._listing(res, found, headers, request,
+                                      single=True)
+        return self._patch(state, request, found[0], headers, body)
+
+    def _listing(self, res, items, headers, request, single=False):
+        accept = headers.get('Accept') or ''
+        if 'as=Table' in accept:
+            include = request.query.get('includeObject', ['Metadata'])[0]
+            return kubetables.table(res, items, datetime.datetime.now(
+                datetime.timezone.utc), include)
+        return items[0] if single else kubeobjects.object_list(res, items)
+
+    def _patch(self, state, request, current, headers, body):
+        content_type = (headers.get('Content-Type') or '').split(';')[0]
+        if content_type.strip() != MERGE_PATCH:
+            raise Response(415, kuberbac.unsupported_media_type(
+                content_type))
+        try:
+            patch = json.loads(body or b'null')
+        except ValueError as exc:
+            raise Response(400, kuberbac.bad_request(
+                'error decoding patch: %s' % exc))
+        res = request.resource
+        if res.plural == 'openstackcontrolplanes':
+            return self._patch_controlplane(request, patch)
+        return self._patch_glance(state, request, current, patch)
+
+    def _patch_controlplane(self, request, patch):
+        res = request.resource
+        try:
+            template = kubeobjects.template_patch(patch)
+        except kubeobjects.PatchError as exc:
+            raise Response(422, kuberbac.invalid(
+                res.group, res.kind, request.name, str(exc),
+                'spec.glance'))
+        if template is not None:
+            self._run_cli_patch(request, json.dumps({'spec': template}))
+        return 200, kubeobjects.controlplane(self.state().data)
+
+    def _run_cli_patch(self, request, patch_text):
+        res = request.resource
+        argv = [sys.executable, '-m', 'glance_multiapi_tests.localcloud.cli',
+                '--state-dir', self.root, 'patch', '-p', patch_text]
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True,
+                                  timeout=PATCH_TIMEOUT, cwd=self.root,
+                                  stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise Response(500, kuberbac.internal_error(
+                'the patch was not reconciled within %d s' % PATCH_TIMEOUT))
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        reason = lines[-1] if lines else 'exit %d' % proc.returncode
+        reason = reason.split(': error: ', 1)[-1]
+        if proc.returncode == errors.EXIT_INVALID:
+            raise Response(422, kuberbac.invalid(
+                res.group, res.kind, request.name, reason,
+                'spec.glance.template'))
+        if proc.returncode:
+            raise Response(500, kuberbac.internal_error(reason))
+
+    def _patch_glance(self, state, request, current, patch):
+        """Answer as the API server does, then revert like the owner.
+
+        NOTE: openstack-operator's internal/openstack/glance.go writes
+        the Glance spec from the control plane's spec.glance.template on
+        every reconcile (CreateOrPatch, Template.DeepCopyInto), so a
+        direct patch of an owned Glance CR is accepted and undone at
+        once: the stored spec stays what the template says.
+        """
+        res = request.resource
+        spec_patch = patch.get('spec') if isinstance(patch, dict) else None
+        answer = dict(current)
+        if spec_patch is not None:
+            try:
+                answer['spec'] = spec_mod.apply_patch(
+                    state.data['spec'], json.dumps({'spec': spec_patch}))
+            except spec_mod.SpecError as exc:
+                raise Response(422, kuberbac.invalid(
+                    res.group, res.kind, request.name, str(exc)))
+        return 200, answer
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    server_version = 'glance-multiapi-cloud-kubeapi'
+    # NOTE: an idle keep-alive connection holds only its own thread.
+    timeout = 120
+
+    def setup(self):
+        # NOTE: the TLS handshake runs here, in the connection's thread,
+        # so a client that connects and says nothing cannot stall accept.
+        self.request.settimeout(HANDSHAKE_TIMEOUT)
+        self.request.do_handshake()
+        super().setup()
+
+    def _answer(self):
+        length = int(self.headers.get('Content-Length') or 0)
+        body = self.rfile.read(length) if length else b''
+        code, answer = self.server.api.handle(self.command, self.path,
+                                              self.headers, body)
+        if isinstance(answer, str):
+            data, ctype = answer.encode(), 'text/plain; charset=utf-8'
+        else:
+            data, ctype = json.dumps(answer).encode(), 'application/json'
+        self.send_response(code)
+        self.send_header('Content-Type', ctype)
+        self.send_header('Content-Length', str(len(data)))
+        self.send_header('Cache-Control', 'no-cache, private')
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_PATCH = do_PUT = do_POST = do_DELETE = _answer
+
+    def log_message(self, fmt, *args):
+        sys.stdout.write('%s %s\n' % (self.log_date_time_string(),
+                                      fmt % args))
+        sys.stdout.flush()
+
+
+def _log_error(request, client_address):
+    exc = sys.exc_info()[1]
+    sys.stdout.write('connection from %s:%d failed: %s: %s\n' % (
+        client_address[0], client_address[1], type(exc).__name__, exc))
+    sys.stdout.flush()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--state-dir', required=True)
+    parser.add_argument('--port', type=int, required=True)
+    parser.add_argument('--cert', required=True)
+    parser.add_argument('--key', required=True)
+    args = parser.parse_args(argv)
+    os.umask(0o077)
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', args.port),
+                                             Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(args.cert, args.key)
+    server.socket = context.wrap_socket(server.socket, server_side=True,
+                                        do_handshake_on_connect=False)
+    server.handle_error = _log_error
+    server.daemon_threads = True
+    server.api = Api(args.state_dir, '127.0.0.1:%d' % args.port)
+    server.serve_forever()
+
+
+if __name__ == '__main__':
+    main()
