@@ -1,0 +1,213 @@
+
+"""The shape of a Role manifest, and its rules as single grants.
+
+A grant is one verb on one resource of one API group, optionally on one
+object name: the unit the role-usage check counts (a rule with two verbs
+and three resourceNames is six grants).
+"""
+
+import collections
+
+import yaml
+
+RBAC_API = 'rbac.authorization.k8s.io/v1'
+
+# The kinds rbac.yaml may hold, and their apiVersion.
+KINDS = {
+    'ServiceAccount': 'v1',
+    'Secret': 'v1',
+    'Role': RBAC_API,
+    'RoleBinding': RBAC_API,
+}
+
+# The verbs of Kubernetes resource requests, plus those RBAC knows for a
+# few special resources (podsecuritypolicies, roles, users, CSRs).
+REQUEST_VERBS = frozenset([
+    'get', 'list', 'watch', 'create', 'update', 'patch', 'delete',
+    'deletecollection'])
+SPECIAL_VERBS = frozenset([
+    'use', 'bind', 'escalate', 'impersonate', 'approve', 'sign'])
+
+# NOTE: a request that names no object (list, watch, create,
+# deletecollection) never matches a rule restricted by resourceNames, so
+# such a rule silently denies what it seems to grant.
+UNNAMED_VERBS = frozenset(['list', 'watch', 'create', 'deletecollection'])
+
+# The API group of every resource the plugin touches, so that a rule with
+# the wrong one (e.g. "extensions" for deployments) is caught.
+KNOWN_GROUPS = {
+    'glances': 'glance.openstack.org',
+    'openstackcontrolplanes': 'core.openstack.org',
+    'openstackversions': 'core.openstack.org',
+    'deployments': 'apps',
+}
+
+Grant = collections.namedtuple('Grant', 'group resource verb name')
+
+
+class ManifestError(ValueError):
+    """A manifest that cannot be read at all."""
+
+
+def grant_label(grant):
+    """"patch openstackcontrolplanes.core.openstack.org/openstack"."""
+    resource = grant.resource
+    if grant.group:
+        resource = '%s.%s' % (resource, grant.group)
+    if grant.name is not None:
+        resource = '%s/%s' % (resource, grant.name)
+    return '%s %s' % (grant.verb, resource)
+
+
+def load_documents(path):
+    """The non-empty YAML documents of a file, as dicts."""
+    try:
+        with open(path) as stream:
+            docs = [d for d in yaml.safe_load_all(stream) if d is not None]
+    except OSError as exc:
+        raise ManifestError('%s: cannot read: %s' % (path, exc.strerror))
+    except yaml.YAMLError as exc:
+        raise ManifestError('%s: not YAML: %s'
+                            % (path, str(exc).replace('\n', ' ')))
+    for index, doc in enumerate(docs, 1):
+        if not isinstance(doc, dict):
+            raise ManifestError('%s: document %d is not a mapping'
+                                % (path, index))
+    return docs
+
+
+def roles(docs):
+    """The Role documents."""
+    return [d for d in docs if d.get('kind') == 'Role']
+
+
+def grants(role):
+    """The Role's rules as a list of Grants, in rule order."""
+    result = []
+    for rule in role.get('rules') or []:
+        names = rule.get('resourceNames') or [None]
+        for group in rule.get('apiGroups') or []:
+            for resource in rule.get('resources') or []:
+                for verb in rule.get('verbs') or []:
+                    result.extend(Grant(group, resource, verb, name)
+                                  for name in names)
+    return result
+
+
+def _name(doc):
+    return '%s %s' % (doc.get('kind'), (doc.get('metadata') or {}).get(
+        'name', '<no name>'))
+
+
+def _is_str_list(value):
+    return (isinstance(value, list) and value
+            and all(isinstance(v, str) for v in value))
+
+
+def _rule_problems(where, rule):
+    problems = []
+    for key in ('apiGroups', 'resources', 'verbs'):
+        if not _is_str_list(rule.get(key)):
+            problems.append('%s: %s must be a non-empty list of strings'
+                            % (where, key))
+    if problems:
+        return problems
+    names = rule.get('resourceNames')
+    if names is not None and not _is_str_list(names):
+        problems.append('%s: resourceNames must be a non-empty list of '
+                        'strings' % where)
+    for key in ('apiGroups', 'resources', 'verbs', 'resourceNames'):
+        if '*' in (rule.get(key) or []):
+            problems.append('%s: "*" in %s grants more than least '
+                            'privilege allows' % (where, key))
+    for verb in rule['verbs']:
+        if verb not in REQUEST_VERBS | SPECIAL_VERBS | {'*'}:
+            problems.append('%s: %r is not a Kubernetes verb' % (where, verb))
+        if names and verb in UNNAMED_VERBS:
+            problems.append('%s: %r cannot be limited by resourceNames (its '
+                            'requests name no object); give it its own rule'
+                            % (where, verb))
+    for resource in rule['resources']:
+        group = KNOWN_GROUPS.get(resource)
+        if group is not None and rule['apiGroups'] != [group]:
+            problems.append('%s: %s are in API group %r, not %s'
+                            % (where, resource, group, rule['apiGroups']))
+    return problems
+
+
+def check_shape(docs):
+    """Problems (one line each) of rbac.yaml's documents."""
+    problems = []
+    by_kind = collections.defaultdict(list)
+    for doc in docs:
+        kind = doc.get('kind')
+        if kind not in KINDS:
+            problems.append('%s: kind not expected in rbac.yaml (one of %s)'
+                            % (_name(doc), ', '.join(sorted(KINDS))))
+            continue
+        if doc.get('apiVersion') != KINDS[kind]:
+            problems.append('%s: apiVersion %r, want %s'
+                            % (_name(doc), doc.get('apiVersion'),
+                               KINDS[kind]))
+        if not (doc.get('metadata') or {}).get('namespace'):
+            problems.append('%s: no metadata.namespace' % _name(doc))
+        by_kind[kind].append(doc)
+    for kind in ('ServiceAccount', 'Role', 'RoleBinding'):
+        if len(by_kind[kind]) != 1:
+            problems.append('want exactly one %s, found %d'
+                            % (kind, len(by_kind[kind])))
+    if problems:
+        return problems
+    role, binding, account = (by_kind[k][0] for k in
+                              ('Role', 'RoleBinding', 'ServiceAccount'))
+    rules = role.get('rules')
+    if not isinstance(rules, list) or not rules:
+        problems.append('%s: no rules' % _name(role))
+        rules = []
+    for index, rule in enumerate(rules):
+        where = '%s rules[%d]' % (_name(role), index)
+        if not isinstance(rule, dict):
+            problems.append('%s: not a mapping' % where)
+            continue
+        problems.extend(_rule_problems(where, rule))
+    problems.extend(_binding_problems(binding, role, account))
+    for secret in by_kind['Secret']:
+        problems.extend(_token_problems(secret, account))
+    namespaces = set(d['metadata']['namespace'] for d in docs)
+    if len(namespaces) > 1:
+        problems.append('objects are in several namespaces: %s'
+                        % ', '.join(sorted(namespaces)))
+    return problems
+
+
+def _binding_problems(binding, role, account):
+    problems = []
+    ref = binding.get('roleRef') or {}
+    want = {'apiGroup': 'rbac.authorization.k8s.io', 'kind': 'Role',
+            'name': role['metadata'].get('name')}
+    if {k: ref.get(k) for k in want} != want:
+        problems.append('%s: roleRef %s, want %s'
+                        % (_name(binding), ref, want))
+    subject = {'kind': 'ServiceAccount',
+               'name': account['metadata'].get('name'),
+               'namespace': account['metadata'].get('namespace')}
+    subjects = binding.get('subjects') or []
+    if [subject] != [{k: s.get(k) for k in subject} for s in subjects
+                     if isinstance(s, dict)]:
+        problems.append('%s: subjects %s, want only %s'
+                        % (_name(binding), subjects, subject))
+    return problems
+
+
+def _token_problems(secret, account):
+    problems = []
+    if secret.get('type') != 'kubernetes.io/service-account-token':
+        problems.append('%s: type %r, want kubernetes.io/service-account-'
+                        'token' % (_name(secret), secret.get('type')))
+    owner = ((secret.get('metadata') or {}).get('annotations') or {}).get(
+        'kubernetes.io/service-account.name')
+    if owner != account['metadata'].get('name'):
+        problems.append('%s: annotation kubernetes.io/service-account.name '
+                        'is %r, want %r' % (_name(secret), owner,
+                                            account['metadata'].get('name')))
+    return problems

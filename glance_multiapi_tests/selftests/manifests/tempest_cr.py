@@ -1,0 +1,113 @@
+
+"""Checks of the shipped Tempest CR beyond its field names.
+
+``style_problems``: yamllint's defaults that matter here (a ``---``
+document start, lines of at most 80 characters).
+``override_problems``: every ``tempestconfRun.overrides`` pair naming one
+of this plugin's option groups names a real option with a valid value.
+``token_problems``: a pod that is not privileged gets the token of
+rbac.yaml's ServiceAccount where in-cluster clients read it.
+"""
+
+import shlex
+
+# test-operator mounts a token only into privileged pods
+# (internal/util/common.go: automountServiceAccountToken follows
+# spec.privileged); in-cluster clients read it from this folder.
+TOKEN_DIR = '/var/run/secrets/kubernetes.io/serviceaccount'
+MAX_LINE = 80
+
+
+def style_problems(path, text):
+    """yamllint-default problems of a YAML file's text, one line each."""
+    problems = []
+    lines = text.splitlines()
+    if not lines or lines[0].rstrip() != '---':
+        problems.append('%s:1: no "---" document start' % path)
+    for number, line in enumerate(lines, 1):
+        if len(line) > MAX_LINE:
+            problems.append('%s:%d: line is %d characters (at most %d)'
+                            % (path, number, len(line), MAX_LINE))
+    return problems
+
+
+def override_pairs(text):
+    """[(section.key, value)] of discover-tempest-config's overrides.
+
+    tcib's run_tempest.sh joins the lines and hands them to xargs, which
+    splits on blanks and honours quotes, as shlex does.
+    """
+    words = shlex.split(text or '')
+    if len(words) % 2:
+        raise ValueError('odd number of words: %r has no value'
+                         % words[-1])
+    return list(zip(words[::2], words[1::2]))
+
+
+def override_problems(text, opt_groups):
+    """Problems of the overrides for the given [(group, [opts])]."""
+    known = {}
+    for group, opts in opt_groups:
+        name = getattr(group, 'name', group)
+        known.setdefault(name, {}).update((o.dest, o) for o in opts)
+    try:
+        pairs = override_pairs(text)
+    except ValueError as exc:
+        return ['tempestconfRun.overrides: %s' % exc]
+    problems = []
+    for key, value in pairs:
+        section, _, option = key.partition('.')
+        if section not in known:
+            continue
+        opt = known[section].get(option)
+        if opt is None:
+            problems.append('tempestconfRun.overrides: [%s] has no option '
+                            '%r' % (section, option))
+            continue
+        try:
+            opt.type(value)
+        except ValueError as exc:
+            problems.append('tempestconfRun.overrides: [%s] %s = %r: %s'
+                            % (section, option, value, exc))
+    return problems
+
+
+def _token_secret(rbac_docs):
+    for doc in rbac_docs:
+        if (doc.get('kind') == 'Secret' and doc.get('type')
+                == 'kubernetes.io/service-account-token'):
+            return doc['metadata'].get('name')
+    return None
+
+
+def token_problems(cr, rbac_docs):
+    """Problems of how the CR's pod gets rbac.yaml's token."""
+    spec = cr.get('spec') or {}
+    namespace = (cr.get('metadata') or {}).get('namespace')
+    problems = []
+    for doc in rbac_docs:
+        theirs = (doc.get('metadata') or {}).get('namespace')
+        if theirs != namespace:
+            problems.append('Tempest CR is in namespace %r, rbac.yaml\'s %s '
+                            'in %r' % (namespace, doc.get('kind'), theirs))
+            break
+    if spec.get('privileged'):
+        return problems
+    secret = _token_secret(rbac_docs)
+    volumes = {}
+    mounts = []
+    for extra in spec.get('extraMounts') or []:
+        for vol in extra.get('extraVol') or []:
+            for volume in vol.get('volumes') or []:
+                name = (volume.get('secret') or {}).get('secretName')
+                volumes[volume.get('name')] = name
+            mounts.extend(vol.get('mounts') or [])
+    mounted = [m for m in mounts if m.get('mountPath') == TOKEN_DIR]
+    if secret is None:
+        problems.append('rbac.yaml has no service-account-token Secret and '
+                        'the CR is not privileged: the pod has no token')
+    elif not any(volumes.get(m.get('name')) == secret for m in mounted):
+        problems.append('the CR is not privileged and does not mount '
+                        'Secret %s at %s: the pod would have no token'
+                        % (secret, TOKEN_DIR))
+    return problems

@@ -1,0 +1,134 @@
+
+"""rbac.yaml's shape checks and the Role's rules as single grants."""
+
+import copy
+import os
+
+import fixtures
+import testtools
+
+from glance_multiapi_tests.selftests.manifests import rbac
+from glance_multiapi_tests.selftests.unit import manifest_tools
+
+SHIPPED = os.path.join(manifest_tools.ETC, 'rbac.yaml')
+
+
+def shipped():
+    return rbac.load_documents(SHIPPED)
+
+
+def role_of(docs):
+    return rbac.roles(docs)[0]
+
+
+class ShippedRbacTest(testtools.TestCase):
+
+    def test_shape_is_clean(self):
+        self.assertEqual([], rbac.check_shape(shipped()))
+
+    def test_grants_exactly_the_plugin_requests(self):
+        labels = [rbac.grant_label(g) for g in rbac.grants(role_of(
+            shipped()))]
+        self.assertEqual([
+            'get glances.glance.openstack.org',
+            'list glances.glance.openstack.org',
+            'patch openstackcontrolplanes.core.openstack.org/openstack',
+            'get openstackversions.core.openstack.org',
+            'list openstackversions.core.openstack.org',
+            'get deployments.apps/heat-api',
+            'get deployments.apps/heat-cfnapi',
+            'get deployments.apps/heat-engine',
+        ], labels)
+
+
+class ShapeProblemsTest(testtools.TestCase):
+
+    def problems(self, change):
+        docs = copy.deepcopy(shipped())
+        change(docs)
+        return rbac.check_shape(docs)
+
+    def rule(self, docs, index):
+        return role_of(docs)['rules'][index]
+
+    def test_wildcard_verb(self):
+        problems = self.problems(
+            lambda d: self.rule(d, 0).update(verbs=['*']))
+        self.assertEqual(['Role glance-multiapi-tests rules[0]: "*" in verbs '
+                          'grants more than least privilege allows'],
+                         problems)
+
+    def test_unknown_verb(self):
+        problems = self.problems(
+            lambda d: self.rule(d, 0).update(verbs=['get', 'read']))
+        self.assertEqual(["Role glance-multiapi-tests rules[0]: 'read' is "
+                          "not a Kubernetes verb"], problems)
+
+    def test_list_with_resource_names(self):
+        problems = self.problems(
+            lambda d: self.rule(d, 0).update(resourceNames=['glance']))
+        self.assertEqual(1, len(problems))
+        self.assertIn("'list' cannot be limited by resourceNames", problems[0])
+
+    def test_wrong_api_group(self):
+        problems = self.problems(
+            lambda d: self.rule(d, 3).update(apiGroups=['extensions']))
+        self.assertIn("deployments are in API group 'apps'", problems[0])
+
+    def test_binding_to_another_role_and_account(self):
+        def change(docs):
+            binding = [d for d in docs if d['kind'] == 'RoleBinding'][0]
+            binding['roleRef']['name'] = 'admin'
+            binding['subjects'][0]['name'] = 'default'
+        problems = self.problems(change)
+        self.assertEqual(2, len(problems), problems)
+        self.assertIn('roleRef', problems[0])
+        self.assertIn('subjects', problems[1])
+
+    def test_token_for_another_account(self):
+        def change(docs):
+            secret = [d for d in docs if d['kind'] == 'Secret'][0]
+            secret['metadata']['annotations'][
+                'kubernetes.io/service-account.name'] = 'default'
+        self.assertIn("is 'default', want 'glance-multiapi-tests'",
+                      self.problems(change)[0])
+
+    def test_missing_role_and_foreign_kind(self):
+        def change(docs):
+            docs[:] = [d for d in docs if d['kind'] != 'Role']
+            docs.append({'apiVersion': 'v1', 'kind': 'Pod',
+                         'metadata': {'name': 'p', 'namespace': 'openstack'}})
+        problems = self.problems(change)
+        self.assertIn('Pod p: kind not expected', problems[0])
+        self.assertIn('want exactly one Role, found 0', problems[1])
+
+    def test_namespaces_differ(self):
+        problems = self.problems(
+            lambda d: d[0]['metadata'].update(namespace='other'))
+        self.assertIn('several namespaces', problems[-1])
+
+
+class GrantsTest(testtools.TestCase):
+
+    def test_rule_expands_over_groups_resources_verbs_names(self):
+        role = {'rules': [{'apiGroups': ['a', 'b'], 'resources': ['r'],
+                           'verbs': ['get', 'patch'],
+                           'resourceNames': ['x', 'y']}]}
+        self.assertEqual(8, len(rbac.grants(role)))
+        self.assertIn(rbac.Grant('b', 'r', 'patch', 'y'), rbac.grants(role))
+
+    def test_core_group_label(self):
+        self.assertEqual('get pods/p',
+                         rbac.grant_label(rbac.Grant('', 'pods', 'get', 'p')))
+
+
+class LoadTest(testtools.TestCase):
+
+    def test_not_yaml_is_one_line(self):
+        path = self.useFixture(fixtures.TempDir()).join('r.yaml')
+        with open(path, 'w') as stream:
+            stream.write('a: [\n')
+        exc = self.assertRaises(rbac.ManifestError, rbac.load_documents,
+                                path)
+        self.assertNotIn('\n', str(exc))
+        self.assertIn('not YAML', str(exc))

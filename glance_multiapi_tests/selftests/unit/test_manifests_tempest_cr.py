@@ -1,0 +1,124 @@
+
+"""The shipped Tempest CR: CRD fields, overrides, token mount, style."""
+
+import copy
+import os
+
+import fixtures
+import testtools
+import yaml
+
+from glance_multiapi_tests import config
+from glance_multiapi_tests.selftests.manifests import rbac
+from glance_multiapi_tests.selftests.manifests import tempest_cr
+from glance_multiapi_tests.selftests.unit import manifest_tools
+
+CR = os.path.join(manifest_tools.ETC, 'tempest-glance-multiapi.yaml')
+
+
+def shipped_cr():
+    with open(CR) as stream:
+        return yaml.safe_load(stream)
+
+
+def shipped_rbac():
+    return rbac.load_documents(os.path.join(manifest_tools.ETC, 'rbac.yaml'))
+
+
+class ShippedManifestsTest(testtools.TestCase):
+
+    def test_check_test_operator_passes(self):
+        code, out, err = manifest_tools.run(self, 'check_test_operator')
+        self.assertEqual((0, ''), (code, err), out)
+        self.assertIn('agree with the Tempest CRD', out)
+
+    def test_check_names_an_unknown_field(self):
+        path = self.write_cr(lambda cr: cr['spec']['tempestRun'].update(
+            externalPlugins=[]))
+        code, out, _ = manifest_tools.run(self, 'check_test_operator',
+                                          '--cr', path)
+        self.assertEqual(1, code)
+        self.assertIn('spec.tempestRun.externalPlugins: no such field in '
+                      'the Tempest CRD', out)
+
+    def test_unreadable_fact_list_exits_2(self):
+        code, _, err = manifest_tools.run(self, 'check_test_operator',
+                                          '--fields', '/nonexistent/f.txt')
+        self.assertEqual(2, code)
+        self.assertIn('f.txt', err)
+
+    def write_cr(self, change):
+        cr = shipped_cr()
+        change(cr)
+        path = self.useFixture(fixtures.TempDir()).join('cr.yaml')
+        with open(path, 'w') as stream:
+            stream.write('---\n' + yaml.safe_dump(cr))
+        return path
+
+
+class OverridesTest(testtools.TestCase):
+
+    def problems(self, text):
+        return tempest_cr.override_problems(text, config.list_opts())
+
+    def test_shipped_overrides_are_plugin_options(self):
+        overrides = shipped_cr()['spec']['tempestconfRun']['overrides']
+        self.assertEqual([], self.problems(overrides))
+        self.assertIn(('glance_multiapi.kubernetes_api', 'true'),
+                      tempest_cr.override_pairs(overrides))
+
+    def test_unknown_option_and_bad_value(self):
+        problems = self.problems('glance_multiapi.kubernetes true\n'
+                                 'glance_multiapi.kubernetes_timeout soon')
+        self.assertEqual(2, len(problems), problems)
+        self.assertEqual("tempestconfRun.overrides: [glance_multiapi] has "
+                         "no option 'kubernetes'", problems[0])
+        self.assertIn("[glance_multiapi] kubernetes_timeout = 'soon': ",
+                      problems[1])
+
+    def test_other_sections_and_quotes(self):
+        self.assertEqual([], self.problems(
+            'identity.v3_endpoint_type public '
+            'glance_multiapi.kubeconfig "/a b/kubeconfig"'))
+
+    def test_odd_word_count(self):
+        self.assertEqual(["tempestconfRun.overrides: odd number of words: "
+                          "'true' has no value"],
+                         self.problems('a.b c true'))
+
+
+class TokenTest(testtools.TestCase):
+
+    def test_shipped_cr_mounts_the_token(self):
+        self.assertEqual([], tempest_cr.token_problems(shipped_cr(),
+                                                       shipped_rbac()))
+
+    def test_no_mount_means_no_token(self):
+        cr = shipped_cr()
+        del cr['spec']['extraMounts']
+        problems = tempest_cr.token_problems(cr, shipped_rbac())
+        self.assertEqual(1, len(problems))
+        self.assertIn('does not mount Secret glance-multiapi-tests-token',
+                      problems[0])
+
+    def test_privileged_pod_needs_no_mount(self):
+        cr = shipped_cr()
+        del cr['spec']['extraMounts']
+        cr['spec']['privileged'] = True
+        self.assertEqual([], tempest_cr.token_problems(cr, shipped_rbac()))
+
+    def test_other_namespace(self):
+        cr = copy.deepcopy(shipped_cr())
+        cr['metadata']['namespace'] = 'tests'
+        self.assertIn("Tempest CR is in namespace 'tests'",
+                      tempest_cr.token_problems(cr, shipped_rbac())[0])
+
+
+class StyleTest(testtools.TestCase):
+
+    def test_document_start_and_line_length(self):
+        problems = tempest_cr.style_problems('f.yaml', 'a: 1\nb: %s\n'
+                                             % ('x' * 80))
+        self.assertEqual(['f.yaml:1: no "---" document start',
+                          'f.yaml:2: line is 83 characters (at most 80)'],
+                         problems)
