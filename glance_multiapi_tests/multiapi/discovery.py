@@ -12,10 +12,11 @@
 
 """What the multi-API Glance deployment looks like.
 
-Two sources: explicit ``[glance_multiapi]`` options and the JSON of a Glance
-CR printed by ``discovery_command``. Parsing the CR is pure (``parse_cr``);
-running the command lives in ``commands``; ``discover`` combines both and
-lets every explicit option win over what the command reported.
+Two sources: explicit ``[glance_multiapi]`` options and a Glance CR, read
+either through the Kubernetes API (``kubernetes_api``) or as the JSON that
+``discovery_command`` prints. Parsing the CR is pure (``parse_cr``); both
+ways of reading it end there, so they fail alike. ``fetch`` reads the CR
+the configured way; ``discover`` lets every explicit option win over it.
 """
 
 import dataclasses
@@ -23,6 +24,7 @@ import json
 import urllib.parse
 
 from glance_multiapi_tests.common import commands
+from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.multiapi import glance_cr
 
 API_TYPES = glance_cr.API_TYPES
@@ -242,14 +244,15 @@ def apply_options(base, opts):
         if not urls:
             raise _field_error(source, 'public_endpoints', 'API %s has no '
                                'endpoint: set public_endpoints or '
-                               'internal_endpoints for it, or '
-                               'discovery_command' % name)
+                               'internal_endpoints for it, or read the '
+                               'Glance CR (kubernetes_api or '
+                               'discovery_command)' % name)
         store = (opts.default_stores or {}).get(name, api.default_store)
         apis[name] = Api(name=name, type=api_type, endpoints=urls,
                          default_store=store)
     if not apis:
-        raise DiscoveryError('%s: no API known: set discovery_command or '
-                             'api_names' % source)
+        raise DiscoveryError('%s: no API known: set kubernetes_api, '
+                             'discovery_command or api_names' % source)
     keystone_endpoint = opts.keystone_endpoint or (
         base.keystone_endpoint if base else None)
     if keystone_endpoint is None:
@@ -264,20 +267,63 @@ def apply_options(base, opts):
 
 def has_source(opts):
     """Whether the options say where to learn the deployment from."""
-    return bool(opts.discovery_command or opts.api_names)
+    return bool(opts.kubernetes_api or opts.discovery_command or
+                opts.api_names)
+
+
+def reads_cr(opts):
+    """Whether the options say how to read the Glance CR itself."""
+    return bool(opts.kubernetes_api or opts.discovery_command)
 
 
 def from_command(opts, strict=True):
     """Run discovery_command and parse its output (no overrides)."""
     source = 'discovery command %r' % opts.discovery_command
-    text = commands.run(opts.discovery_command, timeout=opts.command_timeout,
-                        what='discovery command')
+    try:
+        text = commands.run(opts.discovery_command,
+                            timeout=opts.command_timeout,
+                            what='discovery command')
+    except commands.CommandError as exc:
+        raise DiscoveryError(str(exc)) from None
     return parse_cr(text, source, strict=strict)
 
 
+def read_glance(client, opts):
+    """The Glance CR named by glance_name, else the only one."""
+    return client.named_or_only(kube.GLANCE, opts.glance_name,
+                                '[glance_multiapi] glance_name')
+
+
+def from_kubernetes(opts, strict=True):
+    """Read the Glance CR through the Kubernetes API and parse it."""
+    try:
+        with kube.connect(kube.Settings.from_opts(opts)) as client:
+            obj = read_glance(client, opts)
+            source = client.where(
+                (obj.get('metadata') or {}).get('name'), kube.GLANCE)
+    except kube.KubeError as exc:
+        raise DiscoveryError(str(exc)) from None
+    return parse_cr(json.dumps(obj), source, strict=strict)
+
+
+def fetch(opts, strict=True):
+    """The Deployment the Glance CR describes, read the configured way.
+
+    Through the Kubernetes API when kubernetes_api is set, else through
+    discovery_command; explicit options are not applied (see discover).
+    """
+    if opts.kubernetes_api:
+        return from_kubernetes(opts, strict=strict)
+    if opts.discovery_command:
+        return from_command(opts, strict=strict)
+    raise DiscoveryError('[glance_multiapi]: neither kubernetes_api nor '
+                         'discovery_command is set, so the Glance CR cannot '
+                         'be read')
+
+
 def discover(opts):
-    """The Deployment: discovery_command's report with options on top."""
-    base = from_command(opts) if opts.discovery_command else None
+    """The Deployment: the Glance CR's report with options on top."""
+    base = fetch(opts) if reads_cr(opts) else None
     if base is not None and not _has_overrides(opts):
         return base
     return apply_options(base, opts)

@@ -14,8 +14,9 @@
 
 ``MultiApiTest`` learns the deployment once per class and offers the
 image helpers every check uses (create, upload, hash, clean up through
-the API that made the image). ``MultiApiScenarioTest`` adds the patch
-command and the catalog waiter of the scenarios that change the cloud.
+the API that made the image). ``MultiApiScenarioTest`` adds the spec
+patch (by command or through the Kubernetes API) and the catalog waiter
+of the scenarios that change the cloud.
 """
 
 import contextlib
@@ -31,10 +32,10 @@ from tempest.lib.common.utils import test_utils
 from tempest.lib import exceptions as lib_exc
 from tempest import test
 
-from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
+from glance_multiapi_tests.multiapi import patching
 from glance_multiapi_tests.multiapi import probes
 from glance_multiapi_tests.services.image import fixed_url_client
 from glance_multiapi_tests.tests import skips
@@ -68,8 +69,9 @@ class MultiApiTest(test.BaseTestCase):
             raise cls.skipException('[glance_multiapi] enabled is False')
         if not discovery.has_source(CONF.glance_multiapi):
             raise cls.skipException(
-                '[glance_multiapi] sets neither discovery_command nor '
-                'api_names, so the Glance APIs are unknown')
+                '[glance_multiapi] sets none of kubernetes_api, '
+                'discovery_command, api_names, so the Glance APIs are '
+                'unknown')
 
     @classmethod
     def setup_clients(cls):
@@ -205,23 +207,22 @@ class MultiApiScenarioTest(MultiApiTest):
 
     @classmethod
     def skip_checks(cls):
-        """Skip without a patch command."""
+        """Skip without a way to patch (kubernetes_api or a command)."""
         super().skip_checks()
-        opts = CONF.glance_multiapi
-        if not opts.patch_command:
-            raise cls.skipException('[glance_multiapi] patch_command is '
-                                    'unset, so the deployment cannot be '
-                                    'changed')
-        if commands.PATCH_PLACEHOLDER not in opts.patch_command:
-            raise cls.skipException(
-                '[glance_multiapi] patch_command %r lacks the %s '
-                'placeholder' % (opts.patch_command,
-                                 commands.PATCH_PLACEHOLDER))
+        why = patching.can_patch(CONF.glance_multiapi)
+        if why:
+            raise cls.skipException(why)
 
     def patch_spec(self, spec_patch):
-        """Apply a merge patch of the Glance spec through patch_command."""
+        """Apply a merge patch of the Glance spec; fail naming why not."""
         LOG.info('patching the Glance spec: %s', spec_patch)
-        commands.apply_spec_patch(CONF.glance_multiapi, spec_patch)
+        try:
+            patched = patching.apply_spec_patch(CONF.glance_multiapi,
+                                                spec_patch)
+        except patching.PatchError as exc:
+            self.fail('patching the Glance spec with %s failed: %s' % (
+                spec_patch, exc))
+        LOG.info('patched %s', patched)
 
     def catalog_problems(self, owner, fresh=True):
         """What is wrong if owner should hold the catalog ([] if nothing)."""

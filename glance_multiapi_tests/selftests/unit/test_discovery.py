@@ -16,7 +16,6 @@ import types
 
 import testtools
 
-from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.multiapi import discovery
 
 SOURCE = "discovery command 'get'"
@@ -54,8 +53,8 @@ def _cr(**overrides):
 
 
 def _opts(**values):
-    base = dict(discovery_command=None, api_names=[], api_types={},
-                public_endpoints={}, internal_endpoints={},
+    base = dict(kubernetes_api=False, discovery_command=None, api_names=[],
+                api_types={}, public_endpoints={}, internal_endpoints={},
                 default_stores={}, keystone_endpoint=None,
                 command_timeout=10)
     base.update(values)
@@ -217,7 +216,7 @@ class DiscoverTest(testtools.TestCase):
 
     def test_failing_command_names_it(self):
         exc = self.assertRaises(
-            commands.CommandError, discovery.discover,
+            discovery.DiscoveryError, discovery.discover,
             _opts(discovery_command='echo nope >&2; exit 3'))
         self.assertIn('exit 3', str(exc))
         self.assertIn('exited 3: nope', str(exc))

@@ -37,10 +37,10 @@ class GrowShrinkTest(multiapi_base.MultiApiScenarioTest):
         if not opts.run_grow_shrink:
             raise cls.skipException('[glance_multiapi] run_grow_shrink is '
                                     'False')
-        if not opts.discovery_command:
+        if not discovery.reads_cr(opts):
             raise cls.skipException('grow/shrink needs [glance_multiapi] '
-                                    'discovery_command to learn the added '
-                                    'API\'s endpoints')
+                                    'kubernetes_api or discovery_command '
+                                    'to learn the added API\'s endpoints')
 
     @classmethod
     def resource_setup(cls):
@@ -60,8 +60,7 @@ class GrowShrinkTest(multiapi_base.MultiApiScenarioTest):
     def _discovered(self, name):
         def check():
             try:
-                found = discovery.from_command(CONF.glance_multiapi,
-                                               strict=True)
+                found = discovery.fetch(CONF.glance_multiapi, strict=True)
             except discovery.DiscoveryError as exc:
                 return False, str(exc)
             api = found.apis.get(name)

@@ -1,0 +1,347 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Reading and patching the deployment's objects through the Kubernetes API.
+
+The other way to a cluster besides the commands: the python ``kubernetes``
+client, with a kubeconfig or the pod's service account. The package is
+imported only when this access is used, so the plugin loads without it.
+Every failure becomes one ``KubeError`` whose single line names the API
+server, the call, the object and what the HTTP status means; the
+client's exceptions and tracebacks never reach a test.
+
+Only the verbs that etc/test-operator/rbac.yaml grants are used: get and
+list of glances and openstackversions, patch of openstackcontrolplanes
+and glances, get of deployments.
+"""
+
+import dataclasses
+import json
+import os
+import re
+
+IN_CLUSTER_ENV = 'KUBERNETES_SERVICE_HOST'
+DEFAULT_KUBECONFIG = '~/.kube/config'
+MERGE_PATCH = 'application/merge-patch+json'
+_ERRNO_RE = re.compile(r'\[Errno -?\d+\][^\'")]*')
+
+
+@dataclasses.dataclass(frozen=True)
+class Resource:
+    """A resource type: its API group, version, plural and kind."""
+
+    group: str
+    version: str
+    plural: str
+    kind: str
+
+    @property
+    def full_name(self):
+        """How Kubernetes names it in messages: deployments.apps."""
+        return '%s.%s' % (self.plural, self.group) if self.group else (
+            self.plural)
+
+
+GLANCE = Resource('glance.openstack.org', 'v1beta1', 'glances', 'Glance')
+CONTROLPLANE = Resource('core.openstack.org', 'v1beta1',
+                        'openstackcontrolplanes', 'OpenStackControlPlane')
+VERSION = Resource('core.openstack.org', 'v1beta1', 'openstackversions',
+                   'OpenStackVersion')
+DEPLOYMENT = Resource('apps', 'v1', 'deployments', 'Deployment')
+
+
+class KubeError(Exception):
+    """The Kubernetes API could not be used; str() is one line."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """Where the API is and how long a request may take."""
+
+    kubeconfig: str = None
+    context: str = None
+    namespace: str = 'openstack'
+    timeout: float = 30.0
+
+    @classmethod
+    def from_opts(cls, opts):
+        """Settings from the [glance_multiapi] option group."""
+        return cls(kubeconfig=opts.kubeconfig or None,
+                   context=opts.kubernetes_context or None,
+                   namespace=opts.namespace, timeout=opts.kubernetes_timeout)
+
+
+def describe(obj, kind=None):
+    """'Glance openstack/glance' for an object read from the API."""
+    meta = obj.get('metadata') or {}
+    return '%s %s/%s' % (kind or obj.get('kind') or 'object',
+                         meta.get('namespace') or '?', meta.get('name'))
+
+
+def controller_owner(obj, kind):
+    """Name of the controller ownerReference of that kind, else None."""
+    for ref in (obj.get('metadata') or {}).get('ownerReferences') or ():
+        if ref.get('controller') and ref.get('kind') == kind:
+            return ref.get('name')
+    return None
+
+
+def _client_package():
+    try:
+        import kubernetes.client
+        import kubernetes.config
+    except ImportError as exc:
+        raise KubeError(
+            'the Kubernetes API access (kubernetes_api = True) needs the '
+            'python package "kubernetes", which cannot be imported here: '
+            '%s; install it with pip' % exc) from None
+    return kubernetes
+
+
+def connect(settings):
+    """A Client for settings; KubeError when no access can be built."""
+    k8s = _client_package()
+    configuration = k8s.client.Configuration()
+    if not settings.kubeconfig and os.environ.get(IN_CLUSTER_ENV):
+        credentials = "the pod's service-account token"
+        try:
+            k8s.config.load_incluster_config(
+                client_configuration=configuration)
+        except k8s.config.ConfigException as exc:
+            raise KubeError(
+                'Kubernetes access: in-cluster config (%s is set, '
+                '[glance_multiapi] kubeconfig is not) failed: %s; '
+                'test-operator mounts a token only when the Tempest CR '
+                'sets privileged: true, or set [glance_multiapi] '
+                'kubeconfig' % (IN_CLUSTER_ENV, _one_line(exc))) from None
+        in_cluster = True
+    else:
+        path = _kubeconfig_path(settings)
+        credentials = 'the credentials of kubeconfig %s%s' % (
+            path, ' context %s' % settings.context if settings.context
+            else '')
+        try:
+            k8s.config.load_kube_config(
+                config_file=path, context=settings.context,
+                client_configuration=configuration, persist_config=False)
+        except Exception as exc:  # noqa: B902 - config, YAML or file error
+            raise KubeError('Kubernetes access: kubeconfig %s cannot be '
+                            'used: %s' % (path, _one_line(exc))) from None
+        in_cluster = False
+    return Client(settings, k8s, k8s.client.ApiClient(configuration),
+                  credentials, in_cluster)
+
+
+def _kubeconfig_path(settings):
+    if settings.kubeconfig:
+        path = settings.kubeconfig
+        if not os.path.isfile(os.path.expanduser(path)):
+            raise KubeError('Kubernetes access: [glance_multiapi] kubeconfig '
+                            '%s does not exist' % path)
+        return path
+    path = os.environ.get('KUBECONFIG') or DEFAULT_KUBECONFIG
+    if not any(os.path.isfile(os.path.expanduser(p))
+               for p in path.split(os.pathsep) if p):
+        raise KubeError(
+            'Kubernetes access: no kubeconfig: [glance_multiapi] kubeconfig '
+            'is unset, %s is unset (not in a pod) and %s does not exist'
+            % (IN_CLUSTER_ENV, path if os.environ.get('KUBECONFIG') else
+               DEFAULT_KUBECONFIG + ' ($KUBECONFIG unset)'))
+    return path
+
+
+def _one_line(exc):
+    text = ' '.join(str(exc).split())
+    return text or type(exc).__name__
+
+
+class Client:
+    """One connection to the API server; use it in a with block."""
+
+    def __init__(self, settings, k8s, api_client, credentials, in_cluster):
+        self.settings = settings
+        self.namespace = settings.namespace
+        self._k8s = k8s
+        self._api = api_client
+        self._credentials = credentials
+        self._in_cluster = in_cluster
+
+    @property
+    def server(self):
+        return self._api.configuration.host
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def close(self):
+        try:
+            self._api.close()
+        except Exception:  # noqa: S110 - closing must not hide the result
+            pass
+
+    def where(self, obj_name, resource):
+        """'Glance openstack/glance via the Kubernetes API at URL'."""
+        return '%s %s/%s via the Kubernetes API at %s' % (
+            resource.kind, self.namespace, obj_name, self.server)
+
+    def get(self, resource, name):
+        """The object as a dict."""
+        if resource == DEPLOYMENT:
+            apps = self._k8s.client.AppsV1Api(self._api)
+            return self._call('get', resource, name,
+                              apps.read_namespaced_deployment, name,
+                              self.namespace)
+        return self._call('get', resource, name, self._custom().
+                          get_namespaced_custom_object, resource.group,
+                          resource.version, self.namespace, resource.plural,
+                          name)
+
+    def list(self, resource):
+        """The objects of that resource in the namespace, as dicts."""
+        body = self._call('list', resource, None, self._custom().
+                          list_namespaced_custom_object, resource.group,
+                          resource.version, self.namespace, resource.plural)
+        items = body.get('items') if isinstance(body, dict) else None
+        if not isinstance(items, list):
+            raise self._error('list', resource, None,
+                              'the answer has no items list')
+        return items
+
+    def patch(self, resource, name, patch):
+        """Apply a JSON merge patch; return the patched object."""
+        return self._call('patch', resource, name, self._custom().
+                          patch_namespaced_custom_object, resource.group,
+                          resource.version, self.namespace, resource.plural,
+                          name, patch, _content_type=MERGE_PATCH)
+
+    def named_or_only(self, resource, name, option):
+        """The object called name, else the only one in the namespace.
+
+        :param option: the option that names it, for the error when there
+            is not exactly one.
+        """
+        if name:
+            return self.get(resource, name)
+        items = self.list(resource)
+        if len(items) == 1:
+            return items[0]
+        names = sorted(str((item.get('metadata') or {}).get('name'))
+                       for item in items)
+        found = ('%d found: %s' % (len(names), ', '.join(names)) if names
+                 else 'none found')
+        raise self._error('list', resource, None, '%s is unset, so exactly '
+                          'one %s must exist, but %s; set %s' % (
+                              option, resource.kind, found, option))
+
+    def _custom(self):
+        return self._k8s.client.CustomObjectsApi(self._api)
+
+    def _call(self, verb, resource, name, method, *args, **kwargs):
+        exceptions = self._k8s.client.exceptions
+        urllib3 = _urllib3()
+        try:
+            response = method(*args, _preload_content=False,
+                              _request_timeout=self.settings.timeout,
+                              **kwargs)
+            data = response.data
+        except exceptions.ApiException as exc:
+            raise self._error(verb, resource, name,
+                              self._explain(exc, verb, resource, name)
+                              ) from None
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise self._error(verb, resource, name,
+                              self._unreachable(exc)) from None
+        try:
+            return json.loads(data)
+        except ValueError as exc:
+            raise self._error(verb, resource, name, 'the answer is not '
+                              'JSON: %s' % exc) from None
+
+    def _error(self, verb, resource, name, problem):
+        what = '%s %s' % (verb, resource.full_name)
+        if name:
+            what += ' "%s"' % name
+        return KubeError('Kubernetes API %s: %s in namespace "%s": %s' % (
+            self.server, what, self.namespace, problem))
+
+    def _unreachable(self, exc):
+        urllib3 = _urllib3()
+        reason = getattr(exc, 'reason', None) or exc
+        # NOTE: urllib3 2 makes NewConnectionError a ConnectTimeoutError.
+        timed_out = isinstance(reason, (urllib3.exceptions.TimeoutError,
+                                        TimeoutError)) and not isinstance(
+            reason, urllib3.exceptions.NewConnectionError)
+        if timed_out:
+            return 'no answer within %s s (API server unreachable or ' \
+                   'overloaded)' % self.settings.timeout
+        text = str(reason)
+        match = _ERRNO_RE.search(text)
+        return 'API server unreachable: %s' % (
+            match.group(0).strip() if match else _one_line(reason))
+
+    def _explain(self, exc, verb, resource, name):
+        status = exc.status or 0
+        message, details = _status_message(exc.body)
+        head = '%d %s' % (status, exc.reason or '')
+        if status == 0:
+            # NOTE: the client reports TLS failures as status 0.
+            return 'TLS or request failure: %s' % _one_line(exc.reason)
+        if status == 401:
+            return '%s: the API server refused %s (token or client ' \
+                   'certificate not accepted)%s' % (
+                       head, self._credentials, _server_says(message))
+        if status == 403:
+            who = ('the service account' if self._in_cluster
+                   else "the kubeconfig's user")
+            return '%s: %s lacks "%s" on "%s" in API group "%s"%s' % (
+                head, who, verb, resource.plural, resource.group,
+                _server_says(message))
+        if status == 404:
+            if name and ((details or {}).get('name') == name or
+                         '"%s" not found' % name in (message or '')):
+                return '%s: the object is missing: no %s "%s" in ' \
+                       'namespace "%s"' % (head, resource.kind, name,
+                                           self.namespace)
+            return '%s: the API server does not serve %s/%s (is its CRD ' \
+                   'installed?)%s' % (head, resource.full_name,
+                                      resource.version, _server_says(message))
+        if status == 422:
+            return '%s: the API server refused the change%s' % (
+                head, _server_says(message))
+        return '%s%s' % (head, _server_says(message))
+
+
+def _urllib3():
+    import urllib3
+    return urllib3
+
+
+def _status_message(body):
+    """(message, details) of a Kubernetes Status body, else its text."""
+    if isinstance(body, bytes):
+        body = body.decode('utf-8', 'replace')
+    if not body:
+        return None, None
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return _one_line(body)[:300], None
+    if not isinstance(doc, dict):
+        return _one_line(body)[:300], None
+    return doc.get('message'), doc.get('details')
+
+
+def _server_says(message):
+    return ': %s' % _one_line(message) if message else ''
