@@ -1,0 +1,176 @@
+
+"""Role usage from sample audit logs: used, unused, refused, uncovered."""
+
+import json
+import os
+
+import fixtures
+import testtools
+
+from glance_multiapi_tests.selftests.manifests import rbac
+from glance_multiapi_tests.selftests.manifests import role_usage
+from glance_multiapi_tests.selftests.unit import manifest_tools
+
+ROLE = os.path.join(manifest_tools.ETC, 'rbac.yaml')
+
+
+def record(verb, group, resource, name='', code=200):
+    return {'verb': verb, 'apiGroup': group, 'resource': resource,
+            'name': name, 'namespace': 'openstack', 'code': code}
+
+
+# What the main job's plugin does: find the only Glance, read it, switch
+# over (patch the control plane), read OpenStackVersion by list and by
+# name, read each heat Deployment.
+MAIN_JOB = [
+    record('list', 'glance.openstack.org', 'glances'),
+    record('get', 'glance.openstack.org', 'glances', 'glance'),
+    record('patch', 'core.openstack.org', 'openstackcontrolplanes',
+           'openstack'),
+    record('get', 'glance.openstack.org', 'glances', 'glance'),
+    record('list', 'core.openstack.org', 'openstackversions'),
+    record('get', 'core.openstack.org', 'openstackversions', 'openstack'),
+    record('get', 'apps', 'deployments', 'heat-api'),
+    record('get', 'apps', 'deployments', 'heat-cfnapi'),
+    record('get', 'apps', 'deployments', 'heat-engine', code=404),
+]
+
+
+def shipped_grants():
+    return rbac.grants(rbac.roles(rbac.load_documents(ROLE))[0])
+
+
+class UsageTest(testtools.TestCase):
+
+    def test_main_job_uses_every_grant(self):
+        report = role_usage.usage(shipped_grants(), MAIN_JOB)
+        self.assertEqual([], report.problems)
+        self.assertEqual(2, report.counts[rbac.Grant(
+            'glance.openstack.org', 'glances', 'get', None)])
+
+    def test_refused_request_is_a_problem(self):
+        records = MAIN_JOB + [record('patch', 'glance.openstack.org',
+                                     'glances', 'glance', code=403)] * 2
+        self.assertEqual(
+            ['refused (403) 2 time(s): patch '
+             'glances.glance.openstack.org/glance'],
+            role_usage.usage(shipped_grants(), records).problems)
+
+    def test_unused_grant_is_a_problem_unless_allowed(self):
+        records = [r for r in MAIN_JOB if r['resource'] != 'deployments']
+        report = role_usage.usage(shipped_grants(), records)
+        self.assertEqual(3, len(report.problems))
+        self.assertEqual('never used (the Role grants more than the run '
+                         'needs): get deployments.apps/heat-api',
+                         report.problems[0])
+        allow = [role_usage.parse_allowance('get:deployments.apps')]
+        self.assertEqual([], role_usage.usage(
+            shipped_grants(), records, allow).problems)
+
+    def test_allowance_by_name(self):
+        records = [r for r in MAIN_JOB if r['name'] != 'heat-engine']
+        allow = [role_usage.parse_allowance('get:deployments/heat-engine')]
+        self.assertEqual([], role_usage.usage(
+            shipped_grants(), records, allow).problems)
+
+    def test_allowance_matching_nothing_is_a_problem(self):
+        allow = [role_usage.parse_allowance('delete:glances')]
+        self.assertEqual(
+            ['--allow-unused delete:glances matches no grant of the Role'],
+            role_usage.usage(shipped_grants(), MAIN_JOB, allow).problems)
+
+    def test_uncovered_request_is_a_problem(self):
+        records = MAIN_JOB + [record('get', 'apps', 'deployments', 'nova')]
+        self.assertEqual(
+            ['not granted by the Role, yet made 1 time(s): get '
+             'deployments.apps/nova'],
+            role_usage.usage(shipped_grants(), records).problems)
+
+    def test_unauthenticated_request_uses_nothing(self):
+        records = [record('list', 'glance.openstack.org', 'glances',
+                          code=401)]
+        grants = [rbac.Grant('glance.openstack.org', 'glances', 'list',
+                             None)]
+        self.assertEqual(1, len(role_usage.usage(grants, records).problems))
+
+    def test_wildcards_match(self):
+        grant = rbac.Grant('*', '*', 'get', None)
+        self.assertTrue(role_usage.matches(grant, MAIN_JOB[1]))
+        self.assertFalse(role_usage.matches(grant, MAIN_JOB[0]))
+
+    def test_named_grant_does_not_match_list(self):
+        grant = rbac.Grant('glance.openstack.org', 'glances', 'list',
+                           'glance')
+        self.assertFalse(role_usage.matches(grant, MAIN_JOB[0]))
+
+    def test_table(self):
+        table = role_usage.format_table(
+            role_usage.usage(shipped_grants(), MAIN_JOB))
+        lines = table.splitlines()
+        self.assertEqual(['grant', 'used'], lines[0].split())
+        self.assertEqual(
+            ['patch', 'openstackcontrolplanes.core.openstack.org/openstack',
+             '1'], lines[3].split())
+
+
+class AuditLogTest(testtools.TestCase):
+
+    def test_bad_line_is_named(self):
+        exc = self.assertRaises(role_usage.AuditLogError,
+                                role_usage.read_audit,
+                                [json.dumps(MAIN_JOB[0]), '{"verb": "get"}'],
+                                'a.log')
+        self.assertIn('a.log line 2: want an object with', str(exc))
+
+    def test_not_json(self):
+        exc = self.assertRaises(role_usage.AuditLogError,
+                                role_usage.read_audit, ['', 'nope'])
+        self.assertIn('line 2: not JSON', str(exc))
+
+    def test_allowance_syntax(self):
+        self.assertEqual(
+            ('get', 'deployments', 'heat-api'),
+            role_usage.parse_allowance('get:deployments/heat-api'))
+        self.assertRaises(ValueError, role_usage.parse_allowance, 'get')
+
+
+class ToolTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.state = self.useFixture(fixtures.TempDir()).path
+
+    def write_log(self, records):
+        with open(os.path.join(self.state, role_usage.AUDIT_LOG), 'w') as f:
+            f.writelines(json.dumps(r) + '\n' for r in records)
+
+    def test_clean_run_exits_0(self):
+        self.write_log(MAIN_JOB)
+        code, out, err = manifest_tools.run(self, 'check_role_usage',
+                                            self.state)
+        self.assertEqual((0, ''), (code, err), out)
+        self.assertIn('9 requests, every grant of rbac.yaml used', out)
+
+    def test_refused_exits_1_naming_it(self):
+        self.write_log(MAIN_JOB + [record('patch', 'glance.openstack.org',
+                                          'glances', 'glance', code=403)])
+        code, out, _ = manifest_tools.run(self, 'check_role_usage',
+                                          self.state)
+        self.assertEqual(1, code)
+        self.assertIn('refused (403) 1 time(s)', out)
+
+    def test_missing_log_means_nothing_used(self):
+        code, out, _ = manifest_tools.run(
+            self, 'check_role_usage', '--allow-unused', 'get:glances',
+            self.state)
+        self.assertEqual(1, code)
+        self.assertIn('no Kubernetes API request recorded', out)
+        self.assertEqual(7, out.count('never used'))
+
+    def test_broken_log_exits_2(self):
+        with open(os.path.join(self.state, role_usage.AUDIT_LOG), 'w') as f:
+            f.write('nope\n')
+        code, _, err = manifest_tools.run(self, 'check_role_usage',
+                                          self.state)
+        self.assertEqual(2, code)
+        self.assertIn('line 1: not JSON', err)

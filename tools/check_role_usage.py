@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+
+"""Show that a run used every grant of the Role, and nothing was refused.
+
+Usage: check_role_usage.py [--role FILE] [--allow-unused VERB:RESOURCE[/NAME]]
+                           STATE_DIR_OR_AUDIT_LOG
+
+Reads the embedded cloud's Kubernetes API audit log (kubeapi-audit.log in
+its state dir) and the Role in --role (default
+etc/test-operator/rbac.yaml), prints how often each grant (one verb on
+one resource, or one named object) was used, then one line per problem:
+a request refused with 403, a successful request the Role does not grant,
+a grant never used. --allow-unused (repeatable) names a grant a job does
+not exercise (e.g. patch:openstackcontrolplanes when the switchover and
+grow/shrink scenarios are off). Exit status: 0 the Role is exactly what
+the run needed, 1 problems, 2 an unreadable role file or audit log, or
+bad arguments.
+"""
+
+import argparse
+import os
+import sys
+
+from glance_multiapi_tests.selftests.manifests import rbac
+from glance_multiapi_tests.selftests.manifests import role_usage
+
+DEFAULT_ROLE = os.path.normpath(os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), '..', 'etc',
+    'test-operator', 'rbac.yaml'))
+
+
+def _allowance(text):
+    try:
+        return role_usage.parse_allowance(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc))
+
+
+def _records(path):
+    """The audit records; a missing log means no request was made."""
+    if os.path.isdir(path):
+        path = os.path.join(path, role_usage.AUDIT_LOG)
+    if not os.path.exists(path):
+        return path, []
+    with open(path) as stream:
+        return path, role_usage.read_audit(stream, path)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description='Check a run\'s Kubernetes API requests against the '
+                    'Role: all grants used, nothing refused.')
+    parser.add_argument('--role', default=DEFAULT_ROLE,
+                        help='Role manifest (default: '
+                             'etc/test-operator/rbac.yaml)')
+    parser.add_argument('--allow-unused', action='append', default=[],
+                        type=_allowance, metavar='VERB:RESOURCE[/NAME]',
+                        help='a grant this job need not use (repeatable)')
+    parser.add_argument('audit', metavar='STATE_DIR_OR_AUDIT_LOG')
+    args = parser.parse_args(argv)
+    try:
+        found = rbac.roles(rbac.load_documents(args.role))
+        if len(found) != 1:
+            raise rbac.ManifestError('%s: want one Role, found %d'
+                                     % (args.role, len(found)))
+        grants = rbac.grants(found[0])
+        log, records = _records(args.audit)
+    except OSError as exc:
+        print('check_role_usage: %s: %s' % (exc.filename, exc.strerror),
+              file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print('check_role_usage: %s' % exc, file=sys.stderr)
+        return 2
+    report = role_usage.usage(grants, records, args.allow_unused)
+    print(role_usage.format_table(report, args.allow_unused))
+    if not records:
+        print('no Kubernetes API request recorded in %s' % log)
+    for problem in report.problems:
+        print(problem)
+    if report.problems:
+        return 1
+    print('check_role_usage: %d requests, every grant of %s used, none '
+          'refused' % (len(records), os.path.basename(args.role)))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
