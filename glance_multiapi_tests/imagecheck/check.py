@@ -18,7 +18,9 @@ references those fields must name the same image: the same repository,
 and the same digest where digests are given. A reference pinned by digest
 beside one that only has a tag is a disagreement, since the tag can move.
 Two references with the same repository and digest agree even when their
-tags differ: the runtime pulls by digest and ignores the tag.
+tags differ: the runtime pulls by digest and ignores the tag. The images
+the running Deployments use are held to the same rules, and each must
+also be the one status.containerImages names for its field.
 """
 
 import dataclasses
@@ -35,6 +37,7 @@ TAG_VS_DIGEST = 'tag-vs-digest'
 DIGEST_MISMATCH = 'digest-mismatch'
 TAG_MISMATCH = 'tag-mismatch'
 DRIFT = 'drift'
+RUNNING_DRIFT = 'running-drift'
 
 # NOTE: ordered as a reader should fix them: the mapping first, then what
 # is missing, then what disagrees.
@@ -48,6 +51,7 @@ KINDS = {
     DIGEST_MISMATCH: 'fields of one image pinned to different digests',
     TAG_MISMATCH: 'fields of one image with different tags, no digests',
     DRIFT: 'status differs from the spec override or env default',
+    RUNNING_DRIFT: 'a running Deployment is not on the status image',
 }
 
 
@@ -100,7 +104,7 @@ class Report:
 
 
 def check(mapping, sources=(), known_names=None, targets=None,
-          versions=None):
+          versions=None, running=None):
     """Run every check and return a Report.
 
     :param mapping: a mapping.Mapping.
@@ -110,6 +114,8 @@ def check(mapping, sources=(), known_names=None, targets=None,
     :param targets: names of the targets to check; None or empty for all.
         Double assignments are looked for in the whole mapping regardless.
     :param versions: sources.Versions of the CR, if one was given.
+    :param running: the sources.RUNNING Source, to hold the running
+        Deployments' images to each other and to status.containerImages.
     """
     selected = _select(mapping, targets)
     findings = list(_double_assignments(mapping))
@@ -120,14 +126,17 @@ def check(mapping, sources=(), known_names=None, targets=None,
         for source in sources:
             findings.extend(_check_source(target, source, known_names))
     findings.extend(_drift(selected, sources, versions, notes))
-    if not sources:
+    if running is not None:
+        findings.extend(_running(selected, running, sources, notes))
+    if not sources and running is None:
         notes.append('no deployed references given: only the mapping '
                      'itself was checked')
     elif not any(source.complete for source in sources):
         notes.append('only %s given: whether every mapped field exists '
                      'was not checked' % sources_mod.SPEC)
     ordered = sorted(findings, key=lambda f: list(KINDS).index(f.kind))
-    rows = _rows(selected, sources, ordered)
+    rows = _rows(selected, list(sources) + ([running] if running else []),
+                 ordered)
     return Report(mapping=mapping.where, rows=tuple(rows),
                   findings=tuple(ordered), notes=tuple(notes))
 
@@ -248,7 +257,8 @@ def _listing(source, present):
     parts = []
     for field, ref in present:
         origin = source.origin(field)
-        if source.label == sources_mod.ENV and origin != field:
+        if source.label in (sources_mod.ENV, sources_mod.RUNNING) and (
+                origin != field):
             field = '%s (%s)' % (field, origin)
         parts.append('%s=%s' % (field, ref.text))
     return ', '.join(parts)
@@ -299,6 +309,39 @@ def _drift(selected, sources, versions, notes):
                 target=target.name, fields=(field,), source=status.label)
 
 
+def _running(selected, running, sources, notes):
+    owner = {}
+    for target in selected:
+        present = [(field, running.references[field])
+                   for field in target.fields
+                   if field in running.references]
+        owner.update((field, target.name) for field, _ in present)
+        yield from _compare(target, running, present, '%s in %s (%s)' % (
+            target.name, running.label, running.where))
+    status = {source.label: source for source in sources}.get(
+        sources_mod.STATUS)
+    if status is None:
+        notes.append('%s not compared with %s: no OpenStackVersion given'
+                     % (running.label, sources_mod.STATUS))
+        return
+    for field in sorted(running.references):
+        actual = running.references[field]
+        expected = status.references.get(field)
+        if expected is not None and same_image(actual, expected):
+            continue
+        if expected is None:
+            against = 'but %s has no %s (%s)' % (status.label, field,
+                                                 status.where)
+        else:
+            against = 'but %s.%s=%s (%s)' % (
+                status.label, field, expected.text, status.where)
+        yield Finding(
+            RUNNING_DRIFT, '%s: %s (%s) runs %s, %s' % (
+                owner.get(field, field), running.origin(field),
+                running.where, actual.text, against),
+            target=owner.get(field), fields=(field,), source=running.label)
+
+
 def _rows(selected, sources, findings):
     rows = []
     for target in selected:
@@ -320,7 +363,7 @@ def _rows(selected, sources, findings):
 def _shown_reference(source, ref):
     if ref is not None:
         return ref.without_digest
-    if source is None:
+    if source is None or source.label == sources_mod.RUNNING:
         return '-'
     return 'MISSING' if source.complete else '(default)'
 

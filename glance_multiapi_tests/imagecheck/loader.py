@@ -10,15 +10,17 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The I/O of the image check: read files, run the get command.
+"""The I/O of the image check: read files, run the get command, ask the API.
 
 The CLI and the Tempest test both describe their inputs with ``Inputs``
 and call ``run``; everything after reading is in the pure modules.
 """
 
 import dataclasses
+import json
 
 from glance_multiapi_tests.common import commands
+from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import errors
 from glance_multiapi_tests.imagecheck import mapping
@@ -39,6 +41,12 @@ class Inputs:
     known_names: tuple = ()
     targets: tuple = ()
     command_timeout: float = 60.0
+    # NOTE: with kubernetes (a kube.Settings) the OpenStackVersion and the
+    # running Deployments are read through the Kubernetes API.
+    kubernetes: kube.Settings = None
+    openstackversion_name: str = None
+    version_name_option: str = 'the OpenStackVersion name'
+    running_deployments: tuple = ()
 
 
 def run(inputs):
@@ -48,14 +56,24 @@ def run(inputs):
     if inputs.version_file and inputs.version_command:
         raise errors.ImageCheckError(
             'give the OpenStackVersion as a file or a command, not both')
+    if inputs.kubernetes and (inputs.version_file or inputs.version_command):
+        raise errors.ImageCheckError(
+            'the OpenStackVersion is read through the Kubernetes API; do not '
+            'give a version file or command too')
+    if inputs.running_deployments and not inputs.kubernetes:
+        raise errors.ImageCheckError(
+            'the running Deployments can only be read through the '
+            'Kubernetes API, which is not configured')
     if inputs.env_file and inputs.env_list:
         raise errors.ImageCheckError(
             'give the RELATED_IMAGE listing as a file or a list, not both')
     image_mapping = mapping.parse_mapping(
         read_text(inputs.mappings_file, 'image mappings'),
         inputs.mappings_file)
-    found, versions = [], None
-    if inputs.version_file or inputs.version_command:
+    found, versions, running = [], None, None
+    if inputs.kubernetes:
+        found, versions, running = read_kubernetes(inputs)
+    elif inputs.version_file or inputs.version_command:
         if inputs.version_file:
             text = read_text(inputs.version_file, 'OpenStackVersion')
             where = inputs.version_file
@@ -80,7 +98,32 @@ def run(inputs):
                 inputs.known_names_file)
         known = frozenset(known)
     return check.check(image_mapping, found, known_names=known,
-                       targets=inputs.targets, versions=versions)
+                       targets=inputs.targets, versions=versions,
+                       running=running)
+
+
+def read_kubernetes(inputs):
+    """([Source, ...], Versions, running Source or None) from the API."""
+    try:
+        with kube.connect(inputs.kubernetes) as client:
+            version = client.named_or_only(
+                kube.VERSION, inputs.openstackversion_name,
+                inputs.version_name_option)
+            version_where = client.where(
+                (version.get('metadata') or {}).get('name'), kube.VERSION)
+            deployments = {name: client.get(kube.DEPLOYMENT, name)
+                           for name, _ in inputs.running_deployments}
+            running_where = 'Kubernetes API at %s, namespace %s' % (
+                client.server, client.namespace)
+    except kube.KubeError as exc:
+        raise errors.InputUnavailable(str(exc)) from None
+    found, versions = sources.parse_version_document(json.dumps(version),
+                                                     version_where)
+    running = None
+    if deployments:
+        running = sources.parse_running(
+            deployments, dict(inputs.running_deployments), running_where)
+    return found, versions, running
 
 
 def read_text(path, what):

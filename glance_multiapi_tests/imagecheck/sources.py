@@ -12,7 +12,8 @@
 
 """Where deployed image references come from, parsed without any I/O.
 
-Three sources name an image per OpenStackVersion field:
+Three sources name an image per OpenStackVersion field, and a fourth
+shows what actually runs:
 
 * ``status.containerImages`` of the OpenStackVersion CR: what the operator
   deploys; it lists every field.
@@ -20,6 +21,9 @@ Three sources name an image per OpenStackVersion field:
   it lists only the overridden fields.
 * the ``RELATED_IMAGE_*_URL_DEFAULT`` environment of openstack-operator:
   the default of every field for the operator's available version.
+* the running Deployments (``heat-api``, ``heat-cfnapi``, ``heat-engine``):
+  the image of the container named like the Deployment (else of its only
+  container), under the field a configured map gives each Deployment.
 
 An environment name becomes a field the way openstack-operator does it:
 drop ``RELATED_IMAGE_`` and ``_URL_DEFAULT``, capitalise each ``_``-separated
@@ -40,6 +44,7 @@ from glance_multiapi_tests.imagecheck import pullspec
 STATUS = 'status.containerImages'
 SPEC = 'spec.customContainerImages'
 ENV = 'RELATED_IMAGE env'
+RUNNING = 'running Deployments'
 
 ENV_PREFIX = 'RELATED_IMAGE_'
 ENV_SUFFIX = '_URL_DEFAULT'
@@ -257,6 +262,51 @@ def _pullspec(value, where, field):
         return pullspec.parse(value)
     except pullspec.InvalidPullspec as exc:
         raise errors.MalformedInput(where, field, str(exc))
+
+
+def parse_running(deployments, fields, where):
+    """Return the Source of the images running Deployments use.
+
+    :param deployments: {Deployment name: the Deployment object (dict)}.
+    :param fields: {Deployment name: the OpenStackVersion field its image
+        must match}.
+    :param where: where the objects were read, for messages.
+    """
+    references, origins = {}, {}
+    for name in sorted(fields):
+        field = fields[name]
+        if field in origins:
+            raise errors.MalformedInput(
+                where, field, 'given to two Deployments, %s and %s; each '
+                'field can name one' % (origins[field].split()[-1], name))
+        container = running_container(deployments[name], name, where)
+        references[field] = _pullspec(
+            container.get('image'), where, 'Deployment %s container %s '
+            'image' % (name, container.get('name')))
+        origins[field] = 'Deployment %s' % name
+    return Source(label=RUNNING, where=where, references=references,
+                  origins=origins, complete=False)
+
+
+def running_container(deployment, name, where):
+    """The container named like the Deployment, else its only one."""
+    template = ((deployment.get('spec') or {}).get('template') or {})
+    containers = (template.get('spec') or {}).get('containers')
+    if not isinstance(containers, list) or not containers:
+        raise errors.MalformedInput(
+            where, 'Deployment %s' % name, 'has no '
+            'spec.template.spec.containers')
+    for container in containers:
+        if isinstance(container, dict) and container.get('name') == name:
+            return container
+    if len(containers) == 1 and isinstance(containers[0], dict):
+        return containers[0]
+    raise errors.MalformedInput(
+        where, 'Deployment %s' % name, 'has %d containers (%s) and none is '
+        'named %s, so which one runs the image is unknown' % (
+            len(containers), ', '.join(
+                str(c.get('name')) for c in containers
+                if isinstance(c, dict)), name))
 
 
 def parse_known_names(text, where):

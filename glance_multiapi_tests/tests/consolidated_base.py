@@ -21,6 +21,7 @@ from oslo_log import log as logging
 from tempest import config
 from tempest import test
 
+from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.imagecheck import errors
 from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import report
@@ -29,7 +30,7 @@ CONF = config.CONF
 LOG = logging.getLogger(__name__)
 
 
-def _inputs(with_references):
+def _inputs(with_references, with_running=False):
     """The image check's inputs from [consolidated_images]."""
     opts = CONF.consolidated_images
     kwargs = {}
@@ -39,6 +40,15 @@ def _inputs(with_references):
                       env_file=opts.env_file, env_list=opts.env_list,
                       env_list_name='[consolidated_images] env_list',
                       command_timeout=opts.command_timeout)
+    if (with_references or with_running) and opts.kubernetes_api:
+        kwargs.update(
+            kubernetes=kube.Settings.from_opts(CONF.glance_multiapi),
+            openstackversion_name=opts.openstackversion_name,
+            version_name_option='[consolidated_images] '
+                                'openstackversion_name')
+    if with_running:
+        kwargs['running_deployments'] = tuple(sorted(
+            (opts.running_deployments or {}).items()))
     return loader.Inputs(
         mappings_file=opts.mappings_file,
         known_names_file=opts.known_image_names_file,
@@ -49,8 +59,8 @@ def _inputs(with_references):
 def has_references():
     """Whether a source of deployed image references is configured."""
     opts = CONF.consolidated_images
-    return any((opts.version_file, opts.version_command, opts.env_file,
-                opts.env_list))
+    return any((opts.kubernetes_api, opts.version_file, opts.version_command,
+                opts.env_file, opts.env_list))
 
 
 class ConsolidatedImageTest(test.BaseTestCase):
@@ -68,10 +78,10 @@ class ConsolidatedImageTest(test.BaseTestCase):
             raise cls.skipException(
                 '[consolidated_images] mappings_file is not set')
 
-    def run_check(self, with_references):
+    def run_check(self, with_references, with_running=False):
         """Return the check's report; an unusable input fails the test."""
         try:
-            result = loader.run(_inputs(with_references))
+            result = loader.run(_inputs(with_references, with_running))
         except errors.ImageCheckError as exc:
             self.fail('the consolidated image check could not run: %s'
                       % exc)

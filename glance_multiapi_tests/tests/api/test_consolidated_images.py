@@ -20,9 +20,13 @@ glance_multiapi_tests.imagecheck; these tests feed it the configured
 inputs and fail with every disagreement it finds.
 """
 
+from tempest import config
 from tempest.lib import decorators
 
+from glance_multiapi_tests.imagecheck import sources
 from glance_multiapi_tests.tests import consolidated_base
+
+CONF = config.CONF
 
 
 class ConsolidatedImageMappingTest(consolidated_base.ConsolidatedImageTest):
@@ -46,8 +50,8 @@ class ConsolidatedImageReferencesTest(consolidated_base.ConsolidatedImageTest):
         super().skip_checks()
         if not consolidated_base.has_references():
             raise cls.skipException(
-                '[consolidated_images] sets none of version_command, '
-                'version_file, env_file, env_list')
+                '[consolidated_images] sets none of kubernetes_api, '
+                'version_command, version_file, env_file, env_list')
 
     @decorators.idempotent_id('f1e3a88f-3cf9-4bf8-835a-f921df1db754')
     def test_deployed_image_references_agree(self):
@@ -56,3 +60,30 @@ class ConsolidatedImageReferencesTest(consolidated_base.ConsolidatedImageTest):
         self.assert_no_findings(
             result, [f for f in result.findings if not f.about_mapping],
             'deployed references of the images of %s' % result.mapping)
+
+
+class ConsolidatedRunningImagesTest(consolidated_base.ConsolidatedImageTest):
+    """What the Deployments run is what the OpenStackVersion says."""
+
+    @classmethod
+    def skip_checks(cls):
+        """Skip unless the Deployments can be read through the API."""
+        super().skip_checks()
+        opts = CONF.consolidated_images
+        if not opts.kubernetes_api:
+            raise cls.skipException(
+                '[consolidated_images] kubernetes_api is False, so the '
+                'running Deployments cannot be read')
+        if not opts.running_deployments:
+            raise cls.skipException(
+                '[consolidated_images] running_deployments is empty')
+
+    @decorators.idempotent_id('4e9066d2-e554-4d9a-882f-457eb4b76311')
+    def test_running_images_match_version(self):
+        """Deployments of one image run one digest, the status one."""
+        result = self.run_check(with_references=True, with_running=True)
+        self.assert_no_findings(
+            result, [f for f in result.findings
+                     if f.source == sources.RUNNING],
+            'images of the running Deployments %s' % ', '.join(
+                sorted(CONF.consolidated_images.running_deployments)))
