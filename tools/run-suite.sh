@@ -23,11 +23,12 @@ RESULTS=$(cd "$RESULTS" && pwd)
 cloud_workdir suite
 
 ROLE=etc/test-operator/rbac.yaml
-# NOTE: the suite leaves [consolidated_images] openstackversion_name
-# unset, so the plugin lists OpenStackVersions; the Role's "get" serves
-# configurations that name it. Without heat nothing reads the
-# OpenStackVersion or the heat Deployments.
-allow_unused=(--allow-unused get:openstackversions)
+# NOTE: the suite names neither the Glance nor the OpenStackVersion, so
+# the plugin lists them; the Role's "get" of each serves configurations
+# that name them. Without heat nothing reads the OpenStackVersion or the
+# heat Deployments.
+allow_unused=(--allow-unused get:glances
+              --allow-unused get:openstackversions)
 spec_args=(--kube-role "$ROLE")
 [ -n "${SPEC:-}" ] && spec_args+=(--spec "$SPEC")
 if [ "${WITH_HEAT:-1}" != 0 ]; then

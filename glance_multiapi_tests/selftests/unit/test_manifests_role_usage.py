@@ -19,10 +19,10 @@ def record(verb, group, resource, name='', code=200):
             'name': name, 'namespace': 'openstack', 'code': code}
 
 
-# What the main job's plugin does: find the only Glance, read it, switch
-# over (patch the control plane), read OpenStackVersion by list and by
-# name, read each heat Deployment.
-MAIN_JOB = [
+# Every request the plugin can make: the Glance and the OpenStackVersion
+# by list (names unset) and by name, a switchover patch, each heat
+# Deployment (one answered 404: authorised all the same).
+ALL_REQUESTS = [
     record('list', 'glance.openstack.org', 'glances'),
     record('get', 'glance.openstack.org', 'glances', 'glance'),
     record('patch', 'core.openstack.org', 'openstackcontrolplanes',
@@ -42,22 +42,23 @@ def shipped_grants():
 
 class UsageTest(testtools.TestCase):
 
-    def test_main_job_uses_every_grant(self):
-        report = role_usage.usage(shipped_grants(), MAIN_JOB)
+    def test_every_grant_used(self):
+        report = role_usage.usage(shipped_grants(), ALL_REQUESTS)
         self.assertEqual([], report.problems)
         self.assertEqual(2, report.counts[rbac.Grant(
             'glance.openstack.org', 'glances', 'get', None)])
 
     def test_refused_request_is_a_problem(self):
-        records = MAIN_JOB + [record('patch', 'glance.openstack.org',
-                                     'glances', 'glance', code=403)] * 2
+        refused = record('patch', 'glance.openstack.org', 'glances',
+                         'glance', code=403)
+        records = ALL_REQUESTS + [refused] * 2
         self.assertEqual(
             ['refused (403) 2 time(s): patch '
              'glances.glance.openstack.org/glance'],
             role_usage.usage(shipped_grants(), records).problems)
 
     def test_unused_grant_is_a_problem_unless_allowed(self):
-        records = [r for r in MAIN_JOB if r['resource'] != 'deployments']
+        records = [r for r in ALL_REQUESTS if r['resource'] != 'deployments']
         report = role_usage.usage(shipped_grants(), records)
         self.assertEqual(3, len(report.problems))
         self.assertEqual('never used (the Role grants more than the run '
@@ -68,7 +69,7 @@ class UsageTest(testtools.TestCase):
             shipped_grants(), records, allow).problems)
 
     def test_allowance_by_name(self):
-        records = [r for r in MAIN_JOB if r['name'] != 'heat-engine']
+        records = [r for r in ALL_REQUESTS if r['name'] != 'heat-engine']
         allow = [role_usage.parse_allowance('get:deployments/heat-engine')]
         self.assertEqual([], role_usage.usage(
             shipped_grants(), records, allow).problems)
@@ -77,10 +78,10 @@ class UsageTest(testtools.TestCase):
         allow = [role_usage.parse_allowance('delete:glances')]
         self.assertEqual(
             ['--allow-unused delete:glances matches no grant of the Role'],
-            role_usage.usage(shipped_grants(), MAIN_JOB, allow).problems)
+            role_usage.usage(shipped_grants(), ALL_REQUESTS, allow).problems)
 
     def test_uncovered_request_is_a_problem(self):
-        records = MAIN_JOB + [record('get', 'apps', 'deployments', 'nova')]
+        records = ALL_REQUESTS + [record('get', 'apps', 'deployments', 'nova')]
         self.assertEqual(
             ['not granted by the Role, yet made 1 time(s): get '
              'deployments.apps/nova'],
@@ -95,17 +96,17 @@ class UsageTest(testtools.TestCase):
 
     def test_wildcards_match(self):
         grant = rbac.Grant('*', '*', 'get', None)
-        self.assertTrue(role_usage.matches(grant, MAIN_JOB[1]))
-        self.assertFalse(role_usage.matches(grant, MAIN_JOB[0]))
+        self.assertTrue(role_usage.matches(grant, ALL_REQUESTS[1]))
+        self.assertFalse(role_usage.matches(grant, ALL_REQUESTS[0]))
 
     def test_named_grant_does_not_match_list(self):
         grant = rbac.Grant('glance.openstack.org', 'glances', 'list',
                            'glance')
-        self.assertFalse(role_usage.matches(grant, MAIN_JOB[0]))
+        self.assertFalse(role_usage.matches(grant, ALL_REQUESTS[0]))
 
     def test_table(self):
         table = role_usage.format_table(
-            role_usage.usage(shipped_grants(), MAIN_JOB))
+            role_usage.usage(shipped_grants(), ALL_REQUESTS))
         lines = table.splitlines()
         self.assertEqual(['grant', 'used'], lines[0].split())
         self.assertEqual(
@@ -118,7 +119,8 @@ class AuditLogTest(testtools.TestCase):
     def test_bad_line_is_named(self):
         exc = self.assertRaises(role_usage.AuditLogError,
                                 role_usage.read_audit,
-                                [json.dumps(MAIN_JOB[0]), '{"verb": "get"}'],
+                                [json.dumps(ALL_REQUESTS[0]),
+                                 '{"verb": "get"}'],
                                 'a.log')
         self.assertIn('a.log line 2: want an object with', str(exc))
 
@@ -145,15 +147,15 @@ class ToolTest(testtools.TestCase):
             f.writelines(json.dumps(r) + '\n' for r in records)
 
     def test_clean_run_exits_0(self):
-        self.write_log(MAIN_JOB)
+        self.write_log(ALL_REQUESTS)
         code, out, err = manifest_tools.run(self, 'check_role_usage',
                                             self.state)
         self.assertEqual((0, ''), (code, err), out)
         self.assertIn('9 requests, every grant of rbac.yaml used', out)
 
     def test_refused_exits_1_naming_it(self):
-        self.write_log(MAIN_JOB + [record('patch', 'glance.openstack.org',
-                                          'glances', 'glance', code=403)])
+        self.write_log(ALL_REQUESTS + [record(
+            'patch', 'glance.openstack.org', 'glances', 'glance', code=403)])
         code, out, _ = manifest_tools.run(self, 'check_role_usage',
                                           self.state)
         self.assertEqual(1, code)
