@@ -61,6 +61,14 @@ def cli_command(state):
     return '%s --state-dir %s' % (shlex.quote(cli), shlex.quote(state.root))
 
 
+def command_options(state):
+    """[glance_multiapi] for the command way (the CLI's get and patch)."""
+    return {'kubernetes_api': 'False',
+            'discovery_command': cli_command(state) + ' get -o json',
+            'patch_command': cli_command(state) +
+            ' patch --type merge -p {patch}'}
+
+
 def tempest_conf(state):
     conf = configparser.ConfigParser(interpolation=None)
     conf.optionxform = str
@@ -86,11 +94,10 @@ def tempest_conf(state):
         'image': {'build_timeout': '120', 'build_interval': '1'},
         'image-feature-enabled': {'import_image': 'True',
                                   'os_glance_reserved': 'True'},
-        'glance_multiapi': {
-            'discovery_command': cli_command(state) + ' get -o json',
-            'patch_command': cli_command(state) +
-            ' patch --type merge -p {patch}',
-            'run_grow_shrink': 'True'},
+        # NOTE: the plugin learns and patches the deployment through the
+        # Kubernetes API (components/kubeapi.py adds how to reach it);
+        # command_options() is the other way, through the CLI.
+        'glance_multiapi': {'run_grow_shrink': 'True'},
     }
     for comp in components.enabled(state):
         comp.tempest_options(state, sections, cli_command(state))

@@ -1,0 +1,93 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The heat Deployments and OpenStackVersion of the embedded Kubernetes API.
+
+On the heat cloud of test_heat (its own, or GLANCE_MULTIAPI_HEAT_CLOUD):
+the three Deployments run the one image reference OpenStackVersion names,
+the drift fault makes one differ, and the consolidated image check passes
+on what the cloud writes.
+"""
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from glance_multiapi_tests.localcloud import kubeobjects
+from glance_multiapi_tests.selftests.functional import kube_base
+from glance_multiapi_tests.selftests.functional import test_heat
+
+DEPLOYMENTS = {'heat-api': 'heatAPIImage', 'heat-cfnapi': 'heatCfnapiImage',
+               'heat-engine': 'heatEngineImage'}
+
+
+class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
+    """Deployments and OpenStackVersion agree, unless a fault says not."""
+
+    def images(self):
+        """({deployment: (image, ready replicas)}, containerImages)."""
+        custom, apps = self.apis()
+        found = {}
+        for name in DEPLOYMENTS:
+            dep = apps.read_namespaced_deployment(name, kube_base.NS)
+            container, = dep.spec.template.spec.containers
+            self.assertEqual(name, container.name)
+            found[name] = (container.image, dep.status.ready_replicas)
+        version = custom.get_namespaced_custom_object(*kube_base.OSV,
+                                                      'openstack')
+        return found, version['status']['containerImages']
+
+    def test_deployments_run_the_one_heat_image(self):
+        found, images = self.images()
+        reference = images['heatAPIImage']
+        for name, field in DEPLOYMENTS.items():
+            self.assertEqual(reference, images[field])
+            self.assertEqual((reference, 1), found[name])
+        self.assertIn('/podified/openstack-heat-api@sha256:', reference)
+        # NOTE: the digest is that of the installed heat's RECORD.
+        self.assertTrue(reference.endswith(
+            kubeobjects.heat_record_digest()), reference)
+
+    def test_image_drift_fault_changes_one_deployment(self):
+        with self.fault('heat-image-drift=heat-engine'):
+            found, images = self.images()
+        self.assertEqual(images['heatAPIImage'], found['heat-api'][0])
+        self.assertEqual(images['heatAPIImage'], found['heat-cfnapi'][0])
+        engine = found['heat-engine'][0]
+        self.assertNotEqual(images['heatEngineImage'], engine)
+        self.assertEqual(images['heatEngineImage'].split('@')[0],
+                         engine.split('@')[0])
+        found, _images = self.images()
+        self.assertEqual(images['heatEngineImage'], found['heat-engine'][0])
+
+    def test_image_check_passes_on_what_the_cloud_writes(self):
+        kubectl = shutil.which('kubectl')
+        if not kubectl:
+            self.skipTest('kubectl not installed')
+        home = tempfile.mkdtemp(prefix='gmt-kubectl-home-')
+        self.addCleanup(shutil.rmtree, home, ignore_errors=True)
+        command = '%s --kubeconfig %s get openstackversion openstack -o ' \
+            'json' % (kubectl, shlex.quote(self.kubeconfig()))
+        proc = subprocess.run(
+            [sys.executable, '-m', 'glance_multiapi_tests.imagecheck.cli',
+             '--mappings', os.path.join(self.state_dir,
+                                        'image-mappings.yaml'),
+             '--known-names', os.path.join(self.state_dir,
+                                           'known-image-names.txt'),
+             '--version-command', command],
+            capture_output=True, text=True, timeout=120,
+            env=dict(os.environ, HOME=home))
+        self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
+        self.assertIn('CONSISTENT: 3 field reference(s)', proc.stdout)
