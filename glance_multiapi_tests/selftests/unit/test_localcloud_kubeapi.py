@@ -1,0 +1,366 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The embedded Kubernetes API without a network: RBAC rules, Status
+bodies, the objects and the request handling on a state dir."""
+
+import copy
+import datetime
+import json
+import os
+import shutil
+import tempfile
+import uuid
+
+import testtools
+
+from glance_multiapi_tests.localcloud import errors
+from glance_multiapi_tests.localcloud import faults
+from glance_multiapi_tests.localcloud import kubeobjects
+from glance_multiapi_tests.localcloud import kuberbac
+from glance_multiapi_tests.localcloud import kubetables
+from glance_multiapi_tests.localcloud.runtime import kubeapi_server
+
+SPEC = {'keystoneEndpoint': 'api0', 'glanceAPIs': {
+    name: {'type': 'split', 'replicas': 1, 'customServiceConfig': (
+        '[DEFAULT]\nenabled_backends = %s:file,x:file\n[glance_store]\n'
+        'default_backend = %s\n' % (store, store))}
+    for name, store in (('api0', 'ceph0'), ('api1', 'ceph1'))}}
+TOKEN = 'the-token'
+ROLE = """---
+kind: ServiceAccount
+metadata: {name: glance-multiapi-tests}
+---
+kind: Role
+metadata: {name: r}
+rules:
+- apiGroups: [glance.openstack.org]
+  resources: [glances]
+  verbs: [get, list]
+- apiGroups: [apps]
+  resources: [deployments]
+  resourceNames: [heat-api]
+  verbs: [get]
+"""
+
+
+def state_data(heat=False, faults_=()):
+    return {'spec': copy.deepcopy(SPEC), 'faults': [list(f) for f in faults_],
+            'options': {'heat': heat}, 'ports': {'registry': 20001},
+            'status': {'apiEndpoint': {'api0-public': 'http://x:1'}},
+            'kube': {'token': TOKEN, 'uid_seed': str(uuid.uuid4()),
+                     'created': '2026-01-01T00:00:00Z', 'generation': 1,
+                     'heat_digest': 'ab' * 32}}
+
+
+class RbacTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.rules = kuberbac.parse_role(ROLE, 'role.yaml')
+
+    def test_only_role_documents_count(self):
+        self.assertEqual(2, len(self.rules))
+        self.assertRaises(kuberbac.RoleError, kuberbac.parse_role,
+                          'kind: ServiceAccount\n', 'sa.yaml')
+        self.assertRaises(kuberbac.RoleError, kuberbac.parse_role,
+                          'kind: Role\nrules: [{verbs: get}]\n', 'r.yaml')
+        self.assertRaises(kuberbac.RoleError, kuberbac.parse_role,
+                          'kind: [\n', 'r.yaml')
+
+    def test_rules_match_verb_group_resource(self):
+        allows = kuberbac.allows
+        self.assertTrue(allows(self.rules, 'get', 'glance.openstack.org',
+                               'glances', 'glance'))
+        self.assertTrue(allows(self.rules, 'list', 'glance.openstack.org',
+                               'glances', None))
+        self.assertFalse(allows(self.rules, 'patch', 'glance.openstack.org',
+                                'glances', 'glance'))
+        self.assertFalse(allows(self.rules, 'get', 'core.openstack.org',
+                                'glances', 'glance'))
+
+    def test_resource_names_need_a_named_request(self):
+        allows = kuberbac.allows
+        self.assertTrue(allows(self.rules, 'get', 'apps', 'deployments',
+                               'heat-api'))
+        self.assertFalse(allows(self.rules, 'get', 'apps', 'deployments',
+                                'heat-engine'))
+        self.assertFalse(allows(self.rules, 'list', 'apps', 'deployments',
+                                None))
+
+    def test_wildcards(self):
+        rules = [{'apiGroups': ['*'], 'resources': ['*'], 'verbs': ['*'],
+                  'resourceNames': []}]
+        self.assertTrue(kuberbac.allows(rules, 'delete', '', 'configmaps',
+                                        'x'))
+
+    def test_forbidden_message_is_the_api_servers(self):
+        body = kuberbac.forbidden(kubeobjects.USER, 'patch',
+                                  'glance.openstack.org', 'glances',
+                                  'glance', 'openstack')
+        self.assertEqual(
+            'glances.glance.openstack.org "glance" is forbidden: User '
+            '"system:serviceaccount:openstack:glance-multiapi-tests" cannot '
+            'patch resource "glances" in API group "glance.openstack.org" '
+            'in the namespace "openstack"', body['message'])
+        self.assertEqual((403, 'Forbidden', 'Failure', 'Status', 'v1'), (
+            body['code'], body['reason'], body['status'], body['kind'],
+            body['apiVersion']))
+        self.assertEqual({'name': 'glance', 'group': 'glance.openstack.org',
+                          'kind': 'glances'}, body['details'])
+        core = kuberbac.forbidden('u', 'list', '', 'configmaps', None, None)
+        self.assertEqual('configmaps is forbidden: User "u" cannot list '
+                         'resource "configmaps" in API group "" at the '
+                         'cluster scope', core['message'])
+
+    def test_not_found_and_invalid(self):
+        self.assertEqual('deployments.apps "x" not found',
+                         kuberbac.not_found('apps', 'deployments',
+                                            'x')['message'])
+        body = kuberbac.invalid('core.openstack.org',
+                                'OpenStackControlPlane', 'openstack',
+                                'bad', 'spec.glance.template')
+        self.assertEqual((422, 'Invalid'), (body['code'], body['reason']))
+        self.assertEqual('OpenStackControlPlane.core.openstack.org '
+                         '"openstack" is invalid: spec.glance.template: bad',
+                         body['message'])
+
+
+class ObjectsTest(testtools.TestCase):
+
+    def document(self, data):
+        return {'apiVersion': 'glance.openstack.org/v1beta1',
+                'kind': 'Glance', 'metadata': {}, 'spec': data['spec'],
+                'status': dict(data['status'], glanceAPIReadyCounts={
+                    'api0': 1, 'api1': 0})}
+
+    def test_glance_is_owned_by_the_control_plane(self):
+        data = state_data()
+        glance = kubeobjects.glance(data, self.document(data))
+        oscp = kubeobjects.controlplane(data)
+        owner, = glance['metadata']['ownerReferences']
+        self.assertEqual((oscp['metadata']['uid'], 'openstack', True, True),
+                         (owner['uid'], owner['name'], owner['controller'],
+                          owner['blockOwnerDeletion']))
+        self.assertEqual(SPEC, oscp['spec']['glance']['template'])
+        self.assertEqual('False', glance['status']['conditions'][0][
+            'status'])
+        self.assertIn('api1', glance['status']['conditions'][0]['message'])
+
+    def test_uid_stable_resource_version_follows_spec(self):
+        data = state_data()
+        first = kubeobjects.glance(data, self.document(data))
+        again = kubeobjects.glance(data, self.document(data))
+        self.assertEqual(first['metadata'], again['metadata'])
+        data['spec']['keystoneEndpoint'] = 'api1'
+        changed = kubeobjects.glance(data, self.document(data))
+        self.assertEqual(first['metadata']['uid'],
+                         changed['metadata']['uid'])
+        self.assertNotEqual(first['metadata']['resourceVersion'],
+                            changed['metadata']['resourceVersion'])
+        self.assertTrue(changed['metadata']['resourceVersion'].isdigit())
+
+    def test_heat_objects_only_with_heat(self):
+        data = state_data()
+        world = kubeobjects.world(data, self.document(data), set())
+        self.assertEqual([], world['deployments'])
+        self.assertEqual({}, world['openstackversions'][0]['status'][
+            'containerImages'])
+
+    def test_deployments_share_the_image_unless_drifted(self):
+        data = state_data(heat=True)
+        world = kubeobjects.world(data, self.document(data), {'heat-api'},
+                                  drifted=['heat-cfnapi'])
+        images = {d['metadata']['name']:
+                  d['spec']['template']['spec']['containers'][0]['image']
+                  for d in world['deployments']}
+        wanted = ('127.0.0.1:20001/podified/openstack-heat-api@sha256:' +
+                  'ab' * 32)
+        self.assertEqual(wanted, images['heat-api'])
+        self.assertEqual(wanted, images['heat-engine'])
+        self.assertNotEqual(wanted, images['heat-cfnapi'])
+        self.assertEqual({'heatAPIImage': wanted, 'heatCfnapiImage': wanted,
+                          'heatEngineImage': wanted},
+                         world['openstackversions'][0]['status'][
+                             'containerImages'])
+        ready = {d['metadata']['name']: d['status'].get('readyReplicas')
+                 for d in world['deployments']}
+        self.assertEqual({'heat-api': 1, 'heat-cfnapi': None,
+                          'heat-engine': None}, ready)
+
+    def test_template_patch(self):
+        patch = kubeobjects.template_patch(
+            {'spec': {'glance': {'template': {'keystoneEndpoint': 'a'}}}})
+        self.assertEqual({'keystoneEndpoint': 'a'}, patch)
+        self.assertIsNone(kubeobjects.template_patch({'metadata': {}}))
+        self.assertIsNone(kubeobjects.template_patch(
+            {'spec': {'glance': {'enabled': True}}}))
+        for bad in ([], {'spec': {'glance': {'enabled': False}}},
+                    {'spec': {'glance': {'template': None}}},
+                    {'spec': {'glance': 'x'}}):
+            self.assertRaises(kubeobjects.PatchError,
+                              kubeobjects.template_patch, bad)
+
+    def test_discovery_lists_every_group(self):
+        names = [g['name'] for g in
+                 kubeobjects.api_group_list()['groups']]
+        self.assertEqual(['glance.openstack.org', 'core.openstack.org',
+                          'apps'], names)
+        listing = kubeobjects.resource_list('glance.openstack.org',
+                                            'v1beta1')
+        self.assertEqual('glance.openstack.org/v1beta1',
+                         listing['groupVersion'])
+        self.assertIsNone(kubeobjects.resource_list('apps', 'v2'))
+
+    def test_table_columns(self):
+        data = state_data(heat=True)
+        deps = kubeobjects.world(data, self.document(data),
+                                 set())['deployments']
+        res = kubeobjects.find('apps', 'v1', 'deployments')
+        now = datetime.datetime(2026, 1, 1, 0, 5, tzinfo=datetime.
+                                timezone.utc)
+        table = kubetables.table(res, deps, now)
+        self.assertEqual(['Name', 'Ready', 'Up-to-date', 'Available', 'Age',
+                          'Containers', 'Images', 'Selector'],
+                         [c['name'] for c in table['columnDefinitions']])
+        self.assertEqual(['heat-api', '0/1', 1, 0, '5m'],
+                         table['rows'][0]['cells'][:5])
+
+
+class FaultsTest(testtools.TestCase):
+
+    def test_kube_forbid(self):
+        active = faults.Faults([['kube-forbid', 'patch:glances']], SPEC)
+        self.assertFalse(active.kube_allows('patch', 'glances'))
+        self.assertTrue(active.kube_allows('get', 'glances'))
+        self.assertTrue(active.kube_allows('patch', 'openstackcontrol'
+                                                    'planes'))
+        self.assertRaises(errors.Invalid, faults.Faults,
+                          [['kube-forbid', 'patch']], SPEC)
+
+    def test_heat_image_drift(self):
+        active = faults.Faults([['heat-image-drift', 'heat-engine']], SPEC)
+        self.assertTrue(active.image_drifts('heat-engine'))
+        self.assertFalse(active.image_drifts('heat-api'))
+        self.assertRaises(errors.Invalid, faults.Faults,
+                          [['heat-image-drift', 'api0']], SPEC)
+        self.assertRaises(errors.Invalid, faults.Faults,
+                          [['heat-image-drift', 'heat-api']], SPEC,
+                          with_heat=False)
+
+    def test_described_in_help(self):
+        text = faults.describe()
+        self.assertIn('kube-forbid=VERB:RESOURCE', text)
+        self.assertIn('heat-image-drift=DEPLOYMENT', text)
+
+
+class ServerTest(testtools.TestCase):
+    """kubeapi_server.Api on a state dir, without HTTP."""
+
+    def setUp(self):
+        super().setUp()
+        self.root = tempfile.mkdtemp(prefix='gmt-unit-kubeapi-')
+        self.addCleanup(shutil.rmtree, self.root, ignore_errors=True)
+        self.write_state(state_data(heat=True))
+        self.api = kubeapi_server.Api(self.root, '127.0.0.1:1')
+
+    def write_state(self, data):
+        with open(os.path.join(self.root, 'state.json'), 'w') as f:
+            json.dump(data, f)
+
+    def call(self, method, path, token=TOKEN, body=b'', **headers):
+        if token:
+            headers['Authorization'] = 'Bearer ' + token
+        return self.api.handle(method, path, headers, body)
+
+    def audit(self):
+        with open(os.path.join(self.root, kuberbac.AUDIT_LOG)) as f:
+            return [json.loads(line) for line in f]
+
+    def test_token_is_required_everywhere_but_health(self):
+        self.assertEqual(200, self.call('GET', '/healthz', token=None)[0])
+        for path in ('/apis', '/api/v1/namespaces/openstack/configmaps',
+                     '/no/such/path'):
+            code, body = self.call('GET', path, token='wrong')
+            self.assertEqual((401, 'Unauthorized'), (code, body['reason']))
+
+    def test_get_list_and_not_found(self):
+        base = '/apis/glance.openstack.org/v1beta1/namespaces/openstack/'
+        code, body = self.call('GET', base + 'glances/glance')
+        self.assertEqual((200, 'Glance', 'api0'), (
+            code, body['kind'], body['spec']['keystoneEndpoint']))
+        code, body = self.call('GET', base + 'glances')
+        self.assertEqual((200, 'GlanceList', 1), (code, body['kind'],
+                                                  len(body['items'])))
+        code, body = self.call('GET', base + 'glances/nope')
+        self.assertEqual((404, 'NotFound'), (code, body['reason']))
+        code, body = self.call(
+            'GET', '/apis/glance.openstack.org/v1beta1/glances')
+        self.assertEqual(200, code)
+        self.assertEqual([('get', 200), ('list', 200), ('get', 404),
+                          ('list', 200)],
+                         [(r['verb'], r['code']) for r in self.audit()])
+        self.assertEqual('', self.audit()[-1]['namespace'])
+
+    def test_verbs_and_media_types(self):
+        base = '/apis/core.openstack.org/v1beta1/namespaces/openstack/'
+        code, body = self.call('DELETE', base + 'openstackversions/'
+                               'openstack')
+        self.assertEqual((405, 'MethodNotAllowed'), (code, body['reason']))
+        code, body = self.call('PATCH', base + 'openstackcontrolplanes/'
+                               'openstack', body=b'[]', **{
+                                   'Content-Type':
+                                   'application/json-patch+json'})
+        self.assertEqual((415, 'UnsupportedMediaType'), (code,
+                                                         body['reason']))
+        code, body = self.call('PATCH', base + 'openstackcontrolplanes/'
+                               'openstack', body=b'{', **{
+                                   'Content-Type': kubeapi_server.MERGE_PATCH
+                               })
+        self.assertEqual(400, code)
+
+    def test_direct_glance_patch_is_answered_and_not_kept(self):
+        path = ('/apis/glance.openstack.org/v1beta1/namespaces/openstack/'
+                'glances/glance')
+        headers = {'Content-Type': kubeapi_server.MERGE_PATCH}
+        code, body = self.call('PATCH', path, body=json.dumps(
+            {'spec': {'keystoneEndpoint': 'api1'}}).encode(), **headers)
+        self.assertEqual((200, 'api1'), (code,
+                                         body['spec']['keystoneEndpoint']))
+        self.assertEqual('api0', self.call('GET', path)[1]['spec'][
+            'keystoneEndpoint'])
+        code, body = self.call('PATCH', path, body=json.dumps(
+            {'spec': {'keystoneEndpoint': 'zz'}}).encode(), **headers)
+        self.assertEqual((422, 'Invalid'), (code, body['reason']))
+
+    def test_role_and_fault_forbid(self):
+        with open(os.path.join(self.root, kuberbac.ROLE_FILE), 'w') as f:
+            f.write(ROLE)
+        apps = '/apis/apps/v1/namespaces/openstack/deployments/'
+        self.assertEqual(200, self.call('GET', apps + 'heat-api')[0])
+        code, body = self.call('GET', apps + 'heat-engine')
+        self.assertEqual((403, 'Forbidden'), (code, body['reason']))
+        # NOTE: discovery stays open to the authenticated user.
+        self.assertEqual(200, self.call('GET', '/apis/apps/v1')[0])
+        self.write_state(state_data(heat=True, faults_=[
+            ('kube-forbid', 'get:deployments')]))
+        self.assertEqual(403, self.call('GET', apps + 'heat-api')[0])
+        self.assertEqual([200, 403, 403],
+                         [r['code'] for r in self.audit()])
+
+    def test_table_when_asked(self):
+        code, body = self.call(
+            'GET', '/apis/glance.openstack.org/v1beta1/namespaces/openstack/'
+            'glances', Accept='application/json;as=Table;v=v1;'
+            'g=meta.k8s.io,application/json')
+        self.assertEqual((200, 'Table'), (code, body['kind']))
+        self.assertEqual('glance', body['rows'][0]['cells'][0])
