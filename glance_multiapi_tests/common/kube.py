@@ -28,6 +28,7 @@ import dataclasses
 import json
 import os
 import re
+import ssl
 
 IN_CLUSTER_ENV = 'KUBERNETES_SERVICE_HOST'
 DEFAULT_KUBECONFIG = '~/.kube/config'
@@ -120,9 +121,11 @@ def connect(settings):
             raise KubeError(
                 'Kubernetes access: in-cluster config (%s is set, '
                 '[glance_multiapi] kubeconfig is not) failed: %s; '
-                'test-operator mounts a token only when the Tempest CR '
-                'sets privileged: true, or set [glance_multiapi] '
-                'kubeconfig' % (IN_CLUSTER_ENV, _one_line(exc))) from None
+                'test-operator mounts a token only into privileged pods, '
+                'so mount one (etc/test-operator/tempest-glance-multiapi.'
+                'yaml mounts the token Secret of rbac.yaml) or set '
+                '[glance_multiapi] kubeconfig' % (
+                    IN_CLUSTER_ENV, _one_line(exc))) from None
         in_cluster = True
     else:
         path = _kubeconfig_path(settings)
@@ -286,6 +289,10 @@ class Client:
         if timed_out:
             return 'no answer within %s s (API server unreachable or ' \
                    'overloaded)' % self.settings.timeout
+        if isinstance(reason, (urllib3.exceptions.SSLError, ssl.SSLError)):
+            return 'TLS with the API server failed (is the kubeconfig\'s ' \
+                   'certificate-authority the one that signed it?): %s' % (
+                       _one_line(reason))
         text = str(reason)
         match = _ERRNO_RE.search(text)
         return 'API server unreachable: %s' % (

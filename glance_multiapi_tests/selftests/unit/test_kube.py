@@ -282,7 +282,7 @@ class AccessConfigTest(testtools.TestCase):
         exc = self.assertRaises(kube.KubeError, kube.connect,
                                 kube.Settings())
         self.assertIn('in-cluster config', str(exc))
-        self.assertIn('privileged: true', str(exc))
+        self.assertIn('only into privileged pods', str(exc))
 
     def test_kubeconfig_wins_over_pod(self):
         self.useFixture(fixtures.EnvironmentVariable(kube.IN_CLUSTER_ENV,
