@@ -19,6 +19,7 @@ run against the embedded cloud in the functional tests.
 import io
 import os
 import tempfile
+from unittest import mock
 
 import fixtures
 import testtools
@@ -152,10 +153,12 @@ class TestOutput(testtools.TestCase):
         self.assertEqual(exitcodes.OUTPUT_ERROR, error.code)
 
     def test_configmap_without_kubernetes_is_8(self):
-        self.useFixture(fixtures.MonkeyPatch(
-            'sys.modules', dict(__import__('sys').modules,
-                                kubernetes=None)))
-        error = self.assertRaises(exitcodes.UploaderError,
-                                  output.write_configmap, 'm', 'ns', 'k', 'x')
+        # NOTE: the dict itself, not a rebound sys.modules: once another
+        # test imported kubernetes, import finds it in the interpreter's
+        # own dict without looking at the attribute.
+        with mock.patch.dict('sys.modules', {'kubernetes': None}):
+            error = self.assertRaises(exitcodes.UploaderError,
+                                      output.write_configmap, 'm', 'ns', 'k',
+                                      'x')
         self.assertEqual(exitcodes.OUTPUT_ERROR, error.code)
         self.assertIn('kubernetes python package', error.message)
