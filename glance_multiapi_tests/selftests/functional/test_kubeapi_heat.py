@@ -14,8 +14,8 @@
 
 On the heat cloud of test_heat (its own, or GLANCE_MULTIAPI_HEAT_CLOUD):
 the three Deployments run the one image reference OpenStackVersion names,
-the drift fault makes one differ, and the consolidated image check passes
-on what the cloud writes.
+the drift fault makes one differ, and the consolidated image checks pass
+on what the cloud writes and serves, and catch the drift.
 """
 
 import os
@@ -29,6 +29,9 @@ from glance_multiapi_tests.localcloud import kubeobjects
 from glance_multiapi_tests.selftests.functional import kube_base
 from glance_multiapi_tests.selftests.functional import test_heat
 
+CONSOLIDATED = r'glance_multiapi_tests\.tests\.api\.test_consolidated_images'
+RUNNING = ('test_consolidated_images.ConsolidatedRunningImagesTest.'
+           'test_running_images_match_version')
 DEPLOYMENTS = {'heat-api': 'heatAPIImage', 'heat-cfnapi': 'heatCfnapiImage',
                'heat-engine': 'heatEngineImage'}
 
@@ -91,3 +94,13 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
             env=dict(os.environ, HOME=home))
         self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
         self.assertIn('CONSISTENT: 3 field reference(s)', proc.stdout)
+
+    def test_consolidated_checks_pass_then_catch_drift(self):
+        with self.fault():
+            results = self.run_tempest(CONSOLIDATED)
+        self.assertEqual({'success'}, {s for s, _d in results.values()},
+                         results)
+        with self.fault('heat-image-drift=heat-cfnapi'):
+            results = self.run_tempest(CONSOLIDATED)
+        self.assertOutcome(results, RUNNING, 'fail', 'heatCfnapiImage',
+                           'running Deployments')
