@@ -32,7 +32,6 @@ import ssl
 
 IN_CLUSTER_ENV = 'KUBERNETES_SERVICE_HOST'
 DEFAULT_KUBECONFIG = '~/.kube/config'
-MERGE_PATCH = 'application/merge-patch+json'
 _ERRNO_RE = re.compile(r'\[Errno -?\d+\][^\'")]*')
 
 
@@ -224,10 +223,14 @@ class Client:
 
     def patch(self, resource, name, patch):
         """Apply a JSON merge patch; return the patched object."""
+        # NOTE: no _content_type: older clients refuse the argument, and
+        # every client since 12.0 sends custom object patches as merge
+        # patches (application/merge-patch+json), as the RBAC Role and the
+        # operators expect.
         return self._call('patch', resource, name, self._custom().
                           patch_namespaced_custom_object, resource.group,
                           resource.version, self.namespace, resource.plural,
-                          name, patch, _content_type=MERGE_PATCH)
+                          name, patch)
 
     def named_or_only(self, resource, name, option):
         """The object called name, else the only one in the namespace.
@@ -255,8 +258,11 @@ class Client:
         exceptions = self._k8s.client.exceptions
         urllib3 = _urllib3()
         try:
+            # NOTE: a (connect, read) pair: clients before 34 ignore a
+            # single float timeout.
             response = method(*args, _preload_content=False,
-                              _request_timeout=self.settings.timeout,
+                              _request_timeout=(self.settings.timeout,
+                                                self.settings.timeout),
                               **kwargs)
             data = response.data
         except exceptions.ApiException as exc:
