@@ -172,7 +172,9 @@ ConsolidatedImagesGroup = [
     cfg.StrOpt('mappings_file',
                help='s2i-openstack-containers containers/image-mappings.yaml '
                     '(build target to the OpenStackVersion fields it '
-                    'serves). Unset skips the consolidated image checks.'),
+                    'serves). Unset skips the consolidated image checks, '
+                    'except the running image check, which then compares '
+                    'each Deployment with status.containerImages only.'),
     cfg.BoolOpt('kubernetes_api', default=False,
                 help='Read the OpenStackVersion and the running Deployments '
                      'through the Kubernetes API, with the access '

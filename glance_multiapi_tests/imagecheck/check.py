@@ -37,6 +37,7 @@ TAG_VS_DIGEST = 'tag-vs-digest'
 DIGEST_MISMATCH = 'digest-mismatch'
 TAG_MISMATCH = 'tag-mismatch'
 DRIFT = 'drift'
+NO_MAPPING = 'no image mapping'
 RUNNING_DRIFT = 'running-drift'
 
 # NOTE: ordered as a reader should fix them: the mapping first, then what
@@ -128,6 +129,10 @@ def check(mapping, sources=(), known_names=None, targets=None,
     findings.extend(_drift(selected, sources, versions, notes))
     if running is not None:
         findings.extend(_running(selected, running, sources, notes))
+        if not mapping.targets:
+            notes.append('%s: the running Deployments were compared with '
+                         '%s only, not with each other' % (
+                             NO_MAPPING, sources_mod.STATUS))
     if not sources and running is None:
         notes.append('no deployed references given: only the mapping '
                      'itself was checked')

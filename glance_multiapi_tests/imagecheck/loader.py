@@ -51,7 +51,7 @@ class Inputs:
 
 def run(inputs):
     """Read every input and return the check.Report."""
-    if not inputs.mappings_file:
+    if not inputs.mappings_file and not inputs.running_deployments:
         raise errors.ImageCheckError('no image mappings file given')
     if inputs.version_file and inputs.version_command:
         raise errors.ImageCheckError(
@@ -67,9 +67,12 @@ def run(inputs):
     if inputs.env_file and inputs.env_list:
         raise errors.ImageCheckError(
             'give the RELATED_IMAGE listing as a file or a list, not both')
-    image_mapping = mapping.parse_mapping(
-        read_text(inputs.mappings_file, 'image mappings'),
-        inputs.mappings_file)
+    if inputs.mappings_file:
+        image_mapping = mapping.parse_mapping(
+            read_text(inputs.mappings_file, 'image mappings'),
+            inputs.mappings_file)
+    else:
+        image_mapping = mapping.Mapping(where=check.NO_MAPPING, targets=())
     found, versions, running = [], None, None
     if inputs.kubernetes:
         found, versions, running = read_kubernetes(inputs)

@@ -224,6 +224,23 @@ class ReadThroughApiTest(testtools.TestCase):
                       'Kubernetes API at ' + self.stub.server,
                       drift[0].message)
 
+    def test_without_mapping_only_status_is_compared(self):
+        self.stub.objects['/apis/apps/v1/namespaces/openstack/deployments/'
+                          'heat-api'] = deployment('heat-api',
+                                                   ('heat-api', B))
+        report = loader.run(self.inputs(mappings_file=None))
+        self.assertEqual([check.RUNNING_DRIFT],
+                         [f.kind for f in report.findings])
+        self.assertIn('Deployment heat-api', report.findings[0].message)
+        self.assertIn('compared with status.containerImages only',
+                      ' '.join(report.notes))
+
+    def test_mapping_still_needed_without_running(self):
+        exc = self.assertRaises(errors.ImageCheckError, loader.run,
+                                self.inputs(mappings_file=None,
+                                            running_deployments=()))
+        self.assertIn('no image mappings file given', str(exc))
+
     def test_forbidden_deployment_is_one_unavailable_line(self):
         route = '/apis/apps/v1/namespaces/openstack/deployments/heat-engine'
         self.stub.answers[('GET', route)] = (403, kube_stub.status(
