@@ -15,6 +15,7 @@
 import argparse
 import sys
 
+from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import errors
 from glance_multiapi_tests.imagecheck import loader
@@ -42,6 +43,12 @@ check):
                                URL_DEFAULT sets heatAPIImage: drop the prefix
                                and _URL_DEFAULT, capitalise each word, join,
                                spell Api as API, lower-case the first letter.
+  running Deployments          --kubernetes with --running DEPLOYMENT=FIELD:
+                               the image of the Deployment's container named
+                               like it (else its only one); the Deployments
+                               of one image must agree, and each must run
+                               what status.containerImages names for its
+                               field.
 
 checks:%(kinds)s
 
@@ -51,7 +58,9 @@ exit codes:
   2   usage error (bad options, unknown --target)
   22  malformed input (mapping, OpenStackVersion, env listing or names
       file; the message names the file and the field or line)
-  23  an input could not be read, or the get command failed or timed out
+  23  an input could not be read, the get command failed or timed out, or
+      the Kubernetes API refused or did not answer (the message names the
+      call, the object and the HTTP status)
 """
 
 
@@ -82,6 +91,12 @@ def build_parser():
                          '"oc get openstackversion openstack -o json"; run '
                          'through the shell, like the plugin\'s other get '
                          'commands.')
+    cr.add_argument('--kubernetes', action='store_true',
+                    help='read the OpenStackVersion (and the --running '
+                         'Deployments) through the Kubernetes API: '
+                         '--kubeconfig, else in-cluster config when '
+                         'KUBERNETES_SERVICE_HOST is set, else $KUBECONFIG '
+                         'or ~/.kube/config.')
     env = parser.add_mutually_exclusive_group()
     env.add_argument('--env-file', metavar='FILE',
                      help='RELATED_IMAGE_* listing: NAME=VALUE lines, '
@@ -104,6 +119,23 @@ def build_parser():
                         metavar='SECONDS',
                         help='how long --version-command may run '
                              '(default: %(default)s).')
+    kubernetes = parser.add_argument_group('Kubernetes API (--kubernetes)')
+    kubernetes.add_argument('--kubeconfig', metavar='FILE')
+    kubernetes.add_argument('--context', metavar='NAME',
+                            help='kubeconfig context (default: current).')
+    kubernetes.add_argument('--namespace', default='openstack',
+                            help='(default: %(default)s)')
+    kubernetes.add_argument('--openstackversion', metavar='NAME',
+                            help='name of the OpenStackVersion (default: '
+                                 'the only one in the namespace).')
+    kubernetes.add_argument('--running', action='append', default=[],
+                            metavar='DEPLOYMENT=FIELD',
+                            help='check the image this Deployment runs '
+                                 'against FIELD, e.g. '
+                                 'heat-engine=heatEngineImage; repeatable.')
+    kubernetes.add_argument('--kube-timeout', type=float, default=30.0,
+                            metavar='SECONDS',
+                            help='per request (default: %(default)s).')
     parser.add_argument('-o', '--output', choices=('table', 'json'),
                         default='table', help='output format.')
     return parser
@@ -111,14 +143,32 @@ def build_parser():
 
 def main(argv=None):
     """Run the check; return the exit code documented in --help."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    running = []
+    for item in args.running:
+        name, sep, field = item.partition('=')
+        if not (sep and name.strip() and field.strip()):
+            parser.error('--running %r is not DEPLOYMENT=FIELD' % item)
+        running.append((name.strip(), field.strip()))
+    if running and not args.kubernetes:
+        parser.error('--running needs --kubernetes')
+    settings = None
+    if args.kubernetes:
+        settings = kube.Settings(kubeconfig=args.kubeconfig,
+                                 context=args.context,
+                                 namespace=args.namespace,
+                                 timeout=args.kube_timeout)
     inputs = loader.Inputs(
         mappings_file=args.mappings, version_file=args.version_file,
         version_command=args.version_command, env_file=args.env_file,
         env_list=args.env_list, env_list_name='--env-list',
         known_names_file=args.known_names,
         known_names=tuple(args.known_name), targets=tuple(args.target),
-        command_timeout=args.command_timeout)
+        command_timeout=args.command_timeout, kubernetes=settings,
+        openstackversion_name=args.openstackversion,
+        version_name_option='--openstackversion',
+        running_deployments=tuple(running))
     try:
         result = loader.run(inputs)
     except errors.ImageCheckError as exc:

@@ -13,12 +13,14 @@
 """The running Deployments' images against each other and the status."""
 
 import copy
+import io
 
 import fixtures
 import testtools
 
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.imagecheck import check
+from glance_multiapi_tests.imagecheck import cli
 from glance_multiapi_tests.imagecheck import errors
 from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import sources
@@ -173,7 +175,8 @@ VERSION = {
 }
 
 
-class ReadThroughApiTest(testtools.TestCase):
+class ApiStubCase(testtools.TestCase):
+    """The OpenStackVersion and heat's Deployments on a stub API."""
 
     def setUp(self):
         super().setUp()
@@ -198,6 +201,9 @@ class ReadThroughApiTest(testtools.TestCase):
                     running_deployments=tuple(sorted(FIELDS.items())))
         base.update(values)
         return loader.Inputs(**base)
+
+
+class ReadThroughApiTest(ApiStubCase):
 
     def test_reads_only_version_and_named_deployments(self):
         report = loader.run(self.inputs())
@@ -271,3 +277,51 @@ class ReadThroughApiTest(testtools.TestCase):
         exc = self.assertRaises(errors.ImageCheckError, loader.run,
                                 self.inputs(kubernetes=None))
         self.assertIn('only be read through the Kubernetes API', str(exc))
+
+
+class CliThroughApiTest(ApiStubCase):
+    """glance-multiapi-image-check --kubernetes --running."""
+
+    def main(self, *argv):
+        out, err = io.StringIO(), io.StringIO()
+        with fixtures.MonkeyPatch('sys.stdout', out), \
+                fixtures.MonkeyPatch('sys.stderr', err):
+            try:
+                code = cli.main(list(argv))
+            except SystemExit as exc:
+                code = exc.code
+        return code, out.getvalue(), err.getvalue()
+
+    def args(self, *extra):
+        return ['--mappings', self.mappings, '--kubernetes',
+                '--kubeconfig', self.stub.kubeconfig(self)] + [
+            '--running=%s=%s' % item for item in sorted(FIELDS.items())
+        ] + list(extra)
+
+    def test_drift_exits_1_naming_the_deployment(self):
+        self.stub.objects['/apis/apps/v1/namespaces/openstack/deployments/'
+                          'heat-engine'] = deployment(
+                              'heat-engine', ('heat-engine', B))
+        code, out, err = self.main(*self.args())
+        self.assertEqual(1, code, err)
+        self.assertIn('running-drift: heat/heat-api: Deployment heat-engine',
+                      out)
+
+    def test_api_failure_exits_23_in_one_line(self):
+        self.stub.answers[('GET', kube_stub.path(kube.VERSION))] = (
+            403, kube_stub.status(403, 'Forbidden', 'no'))
+        code, out, err = self.main(*self.args())
+        self.assertEqual(errors.EXIT_UNAVAILABLE, code)
+        self.assertEqual(1, err.count('\n'), err)
+        self.assertIn('lacks "list" on "openstackversions"', err)
+
+    def test_running_needs_kubernetes(self):
+        code, _, err = self.main('--mappings', self.mappings,
+                                 '--running', 'heat-api=heatAPIImage')
+        self.assertEqual(errors.EXIT_USAGE, code)
+        self.assertIn('--running needs --kubernetes', err)
+
+    def test_running_must_be_a_pair(self):
+        code, _, err = self.main(*self.args('--running', 'heat-api'))
+        self.assertEqual(errors.EXIT_USAGE, code)
+        self.assertIn("'heat-api' is not DEPLOYMENT=FIELD", err)
