@@ -13,10 +13,10 @@
 """The plugin's Kubernetes way against the embedded cloud's Kubernetes API.
 
 Discovery and the spec patch are driven in-process (the code the bases
-call) on the shared cloud; the refused patch and the running-image check
-are driven through tempest, to show that what a CI reader sees is the one
-line. The running images need heat's Deployments, so that class runs on
-the heat tests' cloud.
+call) on the shared cloud; the refused patch is driven through tempest,
+to show that what a CI reader sees is the one line. The running-image
+test needs heat's Deployments: test_kubeapi_heat runs it on the heat
+cloud.
 """
 
 import json
@@ -26,13 +26,10 @@ import types
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching
 from glance_multiapi_tests.selftests.functional import base
-from glance_multiapi_tests.selftests.functional import test_heat
 
 _T = 'glance_multiapi_tests.tests.'
 SWITCHOVER = _T + 'scenario.test_switchover.KeystoneEndpointSwitchoverTest.' \
     'test_switch_keystone_endpoint'
-RUNNING = _T + 'api.test_consolidated_images.ConsolidatedRunningImagesTest.' \
-    'test_running_images_match_version'
 
 
 def _opts(state_dir, **values):
@@ -102,19 +99,3 @@ class KubernetesApiTest(base.CloudTestCase):
             'namespace "openstack": 403 Forbidden: ',
             'lacks "patch" on "openstackcontrolplanes" in API group '
             '"core.openstack.org"')
-
-
-class RunningImagesTest(test_heat.HeatCloudTestCase):
-    """The running heat Deployments read through the Kubernetes API."""
-
-    def test_running_images_pass_then_fail_on_drift(self):
-        with self.fault():
-            results = self.run_tempest(RUNNING.replace('.', r'\.'))
-        self.assertOutcome(results, RUNNING, 'success')
-        with self.fault('heat-image-drift=heat-engine'):
-            results = self.run_tempest(RUNNING.replace('.', r'\.'))
-        self.assertOutcome(
-            results, RUNNING, 'fail', 'running-drift: heat/heat-api: '
-            'Deployment heat-engine (Kubernetes API at https://127.0.0.1:',
-            'but status.containerImages.heatEngineImage=',
-            'heatEngineImage (Deployment heat-engine)=')
