@@ -14,9 +14,6 @@ need_apt=()
 command -v docker-registry >/dev/null || need_apt+=(docker-registry)
 # NOTE: RabbitMQ carries the RPC of the optional heat (up --with-heat).
 [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || need_apt+=(rabbitmq-server)
-# NOTE: a real kubectl (1.20) drives the embedded Kubernetes-style API
-# in the functional tests, as an operator would on a cluster.
-command -v kubectl >/dev/null || need_apt+=(kubernetes-client)
 command -v gcc >/dev/null || need_apt+=(gcc)
 command -v curl >/dev/null || need_apt+=(curl)
 include=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
@@ -58,5 +55,23 @@ if [ ! -e "$stamp" ]; then
         -r test-requirements.txt -r heat-requirements.txt -e .
     rm -f "$VENV"/.installed-*
     touch "$stamp"
+fi
+# NOTE: Debian's kubectl (package kubernetes-client, 1.20) drives the
+# embedded Kubernetes-style API in the functional tests, as an operator
+# would on a cluster. It is unpacked into the venv rather than installed:
+# another package (a cloud SDK's kubectl) may own /usr/bin/kubectl, and
+# the tests must run the Debian one whatever else is on PATH.
+kubectl_dir="$VENV/debian-kubectl"
+if [ ! -x "$kubectl_dir/usr/bin/kubectl" ]; then
+    echo "setup-env: unpacking Debian's kubernetes-client into $kubectl_dir"
+    debs=$(mktemp -d)
+    chmod 755 "$debs"   # NOTE: apt's _apt user downloads into it
+    if ! (cd "$debs" && apt-get download -q kubernetes-client \
+            >/dev/null 2>&1); then
+        $SUDO apt-get update -q >/dev/null
+        (cd "$debs" && apt-get download -q kubernetes-client >/dev/null)
+    fi
+    dpkg -x "$debs"/kubernetes-client_*.deb "$kubectl_dir"
+    rm -rf "$debs"
 fi
 echo "setup-env: ready ($VENV)"

@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import yaml
@@ -30,6 +31,16 @@ OSV = ('core.openstack.org', 'v1beta1', NS, 'openstackversions')
 USER = 'system:serviceaccount:openstack:glance-multiapi-tests'
 
 
+def kubectl_binary():
+    """$KUBECTL, else Debian's kubectl in the venv, else one on PATH."""
+    unpacked = os.path.join(sys.prefix, 'debian-kubectl', 'usr', 'bin',
+                            'kubectl')
+    for candidate in (os.environ.get('KUBECTL'), unpacked):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which('kubectl')
+
+
 class KubeMixin(object):
     """Helpers for a CloudTestCase that talks to the cloud's kube API."""
 
@@ -38,10 +49,10 @@ class KubeMixin(object):
 
     def kubectl(self, *args):
         """Run the real kubectl on this cloud; CompletedProcess."""
-        binary = shutil.which('kubectl')
+        binary = kubectl_binary()
         if not binary:
             self.skipTest('kubectl not installed (tools/setup-env.sh '
-                          'installs Debian kubernetes-client)')
+                          'unpacks Debian kubernetes-client into the venv)')
         cache = tempfile.mkdtemp(prefix='gmt-kubectl-cache-')
         self.addCleanup(shutil.rmtree, cache, ignore_errors=True)
         return subprocess.run(
