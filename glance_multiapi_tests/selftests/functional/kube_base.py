@@ -128,3 +128,38 @@ def write_role_file(folder, rules):
 
 class KubeCloudTestCase(KubeMixin, base.CloudTestCase):
     """A CloudTestCase with the Kubernetes helpers."""
+
+
+class RoleCloudTestCase(KubeCloudTestCase):
+    """A cloud of its own whose Kubernetes API enforces a Role.
+
+    Subclasses write the Role with ``write_role(folder)`` (its path) and
+    may add ``extra_up_args``; the folder goes away with the cloud.
+    """
+
+    extra_up_args = ()
+    role = None
+    _role_dir = None
+
+    @classmethod
+    def write_role(cls, folder):
+        raise NotImplementedError
+
+    @classmethod
+    def setUpClass(cls):
+        cls._role_dir = tempfile.mkdtemp(prefix='gmt-kube-role-')
+        try:
+            cls.role = cls.write_role(cls._role_dir)
+            cls.up_args = tuple(cls.extra_up_args) + ('--kube-role',
+                                                      cls.role)
+            super().setUpClass()
+        except BaseException:
+            shutil.rmtree(cls._role_dir, ignore_errors=True)
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        try:
+            super().tearDownClass()
+        finally:
+            shutil.rmtree(cls._role_dir, ignore_errors=True)

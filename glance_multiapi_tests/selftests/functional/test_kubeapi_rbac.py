@@ -37,27 +37,15 @@ RULES = [
 ]
 
 
-class KubeApiRbacTest(kube_base.KubeCloudTestCase):
+class KubeApiRbacTest(kube_base.RoleCloudTestCase):
     """Requests outside the Role get the API server's 403."""
 
     cloud_env = ENV_RBAC_CLOUD
-    _role_dir = None
+    extra_up_args = ('--no-registry', '--no-fileserver')
 
     @classmethod
-    def setUpClass(cls):
-        cls._role_dir = tempfile.mkdtemp(prefix='gmt-kube-role-')
-        cls.up_args = ('--no-registry', '--no-fileserver', '--kube-role',
-                       kube_base.write_role_file(cls._role_dir, RULES))
-        try:
-            super().setUpClass()
-        except BaseException:
-            shutil.rmtree(cls._role_dir, ignore_errors=True)
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        super().tearDownClass()
-        shutil.rmtree(cls._role_dir, ignore_errors=True)
+    def write_role(cls, folder):
+        return kube_base.write_role_file(folder, RULES)
 
     def test_role_grants_what_it_lists(self):
         custom, _apps = self.apis()

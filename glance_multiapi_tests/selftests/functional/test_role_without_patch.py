@@ -9,14 +9,12 @@ tools/check_role_usage.py must report the refused request.
 """
 
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import yaml
 
-from glance_multiapi_tests.selftests.functional import base
+from glance_multiapi_tests.selftests.functional import kube_base
 from glance_multiapi_tests.selftests.manifests import rbac
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',
@@ -43,29 +41,16 @@ def write_role_without_patch(folder):
     return path
 
 
-class MissingPatchGrantTest(base.CloudTestCase):
+class MissingPatchGrantTest(kube_base.RoleCloudTestCase):
     """A Role without the patch grant fails the switchover with its 403."""
 
     # NOTE: never set, so this class always brings up its own cloud: the
     # shared one runs without a Role.
     cloud_env = 'GLANCE_MULTIAPI_FUNCTIONAL_NO_PATCH_GRANT_CLOUD'
-    _role_dir = None
 
     @classmethod
-    def setUpClass(cls):
-        cls._role_dir = tempfile.mkdtemp(prefix='gmt-role-')
-        cls.role = write_role_without_patch(cls._role_dir)
-        cls.up_args = ('--kube-role', cls.role)
-        try:
-            super().setUpClass()
-        except Exception:
-            shutil.rmtree(cls._role_dir, ignore_errors=True)
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        super().tearDownClass()
-        shutil.rmtree(cls._role_dir, ignore_errors=True)
+    def write_role(cls, folder):
+        return write_role_without_patch(folder)
 
     def test_switchover_fails_with_the_forbidden_message(self):
         results = self.run_tempest(
