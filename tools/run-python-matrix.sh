@@ -8,7 +8,8 @@
 # as in a test-operator pod. Then, under that interpreter, the package is
 # byte-compiled (syntax the version lacks) and the unit tests run: none of
 # them may need the cloud's services.
-# Interpreters come from pyenv ($(pyenv root)/versions/<version>.*) or PATH.
+# Interpreters come from pyenv ($(pyenv root)/versions/<version>.*, or
+# $PYENV_ROOT, or ~/.pyenv when pyenv is not on PATH) or from PATH.
 # Each check is one result in ${RESULTS:-results}/python-matrix.subunit.
 # Ends with "N passed, N failed, N skipped"; exits 1 when anything failed.
 set -uo pipefail
@@ -29,8 +30,8 @@ summary_python=""
 # find_python VERSION: the newest interpreter of VERSION, or nothing.
 find_python() {
     local version=$1 root="" found=""
-    root=$(pyenv root 2>/dev/null) || root=""
-    if [ -n "$root" ]; then
+    root=$(pyenv root 2>/dev/null) || root=${PYENV_ROOT:-$HOME/.pyenv}
+    if [ -d "$root/versions" ]; then
         found=$(ls -d "$root/versions/$version".*/bin/"python$version" \
             2>/dev/null | sort -V | tail -1)
     fi
@@ -42,6 +43,21 @@ sys.exit(sys.version[:len('$version') + 1] != '$version.')" 2>/dev/null
     then
         echo "$found"
     fi
+}
+
+# check NAME COMMAND...: one result python-matrix.<tag>.NAME, pass when
+# COMMAND exits 0; its output goes to a log, shown when it failed.
+check() {
+    local name=$1 log=$RESULTS/$tag-$1.log
+    shift
+    if "$@" > "$log" 2>&1; then
+        "$venv/bin/subunit-output" --success "python-matrix.$tag.$name"
+    else
+        echo "python-matrix: FAILED: $tag $name" >&2
+        grep -v 'runs inside a service' "$log" | sed 's/^/    /' >&2
+        "$venv/bin/subunit-output" --fail "python-matrix.$tag.$name" \
+            --attach-file "$log" --mimetype text/plain
+    fi >> "$STREAM"
 }
 
 for version in "${VERSIONS[@]}"; do
@@ -77,36 +93,18 @@ for version in "${VERSIONS[@]}"; do
     fi
     summary_python=$ROOT/$venv/bin/python
 
-    # NOTE: bytecode goes to a folder of the run's, not into the tree.
+    # NOTE: bytecode goes to a folder of the run's, not into the tree;
+    # an empty tempest config folder keeps any tempest.conf of the
+    # machine's from being read by modules that load tempest's config.
     export PYTHONPYCACHEPREFIX=$RESULTS/$tag-pycache
-    log=$RESULTS/$tag-compileall.log
-    if "$venv/bin/python" -m compileall -q glance_multiapi_tests \
-            > "$log" 2>&1; then
-        "$venv/bin/subunit-output" --success \
-            "python-matrix.$tag.compileall" >> "$STREAM"
-    else
-        echo "python-matrix: FAILED: $tag compileall"
-        sed 's/^/    /' "$log"
-        "$venv/bin/subunit-output" --fail "python-matrix.$tag.compileall" \
-            --attach-file "$log" --mimetype text/plain >> "$STREAM"
-    fi
-
-    log=$RESULTS/$tag-imports.log
-    # NOTE: an empty tempest config folder, so that no tempest.conf of the
-    # machine's is read by modules that load tempest's config.
-    mkdir -p "$RESULTS/$tag-tempest-etc"
-    if TEMPEST_CONFIG_DIR=$RESULTS/$tag-tempest-etc "$venv/bin/python" \
-            tools/import_every_module.py > "$log" 2>&1; then
-        "$venv/bin/subunit-output" --success \
-            "python-matrix.$tag.import_every_module" >> "$STREAM"
-    else
-        echo "python-matrix: FAILED: $tag import_every_module"
-        grep -v 'runs inside a service' "$log" | sed 's/^/    /'
-        "$venv/bin/subunit-output" --fail \
-            "python-matrix.$tag.import_every_module" \
-            --attach-file "$log" --mimetype text/plain >> "$STREAM"
-    fi
-    echo "python-matrix [$("$python" -V 2>&1)]: $(tail -1 "$log")"
+    export TEMPEST_CONFIG_DIR=$RESULTS/$tag-tempest-etc
+    mkdir -p "$TEMPEST_CONFIG_DIR"
+    label="python-matrix [$("$python" -V 2>&1)]"
+    check compileall "$venv/bin/python" -m compileall -q glance_multiapi_tests
+    check import_every_module "$venv/bin/python" tools/import_every_module.py
+    echo "$label: $(tail -1 "$RESULTS/$tag-import_every_module.log")"
+    # This tempest release loads the plugin and registers its options.
+    check tempest_loads_plugin "$venv/bin/python" tools/coexistence_probe.py
 
     # NOTE: a stestr repository of the run's own: the one in the tree
     # belongs to the main unit test run.
@@ -116,9 +114,9 @@ for version in "${VERSIONS[@]}"; do
         > "$sub" 2> "$RESULTS/$tag-unit.log"
     cat "$sub" >> "$STREAM"
     rm -rf "$PYTHONPYCACHEPREFIX"
-    unset PYTHONPYCACHEPREFIX
+    unset PYTHONPYCACHEPREFIX TEMPEST_CONFIG_DIR
     line=$("$venv/bin/python" tools/subunit_summary.py --list-failures "$sub")
-    echo "$line" | sed "s/^/python-matrix [$("$python" -V 2>&1)]: unit: /"
+    echo "$line" | sed "s/^/$label: unit: /"
     echo "python-matrix: $tag done in $((SECONDS - t0)) s"
 done
 
