@@ -5,6 +5,13 @@
 # and state ($work/cloud, the cloud's --state-dir). On exit the cloud is
 # taken down and $work removed; with KEEP_STATE set it is kept and
 # "run-NAME: kept $state" is printed. INT and TERM exit 130. Uses VENV.
+#
+# cloud_artifacts DEST [--only-on-failure]: before that tear-down, keep
+# the cloud's configuration, and its logs when the script exits non-zero
+# (or KEEP_ARTIFACTS=always), secrets masked, in DEST
+# (tools/collect_artifacts.py).
+
+_cloud_tools=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 cloud_workdir() {
     _cloud_name=$1
@@ -14,7 +21,29 @@ cloud_workdir() {
     trap 'exit 130' INT TERM
 }
 
+# keep_artifacts_setting: KEEP_ARTIFACTS if valid (always|failure, default
+# failure); else says so and returns 2.
+keep_artifacts_setting() {
+    case ${KEEP_ARTIFACTS:-failure} in
+        always|failure) echo "${KEEP_ARTIFACTS:-failure}" ;;
+        *) echo "KEEP_ARTIFACTS=$KEEP_ARTIFACTS: want always or failure" >&2
+           return 2 ;;
+    esac
+}
+
+cloud_artifacts() {
+    _cloud_artifacts=$1
+    _cloud_artifacts_args=("${@:2}")
+}
+
 _cloud_cleanup() {
+    local rc=$?
+    if [ -n "${_cloud_artifacts:-}" ] && [ -d "$state" ]; then
+        "$VENV/bin/python" "$_cloud_tools/collect_artifacts.py" \
+            --state-dir "$state" --exit-code "$rc" \
+            --keep "$(keep_artifacts_setting 2>/dev/null || echo always)" \
+            "${_cloud_artifacts_args[@]}" "$_cloud_artifacts"
+    fi
     "$VENV/bin/glance-multiapi-cloud" --state-dir "$state" down >/dev/null 2>&1
     if [ -n "${KEEP_STATE:-}" ]; then
         echo "run-$_cloud_name: kept $state"

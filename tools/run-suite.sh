@@ -1,26 +1,58 @@
 #!/bin/bash
 # The main job, from a fresh machine: install what is needed, bring up the
 # embedded cloud (real keystone, N glance APIs, OCI registry, file server),
-# run the whole glance_multiapi_tests tempest suite against it, print the
-# results, tear the cloud down. Ends with "N passed, N failed, N skipped".
+# run the pre-flight doctor, then the whole glance_multiapi_tests tempest
+# suite against it, print the results, tear the cloud down. Ends with
+# "N passed, N failed, N skipped".
 # The cloud runs heat too, so the consolidated heat checks run as well.
 # The plugin reaches the deployment through the cloud's Kubernetes API,
 # authorised against the Role shipped for clusters
 # (etc/test-operator/rbac.yaml); after tempest, tools/check_role_usage.py
 # shows that no request was refused and that every grant was used, and
 # counts as one more check in the summary (its failure fails the job).
+# The doctor (glance-multiapi-doctor) counts as one check too; its failure
+# does not stop tempest.
+# Results ($RESULTS, default results/): suite.subunit, suite.junit.xml,
+# suite.html, and artifacts/: doctor.json and doctor.txt, tempest.conf and
+# clouds.yaml (secrets masked), status.json; when the job failed also
+# tempest.log, the services' logs and configuration, kubeapi-audit.log.
 # Environment: CONCURRENCY (2), SPEC (a cloud spec file), WITH_HEAT=0
-# (no heat; its checks skip), KEEP_STATE=1 keeps the cloud's folder (logs,
-# tempest.log, kubeapi-audit.log) for a look afterwards.
+# (no heat; its checks skip), REQUIRED_GROUPS (groups that must run, see
+# tools/subunit_summary.py; default every group this cloud configures,
+# empty for none), KEEP_ARTIFACTS=always (keep the logs of a job that
+# passed too; default failure), KEEP_STATE=1 keeps the cloud's folder.
 set -uo pipefail
 . "$(dirname "$0")/cloud-cleanup.sh" || exit 1
 cd "$(dirname "$0")/.."
+keep_artifacts_setting >/dev/null || exit 2
 tools/setup-env.sh || exit $?
 VENV=${VENV:-.venv}
 RESULTS=${RESULTS:-results}
 mkdir -p "$RESULTS"
 RESULTS=$(cd "$RESULTS" && pwd)
+ARTIFACTS_DIR=$RESULTS/artifacts
+# NOTE: the functional tests' artifacts (artifacts/functional) belong to
+# tools/run-tests.sh, which may have run into the same folder before.
+rm -f "$RESULTS"/suite.*
+if [ -d "$ARTIFACTS_DIR" ]; then
+    find "$ARTIFACTS_DIR" -mindepth 1 -maxdepth 1 ! -name functional \
+        -exec rm -rf {} +
+fi
+mkdir -p "$ARTIFACTS_DIR"
+
+if [ "${WITH_HEAT:-1}" != 0 ]; then
+    default_groups=multiapi,switchover,grow_shrink,uploader
+    default_groups+=,consolidated_images,heat
+else
+    default_groups=multiapi,switchover,grow_shrink,uploader
+fi
+required=${REQUIRED_GROUPS-$default_groups}
+# NOTE: a bad group name is told now, not after the cloud and tempest ran.
+"$VENV/bin/python" tools/subunit_summary.py --require "$required" \
+    /dev/null >/dev/null
+[ $? = 2 ] && { echo "run-suite: bad REQUIRED_GROUPS=$required"; exit 2; }
 cloud_workdir suite
+cloud_artifacts "$ARTIFACTS_DIR"
 
 ROLE=etc/test-operator/rbac.yaml
 # NOTE: the suite names neither the Glance nor the OpenStackVersion, so
@@ -37,14 +69,41 @@ else
     allow_unused+=(--allow-unused list:openstackversions
                    --allow-unused get:deployments)
 fi
-"$VENV/bin/glance-multiapi-cloud" --state-dir "$state" up "${spec_args[@]}" \
-    || exit $?
+"$VENV/bin/glance-multiapi-cloud" --state-dir "$state" up "${spec_args[@]}"
+up_rc=$?
+if [ "$up_rc" != 0 ]; then
+    # A report of no results, so that a CI reading JUnit shows the failure.
+    "$VENV/bin/python" tools/subunit_report.py "$RESULTS/suite.subunit"
+    exit "$up_rc"
+fi
+conf=$state/tempest/etc/tempest.conf
+
+echo "== pre-flight doctor"
+doctor=$VENV/bin/glance-multiapi-doctor
+doctor_rc=""
+# NOTE: the doctor bounds each probe; this bounds the whole of it.
+DOCTOR_TIMEOUT=${DOCTOR_TIMEOUT:-300}
+if [ -x "$doctor" ]; then
+    timeout "$DOCTOR_TIMEOUT" "$doctor" --config-file "$conf" -o text \
+        --output-file "$ARTIFACTS_DIR/doctor.txt"
+    doctor_rc=$?
+    timeout "$DOCTOR_TIMEOUT" "$doctor" --config-file "$conf" -o json \
+        --output-file "$ARTIFACTS_DIR/doctor.json" >/dev/null
+    cat "$ARTIFACTS_DIR/doctor.txt" 2>/dev/null
+    echo "doctor: exit $doctor_rc (report in $ARTIFACTS_DIR/doctor.json)"
+else
+    echo "doctor: $doctor is not installed; skipped"
+fi
+
+echo "== tempest"
 tempest=$(cd "$VENV/bin" && pwd)/tempest
 (cd "$state/tempest" && "$tempest" run --regex '^glance_multiapi_tests\.' \
     --concurrency "${CONCURRENCY:-2}")
 rc=$?
 (cd "$state/tempest" && "$(dirname "$tempest")/stestr" last --subunit \
     > "$RESULTS/suite.subunit")
+"$VENV/bin/python" tools/subunit_report.py --require "$required" \
+    "$RESULTS/suite.subunit"
 
 echo "== Kubernetes API requests against $ROLE"
 role_ok=1
@@ -53,8 +112,10 @@ if ! "$VENV/bin/python" tools/check_role_usage.py --role "$ROLE" \
     role_ok=0
 fi
 
+echo "== summary (required groups: ${required:-none})"
 summary=$("$VENV/bin/python" tools/subunit_summary.py --list-failures \
-    "$RESULTS/suite.subunit")
+    --require "$required" "$RESULTS/suite.subunit")
+summary_rc=$?
 echo "$summary" | sed '$d'
 read -r passed _ failed _ skipped _ <<<"$(echo "$summary" | tail -n 1)"
 passed=${passed:-0}; failed=${failed:-0}; skipped=${skipped:-0}
@@ -64,7 +125,16 @@ else
     failed=$((failed + 1))
     echo "FAILED: role usage: the run's Kubernetes API requests and" \
         "$ROLE disagree (see the lines above)"
-    [ "$rc" = 0 ] && rc=1
 fi
+case $doctor_rc in
+    "") skipped=$((skipped + 1)) ;;
+    0) passed=$((passed + 1)) ;;
+    *) failed=$((failed + 1))
+       echo "FAILED: doctor: exit $doctor_rc, its problems are above and" \
+           "in $ARTIFACTS_DIR/doctor.txt" ;;
+esac
 echo "$passed passed, $failed failed, $skipped skipped"
+if [ "$rc" = 0 ] && { [ "$summary_rc" != 0 ] || [ "$failed" != 0 ]; }; then
+    rc=1
+fi
 exit $rc

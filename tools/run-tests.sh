@@ -1,21 +1,35 @@
 #!/bin/bash
 # The project's own tests, from a fresh machine: install what is needed,
-# then pep8 (flake8 + check-uuid), the unit tests, the plugin alone under
+# then the lint stage (tools/run-lint.sh: flake8, check-uuid and the
+# CI-file linters; one result), the unit tests, the plugin alone under
 # Python 3.9 and 3.12 (tools/run-python-matrix.sh), the plugin beside other
 # tempest plugins (tools/run-coexistence.sh) and the functional tests
 # against a real embedded cloud. Ends with "N passed, N failed, N skipped".
+# Results (${RESULTS:-results}): unit, functional, python-matrix (with
+# py39-unit, py312-unit) and coexistence, each as .subunit, .junit.xml and
+# .html, the stages' logs, and artifacts/functional when the functional
+# tests failed. What tools/run-suite.sh wrote there (suite.*, artifacts/)
+# is left alone.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tools/setup-env.sh || exit $?
 VENV=${VENV:-.venv}
 export RESULTS=${RESULTS:-results}
-rm -rf "$RESULTS" && mkdir -p "$RESULTS"
-pep8_failed=0
+mkdir -p "$RESULTS"
+find "$RESULTS" -mindepth 1 -maxdepth 1 ! -name 'suite.*' ! -name artifacts \
+    -exec rm -rf {} +
+rm -rf "$RESULTS/artifacts/functional"
+lint_failed=0
 
-echo "== pep8"
-if ! "$VENV/bin/flake8"; then pep8_failed=1; fi
-if ! "$VENV/bin/check-uuid" --package glance_multiapi_tests.tests; then
-    pep8_failed=1
+if [ -x tools/run-lint.sh ]; then
+    echo "== lint"
+    tools/run-lint.sh || lint_failed=1
+else
+    # NOTE: until the lint stage exists, its Python part.
+    echo "== pep8"
+    "$VENV/bin/flake8" || lint_failed=1
+    "$VENV/bin/check-uuid" --package glance_multiapi_tests.tests \
+        || lint_failed=1
 fi
 
 echo "== unit tests"
@@ -49,14 +63,25 @@ stage coexistence tools/run-coexistence.sh
 echo "== functional tests (real embedded cloud)"
 tools/run-functional.sh
 
+echo "== reports (JUnit XML and HTML beside each subunit stream)"
+streams=()
+for name in unit python-matrix py39-unit py312-unit coexistence; do
+    [ -e "$RESULTS/$name.subunit" ] && streams+=("$RESULTS/$name.subunit")
+done
+# NOTE: run-functional.sh writes its own; when it stopped before, a report
+# of no results stands in.
+[ -e "$RESULTS/functional.junit.xml" ] \
+    || streams+=("$RESULTS/functional.subunit")
+"$VENV/bin/python" tools/subunit_report.py "${streams[@]}"
+
 echo "== summary"
 line=$("$VENV/bin/python" tools/subunit_summary.py \
     "$RESULTS/unit.subunit" "$RESULTS/functional.subunit")
 read -r passed _ failed _ skipped _ <<<"$line"
 passed=$(( ${passed:-0} + stage_p )); failed=$(( ${failed:-0} + stage_f ))
 skipped=$(( ${skipped:-0} + stage_s ))
-if [ "$pep8_failed" = 1 ]; then
-    failed=$((failed + 1)); echo "FAILED: pep8"
+if [ "$lint_failed" = 1 ]; then
+    failed=$((failed + 1)); echo "FAILED: lint"
 else
     passed=$((passed + 1))
 fi

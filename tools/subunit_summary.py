@@ -13,53 +13,74 @@
 
 """Print one line "N passed, N failed, N skipped" for subunit v2 files.
 
-Usage: subunit_summary.py [--list-failures] FILE [FILE ...]
+Usage: subunit_summary.py [--list-failures] [--require GROUPS] FILE [...]
 Files that are missing or empty count as nothing ran. With
 --list-failures the id of every failed test is printed first, one a line.
-Exit status: 0 when nothing failed and something ran, else 1.
+--require takes a comma-separated list of the plugin's test groups
+(multiapi, switchover, grow_shrink, uploader, consolidated_images, heat):
+each one that did not run (all its tests skipped, or none selected)
+counts as one failure, printed as "FAILED: required group NAME did not
+run: REASONS" (the skip reasons name the missing option).
+Exit status: 0 when nothing failed and something ran, 1 otherwise, 2 for
+bad arguments.
 """
 
 import sys
 
+from glance_multiapi_tests.selftests import required_groups
 from glance_multiapi_tests.selftests import subunit_results
 
+USAGE = ('usage: subunit_summary.py [--list-failures] [--require GROUPS] '
+         'FILE [FILE ...]')
 
-def count(path, failures):
-    totals = {'success': 0, 'fail': 0, 'skip': 0}
 
-    def on_test(test):
-        status = test['status']
-        if status in ('success', 'xfail'):
-            totals['success'] += 1
-        elif status in ('fail', 'uxsuccess'):
-            totals['fail'] += 1
-            failures.append(test['id'])
-        elif status == 'skip':
-            totals['skip'] += 1
-
-    try:
-        stream = open(path, 'rb')
-    except OSError:
-        return totals
-    with stream:
-        subunit_results.for_each_test(stream, on_test)
-    return totals
+def parse_args(argv):
+    """(list_failures, required group names, paths); ValueError if bad."""
+    list_failures, required, paths = False, [], []
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == '--list-failures':
+            list_failures = True
+        elif arg == '--require' or arg.startswith('--require='):
+            if '=' in arg:
+                value = arg.partition('=')[2]
+            elif args:
+                value = args.pop(0)
+            else:
+                raise ValueError('--require needs a list of groups')
+            required += [g for g in required_groups.parse(value)
+                         if g not in required]
+        elif arg.startswith('--'):
+            raise ValueError('unknown option %s' % arg)
+        else:
+            paths.append(arg)
+    if not paths:
+        raise ValueError('no subunit file given')
+    return list_failures, required, paths
 
 
 def main(argv):
-    list_failures = '--list-failures' in argv
-    paths = [a for a in argv if a != '--list-failures']
-    totals = {'success': 0, 'fail': 0, 'skip': 0}
-    failures = []
+    try:
+        list_failures, required, paths = parse_args(argv)
+    except ValueError as exc:
+        print('subunit_summary.py: %s (%s)' % (exc, USAGE), file=sys.stderr)
+        return 2
+    tests = []
     for path in paths:
-        for key, value in count(path, failures).items():
-            totals[key] += value
+        tests += subunit_results.read_tests(path)
+    passed = sum(1 for t in tests if t.outcome == 'pass')
+    skipped = sum(1 for t in tests if t.outcome == 'skip')
+    failures = [t.id for t in tests if t.outcome in ('fail', 'error')]
+    missing = required_groups.problems(tests, required)
     if list_failures:
         for test_id in failures:
             print('FAILED: %s' % test_id)
-    print('%d passed, %d failed, %d skipped' % (
-        totals['success'], totals['fail'], totals['skip']))
-    return 0 if totals['success'] and not totals['fail'] else 1
+    for line in missing:
+        print('FAILED: %s' % line)
+    failed = len(failures) + len(missing)
+    print('%d passed, %d failed, %d skipped' % (passed, failed, skipped))
+    return 0 if passed and not failed else 1
 
 
 if __name__ == '__main__':

@@ -12,8 +12,18 @@
 
 """Read a subunit v2 stream test by test (for the self-test runners)."""
 
+import collections
+
 import subunit
 import testtools
+
+# What a subunit status means to a reader of the results.
+OUTCOMES = {'success': 'pass', 'xfail': 'pass', 'fail': 'fail',
+            'uxsuccess': 'fail', 'skip': 'skip',
+            # NOTE: started and never finished: the worker died under it.
+            'inprogress': 'error'}
+
+Test = collections.namedtuple('Test', 'id outcome reason details duration')
 
 
 def for_each_test(stream, on_test):
@@ -28,3 +38,46 @@ def for_each_test(stream, on_test):
         case.run(result)
     finally:
         result.stopTestRun()
+
+
+def _text(content):
+    try:
+        return content.as_text()
+    except Exception:  # noqa: S110 - a binary attachment has no text
+        return None
+
+
+def _test(raw):
+    outcome = OUTCOMES.get(raw['status'])
+    if outcome is None:
+        return None
+    details = {}
+    for name, content in sorted(raw['details'].items()):
+        text = _text(content)
+        if text is not None:
+            details[name] = text
+    start, stop = raw['timestamps']
+    duration = (stop - start).total_seconds() if start and stop else 0.0
+    return Test(raw['id'], outcome, details.pop('reason', '').strip(),
+                details, duration)
+
+
+def read_tests(path):
+    """The Tests of a subunit v2 file in stream order ([] when missing).
+
+    Listings ('exists') and other non-results are left out.
+    """
+    tests = []
+
+    def on_test(raw):
+        test = _test(raw)
+        if test:
+            tests.append(test)
+
+    try:
+        stream = open(path, 'rb')
+    except OSError:
+        return tests
+    with stream:
+        for_each_test(stream, on_test)
+    return tests

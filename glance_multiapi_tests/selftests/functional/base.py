@@ -39,6 +39,9 @@ from glance_multiapi_tests.localcloud import ports
 from glance_multiapi_tests.selftests import subunit_results
 
 ENV_CLOUD = 'GLANCE_MULTIAPI_FUNCTIONAL_CLOUD'
+ENV_ARTIFACTS = 'GLANCE_MULTIAPI_FUNCTIONAL_ARTIFACTS'
+REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',
+                                     '..'))
 BIN = os.path.dirname(sys.executable)
 
 
@@ -167,10 +170,28 @@ class CloudTestCase(testtools.TestCase):
     @classmethod
     def _teardown_owned(cls):
         if cls._owned_dir:
+            cls._keep_artifacts()
             subprocess.run(cli_argv(cls.state_dir, 'down'),
                            capture_output=True)
             shutil.rmtree(cls._owned_dir, ignore_errors=True)
             cls._owned_dir = None
+
+    @classmethod
+    def _keep_artifacts(cls):
+        """Keep the logs of a cloud of the class's own, masked.
+
+        tools/run-functional.sh names the folder and drops it when the
+        run passed: only then is it known whether a log is needed.
+        """
+        folder = os.environ.get(ENV_ARTIFACTS)
+        if not folder:
+            return
+        subprocess.run(
+            [sys.executable, os.path.join(REPO, 'tools',
+                                          'collect_artifacts.py'),
+             '--state-dir', cls.state_dir, '--exit-code', '1',
+             os.path.join(folder, cls.__name__)],
+            capture_output=True, timeout=300)
 
     @classmethod
     def tearDownClass(cls):
@@ -205,6 +226,22 @@ class CloudTestCase(testtools.TestCase):
         overrides: {group: {option: value}} applied to a copy of the
         cloud's tempest.conf, so tests can point options elsewhere.
         """
+        proc = self.tempest_stream(regex, overrides, concurrency, timeout)
+        results = parse_subunit(io.BytesIO(proc.stdout))
+        results = {k: v for k, v in results.items()
+                   if v[0] in ('success', 'fail', 'skip')}
+        if not results:
+            self.fail('tempest ran no test for %r (exit %d): %s' % (
+                regex, proc.returncode,
+                proc.stderr.decode(errors='replace')[-2000:]))
+        return results
+
+    def tempest_stream(self, regex, overrides=None, concurrency=1,
+                       timeout=1200):
+        """Run tempest as run_tempest does; its CompletedProcess.
+
+        stdout holds the subunit v2 stream.
+        """
         workspace = tempfile.mkdtemp(prefix='gmt-tempest-')
         self.addCleanup(shutil.rmtree, workspace, ignore_errors=True)
         source = os.path.join(self.state_dir, 'tempest')
@@ -222,19 +259,11 @@ class CloudTestCase(testtools.TestCase):
         conf_path = os.path.join(workspace, 'etc', 'tempest.conf')
         with open(conf_path, 'w') as f:
             conf.write(f)
-        proc = subprocess.run(
+        return subprocess.run(
             [os.path.join(BIN, 'tempest'), 'run', '--config-file',
              conf_path, '--regex', regex, '--concurrency',
              str(concurrency), '--subunit'],
             cwd=workspace, capture_output=True, timeout=timeout)
-        results = parse_subunit(io.BytesIO(proc.stdout))
-        results = {k: v for k, v in results.items()
-                   if v[0] in ('success', 'fail', 'skip')}
-        if not results:
-            self.fail('tempest ran no test for %r (exit %d): %s' % (
-                regex, proc.returncode,
-                proc.stderr.decode(errors='replace')[-2000:]))
-        return results
 
     def assertOutcome(self, results, test_name, status, *needles):
         """The one test whose id contains test_name ended so, naming..."""

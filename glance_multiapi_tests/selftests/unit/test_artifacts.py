@@ -1,0 +1,183 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Artifacts of a cloud: what is kept, and that secrets are masked."""
+
+import json
+import os
+
+import fixtures
+import testtools
+
+from glance_multiapi_tests.selftests import artifacts
+
+TEMPEST_CONF = """[auth]
+admin_username = admin
+admin_password = MO2dVB8s9XW65a6y
+use_dynamic_credentials = True
+
+[identity]
+password_hash_rounds = 4
+uri_v3 = http://127.0.0.1:30352/v3
+
+[glance_multiapi]
+keystone_endpoint = api0
+kubeconfig = /state/kubeconfig
+"""
+
+CLOUDS_YAML = """clouds:
+  admin:
+    auth:
+      password: MO2dVB8s9XW65a6y
+      username: admin
+  demo:
+    auth:
+      "password": 'eStSPt2cLj5HuS9S'
+      username: demo
+"""
+
+KUBECONFIG = """apiVersion: v1
+clusters:
+- cluster:
+    certificate-authority-data: LS0tQ0E=
+    server: https://127.0.0.1:30364
+users:
+- name: glance-multiapi-tests
+  user:
+    client-key-data: LS0tS0VZLS0t
+    token: LhTM6lpeFeqF2XSs_0QcKJ4P
+"""
+
+
+class SecretKeyTest(testtools.TestCase):
+
+    def test_names_of_secrets(self):
+        for name in ('password', 'admin_password', 'OS_PASSWORD',
+                     'adminPassword', 'stack_domain_admin_password',
+                     'token', 'auth-token', 'client-key-data', 'secret',
+                     'client_secret', 'api_key', 'api_keys', 'passwd'):
+            self.assertTrue(artifacts.secret_key(name), name)
+
+    def test_names_that_only_mention_a_secret_word(self):
+        for name in ('password_hash_rounds', 'keystone_endpoint',
+                     'auth_type', 'certificate-authority-data',
+                     'fernet_key_repository', 'kubeconfig', 'data',
+                     'keys_count', 'username', 'use_dynamic_credentials'):
+            self.assertFalse(artifacts.secret_key(name), name)
+
+
+class MaskTest(testtools.TestCase):
+
+    def test_ini_values_masked_others_kept(self):
+        text, found = artifacts.mask_settings(TEMPEST_CONF)
+        self.assertIn('admin_password = ***\n', text)
+        self.assertNotIn('MO2dVB8s9XW65a6y', text)
+        self.assertIn('password_hash_rounds = 4\n', text)
+        self.assertIn('keystone_endpoint = api0\n', text)
+        self.assertEqual({'MO2dVB8s9XW65a6y'}, found)
+        self.assertEqual(len(TEMPEST_CONF.splitlines()),
+                         len(text.splitlines()))
+
+    def test_yaml_values_masked_quotes_and_indent_kept(self):
+        text, found = artifacts.mask_settings(CLOUDS_YAML)
+        self.assertIn('      password: ***\n', text)
+        self.assertIn('      "password": ***\n', text)
+        self.assertIn('      username: demo\n', text)
+        self.assertEqual({'MO2dVB8s9XW65a6y', 'eStSPt2cLj5HuS9S'}, found)
+
+    def test_kubeconfig_token_and_client_key_masked(self):
+        text, found = artifacts.mask_settings(KUBECONFIG)
+        self.assertIn('    token: ***\n', text)
+        self.assertIn('    client-key-data: ***\n', text)
+        self.assertIn('certificate-authority-data: LS0tQ0E=', text)
+        self.assertEqual({'LhTM6lpeFeqF2XSs_0QcKJ4P', 'LS0tS0VZLS0t'},
+                         found)
+
+    def test_crlf_line_endings_kept(self):
+        text, _found = artifacts.mask_settings('password = x1234\r\na = b')
+        self.assertEqual('password = ***\r\na = b', text)
+
+    def test_mask_text_hides_values_anywhere_and_url_passwords(self):
+        text = artifacts.mask_text(
+            'auth with MO2dVB8s9XW65a6y ok\n'
+            'transport_url = rabbit://guest:guest@127.0.0.1:30353/\n'
+            'http://127.0.0.1:30352/v3 stays\n',
+            {'MO2dVB8s9XW65a6y', 'x'})
+        self.assertEqual('auth with *** ok\n'
+                         'transport_url = rabbit://guest:***@127.0.0.1:'
+                         '30353/\nhttp://127.0.0.1:30352/v3 stays\n', text)
+
+    def test_short_values_are_not_masked_everywhere(self):
+        self.assertEqual('a 1 b', artifacts.mask_text('a 1 b', {'1'}))
+
+
+class CollectTest(testtools.TestCase):
+    """collect() on a made-up state dir shaped like the cloud's."""
+
+    def setUp(self):
+        super().setUp()
+        root = self.useFixture(fixtures.TempDir()).path
+        self.state = os.path.join(root, 'cloud')
+        self.dest = os.path.join(root, 'artifacts')
+        files = {
+            'tempest/etc/tempest.conf': TEMPEST_CONF,
+            'clouds.yaml': CLOUDS_YAML,
+            'kubeconfig': KUBECONFIG,
+            'tempest/logs/tempest.log': 'POST with eStSPt2cLj5HuS9S\n',
+            'logs/keystone.log': 'token LhTM6lpeFeqF2XSs_0QcKJ4P issued\n',
+            'logs/glance-api0.log': 'started\n',
+            'rabbitmq/log/node@localhost.log': 'up\n',
+            'glance/apis/api1/glance-api.conf':
+                '[keystone_authtoken]\npassword = nzjuT7YeSjzQjJEE\n',
+            'kubeapi-audit.log': '{"verb": "get"}\n',
+            'state.json': json.dumps({
+                'passwords': {'glance': 'nzjuT7YeSjzQjJEE',
+                              'heat': 'SGuQWQkbOADSDtwJ'},
+                'kube': {'token': 'LhTM6lpeFeqF2XSs_0QcKJ4P'}}),
+        }
+        for path, text in files.items():
+            full = os.path.join(self.state, path)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, 'w') as f:
+                f.write(text)
+        self.secrets = ['MO2dVB8s9XW65a6y', 'eStSPt2cLj5HuS9S',
+                        'LhTM6lpeFeqF2XSs_0QcKJ4P', 'LS0tS0VZLS0t',
+                        'nzjuT7YeSjzQjJEE', 'SGuQWQkbOADSDtwJ']
+
+    def assertNoSecret(self):
+        for folder, _dirs, files in os.walk(self.dest):
+            for name in files:
+                with open(os.path.join(folder, name)) as f:
+                    text = f.read()
+                for secret in self.secrets:
+                    self.assertNotIn(secret, text, name)
+
+    def test_configuration_only_when_the_run_passed(self):
+        written = artifacts.collect(self.state, self.dest, logs=False)
+        self.assertEqual(['tempest.conf', 'clouds.yaml'], written)
+        self.assertNoSecret()
+
+    def test_logs_and_configuration_when_the_run_failed(self):
+        written = artifacts.collect(self.state, self.dest, logs=True)
+        self.assertEqual(
+            ['tempest.conf', 'clouds.yaml', 'tempest.log',
+             'kubeapi-audit.log', 'logs/glance-api0.log',
+             'logs/keystone.log', 'logs/rabbitmq/node@localhost.log',
+             'etc/kubeconfig', 'etc/state.json', 'etc/glance-api1.conf'],
+            written)
+        self.assertNoSecret()
+        with open(os.path.join(self.dest, 'logs', 'keystone.log')) as f:
+            self.assertEqual('token *** issued\n', f.read())
+
+    def test_missing_files_are_left_out(self):
+        self.assertEqual([], artifacts.collect(
+            os.path.join(self.state, 'nothing'), self.dest, logs=True))
