@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+
+"""Check the Zuul jobs (zuul.d/) against the ci-framework's facts.
+
+Usage: check_zuul_jobs.py [--facts FILE]
+
+What zuulcilint cannot see from here: the parents, variables and hook
+steps the podified jobs take from the ci-framework (the committed fact
+list etc/zuul/ci-framework-facts.txt, see tools/ci_framework_facts.py),
+the order of the control plane hook among the scenario's hooks, and the
+Tempest CR the test-operator role builds from the jobs' variables, for a
+pull request and for a periodic build (against the Tempest CRD's fact
+list, the plugin's options and etc/test-operator/rbac.yaml). Prints one
+line per problem. Exit status: 0 all good, 1 problems, 2 a file cannot
+be read or jinja2 is missing.
+"""
+
+import argparse
+import glob
+import os
+import sys
+
+import yaml
+
+from glance_multiapi_tests import config
+from glance_multiapi_tests.selftests.manifests import cifmw_facts
+from glance_multiapi_tests.selftests.manifests import crd_fields
+from glance_multiapi_tests.selftests.manifests import rbac
+from glance_multiapi_tests.selftests.manifests import zuul_jobs
+
+ROOT = os.path.normpath(os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), '..'))
+
+
+def _read(path):
+    with open(path) as stream:
+        return stream.read()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description='Check zuul.d/ against the ci-framework fact list.')
+    parser.add_argument('--facts', default=os.path.join(
+        ROOT, 'etc', 'zuul', 'ci-framework-facts.txt'),
+        help='the ci-framework fact list')
+    args = parser.parse_args(argv)
+    if zuul_jobs.jinja2() is None:
+        print('check_zuul_jobs: needs jinja2 (pip install Jinja2) to render '
+              'the jobs\' variables', file=sys.stderr)
+        return 2
+    test_operator = os.path.join(ROOT, 'etc', 'test-operator')
+    used = sorted(glob.glob(os.path.join(ROOT, 'zuul.d', 'podified.yaml'))
+                  + glob.glob(os.path.join(ROOT, 'playbooks', 'podified',
+                                           '**', '*'), recursive=True))
+    try:
+        facts = cifmw_facts.parse_facts(_read(args.facts), args.facts)
+        crd_meta, crd_facts = crd_fields.parse_facts(_read(os.path.join(
+            test_operator, 'tempest-crd-fields.txt')))
+        rbac_docs = rbac.load_documents(os.path.join(test_operator,
+                                                     'rbac.yaml'))
+        jobs, projects = zuul_jobs.load_config(sorted(glob.glob(
+            os.path.join(ROOT, 'zuul.d', '*.yaml'))))
+        used_text = '\n'.join(_read(p) for p in used if os.path.isfile(p))
+    except OSError as exc:
+        print('check_zuul_jobs: %s: %s' % (exc.filename, exc.strerror),
+              file=sys.stderr)
+        return 2
+    except (yaml.YAMLError, cifmw_facts.FactsError,
+            crd_fields.FieldListError, rbac.ManifestError) as exc:
+        print('check_zuul_jobs: %s' % str(exc).replace('\n', ' '),
+              file=sys.stderr)
+        return 2
+    problems = zuul_jobs.problems(jobs, projects, facts, ROOT, used_text,
+                                  crd_meta, crd_facts, rbac_docs,
+                                  config.list_opts())
+    for line in problems:
+        print(line)
+    if not problems:
+        print('check_zuul_jobs: %d jobs, %d ci-framework variables named, '
+              'all known' % (len(jobs), len(set(
+                  cifmw_facts.VAR.findall(used_text)))))
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,66 @@
+#!/bin/bash
+# The lint stage: flake8 (with hacking) and check-uuid over the Python,
+# zuulcilint and tools/check_zuul_jobs.py over zuul.d/, ansible-lint over
+# playbooks/ and yamllint over every YAML file of the repository
+# (settings in .yamllint). The linters live in a venv of their own,
+# LINT_VENV (.venv-lint), pinned by tools/constraints/lint.txt and made
+# again only when those pins or the interpreter change. check-uuid and check_zuul_jobs.py import the
+# plugin, so they run from the project's venv, VENV (.venv, made by
+# tools/setup-env.sh).
+# Prints one line per tool, "lint: TOOL: ok" or "lint: TOOL: FAILED",
+# after that tool's own output; exits 1 when any failed, 2 when the lint
+# venv cannot be made. Environment: LINT_PYTHON (python3).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. tools/venv-stamp.sh || exit 2
+VENV=${VENV:-.venv}
+LINT_VENV=${LINT_VENV:-.venv-lint}
+PYTHON=${LINT_PYTHON:-python3}
+CONSTRAINTS=tools/constraints/lint.txt
+TOOLS=(flake8 hacking zuulcilint ansible-lint yamllint)
+
+key=$(stamp_key "$PYTHON" "$CONSTRAINTS")
+if ! stamped_venv "$LINT_VENV" "$PYTHON" "$CONSTRAINTS" "$key" \
+        "${TOOLS[@]}"; then
+    echo "lint: FAILED: cannot make $LINT_VENV from $CONSTRAINTS"
+    exit 2
+fi
+bin=$LINT_VENV/bin
+
+failed=0
+# lint TOOL COMMAND...: run one linter and print its verdict.
+lint() {
+    local tool=$1
+    shift
+    if "$@"; then
+        echo "lint: $tool: ok"
+    else
+        echo "lint: $tool: FAILED"
+        failed=1
+    fi
+}
+
+lint flake8 "$bin/flake8"
+if [ -x "$VENV/bin/check-uuid" ]; then
+    lint check-uuid "$VENV/bin/check-uuid" \
+        --package glance_multiapi_tests.tests
+else
+    echo "check-uuid: $VENV/bin/check-uuid missing; run tools/setup-env.sh"
+    echo "lint: check-uuid: FAILED"
+    failed=1
+fi
+# NOTE: the nodesets and parent jobs come from the Zuul tenant, not from
+# this repository, so zuulcilint warns that it cannot find them; the
+# warnings are printed, only errors fail.
+lint zuulcilint "$bin/zuulcilint" --check-playbook-paths zuul.d/
+# What zuulcilint cannot resolve: the ci-framework's jobs, variables and
+# hooks (etc/zuul/ci-framework-facts.txt) and the Tempest CR the podified
+# jobs make. It reads the plugin's options, so it runs from VENV.
+lint zuul-jobs "$VENV/bin/python" tools/check_zuul_jobs.py
+# NOTE: ansible-lint's PATH check complains when the venv's bin is not on
+# PATH; ansible-lint runs ansible-playbook --syntax-check from there.
+lint ansible-lint env PATH="$(cd "$bin" && pwd):$PATH" ANSIBLE_NOCOLOR=1 \
+    "$bin/ansible-lint" --offline --nocolor playbooks/
+lint yamllint "$bin/yamllint" --strict .
+
+[ "$failed" = 0 ]
