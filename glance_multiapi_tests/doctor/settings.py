@@ -1,0 +1,159 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+
+"""What the doctor reads of tempest.conf, the way the plugin reads it.
+
+The plugin's own option groups (config.OPT_GROUPS) plus the few tempest
+options the checks need, registered on a private ConfigOpts so nothing
+of tempest is loaded. Every problem is a ConfigProblem whose one line
+names the file and, where it can, the option.
+"""
+
+import dataclasses
+import os
+
+from oslo_config import cfg
+
+from glance_multiapi_tests import config
+
+# NOTE: the same names, types and defaults as tempest's own options; only
+# what the doctor reads. Options of other groups are ignored by oslo.config.
+TEMPEST_OPTS = {
+    'identity': [
+        cfg.URIOpt('uri_v3', schemes=['http', 'https']),
+        cfg.StrOpt('region', default='RegionOne'),
+        cfg.StrOpt('ca_certificates_file'),
+        cfg.BoolOpt('disable_ssl_certificate_validation', default=False),
+    ],
+    'image': [
+        cfg.StrOpt('region', default=''),
+    ],
+    'auth': [
+        cfg.StrOpt('admin_username'),
+        cfg.StrOpt('admin_password', secret=True),
+        cfg.StrOpt('admin_project_name'),
+        cfg.StrOpt('admin_domain_name', default='Default'),
+        cfg.StrOpt('admin_user_domain_name'),
+        cfg.StrOpt('admin_project_domain_name'),
+    ],
+}
+
+
+class ConfigProblem(Exception):
+    """The configuration cannot be used; str() is one line."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Credentials:
+    """Password credentials for keystone v3 and how to trust its TLS."""
+
+    auth_url: str
+    username: str
+    password: str
+    project_name: str
+    user_domain_name: str
+    project_domain_name: str
+    cafile: str = None
+    insecure: bool = False
+
+    def who(self):
+        return 'user %s (project %s)' % (self.username, self.project_name)
+
+
+def _groups():
+    """(group name, [opt]) of every option the doctor registers."""
+    for group, opts in config.OPT_GROUPS:
+        yield group.name, opts
+    yield from TEMPEST_OPTS.items()
+
+
+def _register(conf):
+    for group, opts in config.OPT_GROUPS:
+        conf.register_group(group)
+    for name, opts in _groups():
+        conf.register_opts(opts, group=name)
+
+
+def _check_values(conf, where):
+    """Read every registered option now, so a bad value fails here."""
+    for group_name, opts in _groups():
+        group = getattr(conf, group_name)
+        for opt in opts:
+            try:
+                getattr(group, opt.dest)
+            except (cfg.ConfigFileValueError, ValueError) as exc:
+                # NOTE: oslo.config's text embeds a LocationInfo repr
+                # before the reason; the reason is what a reader needs.
+                reason = _one_line(exc).partition('is not valid: ')[2]
+                raise ConfigProblem('%s: [%s] %s: invalid value: %s' % (
+                    where, group_name, opt.name,
+                    reason or _one_line(exc))) from None
+
+
+def _one_line(exc):
+    return ' '.join(str(exc).split()) or type(exc).__name__
+
+
+def load(path):
+    """A ConfigOpts of path (or of the defaults when path is None)."""
+    conf = cfg.ConfigOpts()
+    _register(conf)
+    args = []
+    where = 'defaults'
+    if path:
+        where = path
+        if not os.path.isfile(path):
+            raise ConfigProblem('%s: no such file' % path)
+        if not os.access(path, os.R_OK):
+            raise ConfigProblem('%s: not readable (permission denied)' %
+                                path)
+        args = ['--config-file', path]
+    try:
+        conf(args=args, project='glance-multiapi-doctor',
+             default_config_files=[], default_config_dirs=[],
+             use_env=False)
+    except cfg.ConfigFileParseError as exc:
+        raise ConfigProblem(_one_line(exc)) from None
+    except cfg.Error as exc:
+        raise ConfigProblem('%s: %s' % (where, _one_line(exc))) from None
+    _check_values(conf, where)
+    return conf
+
+
+def credentials(conf, path):
+    """The [auth] admin credentials and [identity] URI and TLS settings."""
+    auth = conf.auth
+    missing = [name for name in ('admin_username', 'admin_password',
+                                 'admin_project_name')
+               if not getattr(auth, name)]
+    if not conf.identity.uri_v3:
+        missing.insert(0, '[identity] uri_v3')
+    if missing:
+        raise ConfigProblem(
+            '%s: cannot read the keystone catalog: %s unset (or give '
+            '--os-cloud)' % (path, ', '.join(
+                name if name.startswith('[') else '[auth] ' + name
+                for name in missing)))
+    domain = auth.admin_domain_name
+    return Credentials(
+        auth_url=conf.identity.uri_v3, username=auth.admin_username,
+        password=auth.admin_password, project_name=auth.admin_project_name,
+        user_domain_name=auth.admin_user_domain_name or domain,
+        project_domain_name=auth.admin_project_domain_name or domain,
+        cafile=conf.identity.ca_certificates_file or None,
+        insecure=conf.identity.disable_ssl_certificate_validation)
+
+
+def region(conf):
+    """The region whose image endpoints count, as the plugin's tests say."""
+    return conf.image.region or conf.identity.region or None
