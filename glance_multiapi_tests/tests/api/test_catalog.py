@@ -25,6 +25,7 @@ class CatalogOwnershipTest(multiapi_base.MultiApiTest):
             found, self.deployment, self.interfaces(), self.region())
         return problems, catalog.summary(found, self.region())
 
+    @decorators.attr(type='smoke')
     @decorators.idempotent_id('5647408c-d394-416f-91ae-437017e9cc08')
     def test_catalog_has_one_image_service(self):
         """Exactly one service of type image is registered."""
@@ -37,6 +38,7 @@ class CatalogOwnershipTest(multiapi_base.MultiApiTest):
                 len(services), self.deployment.keystone_endpoint,
                 catalog.summary(found, self.region())))
 
+    @decorators.attr(type='smoke')
     @decorators.idempotent_id('551ea01b-634f-4f00-a3ce-355533ab4d3d')
     def test_image_endpoints_belong_to_keystone_endpoint_api(self):
         """Per interface the endpoint is keystoneEndpoint's; no other API."""

@@ -32,6 +32,7 @@ CONF = config.CONF
 class ConsolidatedImageMappingTest(consolidated_base.ConsolidatedImageTest):
     """The image mapping itself."""
 
+    @decorators.attr(type='smoke')
     @decorators.idempotent_id('efcb2209-0ad6-438d-9cce-c771bd87d2f8')
     def test_image_mapping_assigns_fields_once_to_known_images(self):
         """No field is assigned twice; each image name is a known one."""
@@ -53,6 +54,7 @@ class ConsolidatedImageReferencesTest(consolidated_base.ConsolidatedImageTest):
                 '[consolidated_images] sets none of kubernetes_api, '
                 'version_command, version_file, env_file, env_list')
 
+    @decorators.attr(type='smoke')
     @decorators.idempotent_id('f1e3a88f-3cf9-4bf8-835a-f921df1db754')
     def test_deployed_image_references_agree(self):
         """Every field of one image names the same image and digest."""
@@ -84,6 +86,7 @@ class ConsolidatedRunningImagesTest(consolidated_base.ConsolidatedImageTest):
             raise cls.skipException(
                 '[consolidated_images] running_deployments is empty')
 
+    @decorators.attr(type='smoke')
     @decorators.idempotent_id('4e9066d2-e554-4d9a-882f-457eb4b76311')
     def test_running_images_match_version(self):
         """Deployments of one image run one digest, the status one."""

@@ -35,6 +35,7 @@ def _ssl_context():
 class ImageEndpointsTest(multiapi_base.MultiApiTest):
     """Every image endpoint resolves, accepts and serves a v2 document."""
 
+    @decorators.attr(type='smoke')
     @decorators.idempotent_id('cbbda0b4-77fa-4bc8-9a0b-56396f881d53')
     def test_image_endpoints_answer(self):
         """Probe catalog and API endpoints: DNS, TCP, version document."""

@@ -45,16 +45,19 @@ class HeatServicesTest(heat_base.HeatTest):
                             service, client.service, client.base_url,
                             status, body))
 
+    @decorators.attr(type='smoke')
     @decorators.idempotent_id('4ec73288-df08-4751-b653-1ce81af9f7a0')
     def test_orchestration_version_document(self):
         """heat-api answers its version document."""
         self._check_version_document(self.heat, 'heat-api')
 
+    @decorators.attr(type='smoke')
     @decorators.idempotent_id('a30da094-01c7-4ba8-a331-6760c79678fe')
     def test_cloudformation_version_document(self):
         """heat-api-cfn answers its version document."""
         self._check_version_document(self.cfn, 'heat-api-cfn')
 
+    @decorators.attr(type='smoke')
     @decorators.idempotent_id('8090ec9a-d978-47f9-8fb9-fde7436d24ce')
     def test_list_engine_services(self):
         """heat-engine workers are up and reporting (admin service list)."""

@@ -85,6 +85,8 @@ class GrowShrinkTest(multiapi_base.MultiApiScenarioTest):
                 when, '; '.join(problems) or 'different endpoints',
                 catalog.summary(found, self.region()), sorted(before)))
 
+    @decorators.attr(type='slow')
+    @decorators.attr(type='disruptive')
     @decorators.idempotent_id('809a6c7c-4b90-4eae-9a13-9d6b31e3fb2f')
     def test_add_and_remove_api(self):
         """Add an API: it serves its own store; remove it: it is gone."""

@@ -96,6 +96,8 @@ class HeatEngineRestartTest(heat_base.HeatTest):
         return '%s: %s' % (command, said or 'no output'), (
             time.monotonic() - started)
 
+    @decorators.attr(type='slow')
+    @decorators.attr(type='disruptive')
     @decorators.idempotent_id('759b0293-f857-4f98-bdbb-00eb28159096')
     def test_restart_engine_during_stack_create(self):
         """The stack in progress ends COMPLETE or FAILED, not stuck."""

@@ -63,6 +63,8 @@ class KeystoneEndpointSwitchoverTest(multiapi_base.MultiApiScenarioTest):
         took = self.wait_for_catalog_owner(original)
         LOG.info('catalog back on %s after %.1f s', original, took)
 
+    @decorators.attr(type='slow')
+    @decorators.attr(type='disruptive')
     @decorators.idempotent_id('e94a2746-b258-4dd7-8a70-b58408735d4b')
     def test_switch_keystone_endpoint(self):
         """Patch keystoneEndpoint; catalog, uploads and old images follow."""

@@ -65,6 +65,7 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
         self.assertGone(self.images, stale['id'],
                         'our stale queued image was not deleted')
 
+    @decorators.attr(type='slow')
     @decorators.idempotent_id('bd736fff-b333-4812-90f8-2febc848aa01')
     def test_waits_for_saving_image(self):
         """A concurrent saving upload is awaited and reused, not doubled."""
@@ -80,6 +81,7 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
                          'the uploader made its own image instead of using '
                          'the one being saved')
 
+    @decorators.attr(type='slow')
     @decorators.idempotent_id('37747942-2c17-4e8d-ab3d-059c41b81949')
     def test_saving_then_queued_is_replaced(self):
         """A saving upload that fails (queued again) is deleted, replaced."""
