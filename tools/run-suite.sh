@@ -84,12 +84,12 @@ doctor_rc=""
 # NOTE: the doctor bounds each probe; this bounds the whole of it.
 DOCTOR_TIMEOUT=${DOCTOR_TIMEOUT:-300}
 if [ -x "$doctor" ]; then
-    timeout "$DOCTOR_TIMEOUT" "$doctor" --config-file "$conf" -o text \
-        --output-file "$ARTIFACTS_DIR/doctor.txt"
-    doctor_rc=$?
+    # NOTE: with --output-file the doctor writes JSON there and its text
+    # report on stdout, so one run gives both.
     timeout "$DOCTOR_TIMEOUT" "$doctor" --config-file "$conf" -o json \
-        --output-file "$ARTIFACTS_DIR/doctor.json" >/dev/null
-    cat "$ARTIFACTS_DIR/doctor.txt" 2>/dev/null
+        --output-file "$ARTIFACTS_DIR/doctor.json" \
+        | tee "$ARTIFACTS_DIR/doctor.txt"
+    doctor_rc=${PIPESTATUS[0]}
     echo "doctor: exit $doctor_rc (report in $ARTIFACTS_DIR/doctor.json)"
 else
     echo "doctor: $doctor is not installed; skipped"
@@ -131,7 +131,7 @@ case $doctor_rc in
     0) passed=$((passed + 1)) ;;
     *) failed=$((failed + 1))
        echo "FAILED: doctor: exit $doctor_rc, its problems are above and" \
-           "in $ARTIFACTS_DIR/doctor.txt" ;;
+           "in $ARTIFACTS_DIR/doctor.json" ;;
 esac
 echo "$passed passed, $failed failed, $skipped skipped"
 if [ "$rc" = 0 ] && { [ "$summary_rc" != 0 ] || [ "$failed" != 0 ]; }; then

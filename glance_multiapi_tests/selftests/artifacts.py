@@ -81,12 +81,21 @@ def mask_settings(text):
         body = line.rstrip('\r\n')
         match = _SETTING.match(body)
         if match and secret_key(match.group('key')):
-            value = match.group('value').strip('\'"')
+            value = match.group('value')
+            # NOTE: a JSON or quoted YAML value keeps its quotes and comma,
+            # so that the masked document still parses.
+            comma = ',' if value.endswith(',') else ''
+            value = value[:len(value) - len(comma)]
+            quote = value[0] if value[0] in '\'"' else ''
+            if quote and len(value) > 1 and value.endswith(quote):
+                value = value[1:-1]
+            else:
+                quote = ''
             if value and value != MASK:
                 found.add(value)
             body = (match.group('lead') + match.group('q') +
                     match.group('key') + match.group('q') +
-                    match.group('sep') + MASK)
+                    match.group('sep') + quote + MASK + quote + comma)
         lines.append(body + line[len(line.rstrip('\r\n')):])
     return ''.join(lines), found
 

@@ -90,7 +90,7 @@ class MaskTest(testtools.TestCase):
     def test_yaml_values_masked_quotes_and_indent_kept(self):
         text, found = artifacts.mask_settings(CLOUDS_YAML)
         self.assertIn('      password: ***\n', text)
-        self.assertIn('      "password": ***\n', text)
+        self.assertIn('      "password": \'***\'\n', text)
         self.assertIn('      username: demo\n', text)
         self.assertEqual({'MO2dVB8s9XW65a6y', 'eStSPt2cLj5HuS9S'}, found)
 
@@ -101,6 +101,16 @@ class MaskTest(testtools.TestCase):
         self.assertIn('certificate-authority-data: LS0tQ0E=', text)
         self.assertEqual({'LhTM6lpeFeqF2XSs_0QcKJ4P', 'LS0tS0VZLS0t'},
                          found)
+
+    def test_json_stays_json(self):
+        document = json.dumps({'kube': {'token': 'LhTM6lpeFeqF2XSs'},
+                               'passwords': {'admin': 'MO2dVB8s9X'},
+                               'port': 1}, indent=2)
+        text, found = artifacts.mask_settings(document)
+        self.assertEqual({'kube': {'token': '***'},
+                          'passwords': {'admin': 'MO2dVB8s9X'}, 'port': 1},
+                         json.loads(text))
+        self.assertEqual({'LhTM6lpeFeqF2XSs'}, found)
 
     def test_crlf_line_endings_kept(self):
         text, _found = artifacts.mask_settings('password = x1234\r\na = b')
@@ -177,6 +187,9 @@ class CollectTest(testtools.TestCase):
         self.assertNoSecret()
         with open(os.path.join(self.dest, 'logs', 'keystone.log')) as f:
             self.assertEqual('token *** issued\n', f.read())
+        with open(os.path.join(self.dest, 'etc', 'state.json')) as f:
+            self.assertEqual({'glance': '***', 'heat': '***'},
+                             json.load(f)['passwords'])
 
     def test_missing_files_are_left_out(self):
         self.assertEqual([], artifacts.collect(
