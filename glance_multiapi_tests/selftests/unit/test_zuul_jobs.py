@@ -6,8 +6,10 @@ import glob
 import os
 
 import testtools
+import yaml
 
 from glance_multiapi_tests import config
+from glance_multiapi_tests.multiapi import glance_cr
 from glance_multiapi_tests.selftests.manifests import cifmw_facts
 from glance_multiapi_tests.selftests.manifests import crd_fields
 from glance_multiapi_tests.selftests.manifests import rbac
@@ -178,3 +180,31 @@ class FactsTest(testtools.TestCase):
             os.path.join(REPO, 'no-such-repo'), '-o', '-')
         self.assertEqual(2, code)
         self.assertIn('cannot read HEAD', err)
+
+
+class ControlPlaneKustomizationTest(testtools.TestCase):
+
+    def test_two_split_apis_and_an_edge_one_each_with_its_own_store(self):
+        path = os.path.join(REPO, 'playbooks', 'podified', 'files',
+                            '89-glance-multiapi-kustomization.yaml')
+        kustomization = yaml.safe_load(_read(path))
+        ops = yaml.safe_load(kustomization['patches'][0]['patch'])
+        self.assertEqual({'add'}, {op['op'] for op in ops})
+        values = {op['path']: op['value'] for op in ops}
+        template = '/spec/glance/template/'
+        apis = values[template + 'glanceAPIs']
+        types = {name: api['type'] for name, api in apis.items()}
+        self.assertEqual({'default': 'split', 'api1': 'split',
+                          'edge1': 'edge'}, types)
+        # NOTE: the control plane's apiOverrides name the "default" API.
+        self.assertEqual('default', values[template + 'keystoneEndpoint'])
+        self.assertIsNone(glance_cr.keystone_endpoint_problem('default',
+                                                              types))
+        defaults = set()
+        for name, api in apis.items():
+            default, stores = glance_cr.backends([
+                ('template', values[template + 'customServiceConfig']),
+                (name, api['customServiceConfig'])])
+            self.assertIn(default, stores)
+            defaults.add(default)
+        self.assertEqual(3, len(defaults))
