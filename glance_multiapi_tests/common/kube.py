@@ -111,7 +111,11 @@ def connect(settings):
     """A Client for settings; KubeError when no access can be built."""
     k8s = _client_package()
     configuration = k8s.client.Configuration()
-    if not settings.kubeconfig and os.environ.get(IN_CLUSTER_ENV):
+    # NOTE: the order kubectl and the client's load_config use: an explicit
+    # kubeconfig, then $KUBECONFIG, then the pod's own token; a CI pod that
+    # exports KUBECONFIG for another cluster must reach that one.
+    if (not settings.kubeconfig and not os.environ.get('KUBECONFIG')
+            and os.environ.get(IN_CLUSTER_ENV)):
         credentials = "the pod's service-account token"
         try:
             k8s.config.load_incluster_config(
@@ -139,6 +143,10 @@ def connect(settings):
             raise KubeError('Kubernetes access: kubeconfig %s cannot be '
                             'used: %s' % (path, _one_line(exc))) from None
         in_cluster = False
+    # NOTE: urllib3 retries a connect error or a GET read timeout 3 times
+    # by default, so an API server that never answers would take four
+    # timeouts while the message names one; this module reports instead.
+    configuration.retries = 0
     return Client(settings, k8s, k8s.client.ApiClient(configuration),
                   credentials, in_cluster)
 

@@ -210,6 +210,9 @@ class DiscoveryThroughApiTest(KubeTestCase):
         exc = self.assertRaises(discovery.DiscoveryError, discovery.fetch,
                                 self.opts(kubernetes_timeout=0.3))
         self.assertOneLine(exc, 'no answer within 0.3 s')
+        # NOTE: one request, not urllib3's default of one plus 3 retries.
+        self.assertEqual(1, len([r for r in self.stub.requests
+                                 if r.get('method', 'GET') == 'GET']))
 
     def test_other_status_quotes_the_server(self):
         self.stub.answers[('GET', kube_stub.path(kube.GLANCE))] = (
@@ -275,6 +278,7 @@ class AccessConfigTest(testtools.TestCase):
         self.assertNotIn('\n', str(exc))
 
     def test_pod_without_token_says_privileged(self):
+        self.useFixture(fixtures.EnvironmentVariable('KUBECONFIG'))
         self.useFixture(fixtures.EnvironmentVariable(kube.IN_CLUSTER_ENV,
                                                      '127.0.0.1'))
         self.useFixture(fixtures.EnvironmentVariable(
@@ -291,6 +295,16 @@ class AccessConfigTest(testtools.TestCase):
         with kube.connect(kube.Settings(
                 kubeconfig=stub.kubeconfig(self))) as client:
             self.assertEqual(stub.server, client.server)
+
+    def test_kubeconfig_env_wins_over_pod(self):
+        self.useFixture(fixtures.EnvironmentVariable(kube.IN_CLUSTER_ENV,
+                                                     '127.0.0.1'))
+        stub = kube_stub.KubeStub(self)
+        self.useFixture(fixtures.EnvironmentVariable(
+            'KUBECONFIG', stub.kubeconfig(self)))
+        with kube.connect(kube.Settings()) as client:
+            self.assertEqual(stub.server, client.server)
+            self.assertFalse(client._in_cluster)
 
     def test_missing_package_is_named(self):
         with mock.patch.dict(sys.modules, {'kubernetes': None,
