@@ -35,6 +35,7 @@ import ssl
 import subprocess
 import sys
 import threading
+import traceback
 from urllib import parse
 
 from glance_multiapi_tests.localcloud import cloud
@@ -113,6 +114,10 @@ class Request(object):
         self.name = tail[0] if tail else None
         if self.namespace and not self.resource.namespaced:
             raise Response(404, kuberbac.no_such_path())
+        # NOTE: a namespaced object has no cluster-wide path; only the
+        # collection may be listed across namespaces.
+        if self.name and self.resource.namespaced and not self.namespace:
+            raise Response(404, kuberbac.no_such_path())
 
     def audit(self, code):
         return {'verb': self.verb, 'apiGroup': self.resource.group,
@@ -155,6 +160,12 @@ class Api(object):
             code, answer = exc.code, exc.body
         except errors.CloudError as exc:
             code, answer = 500, kuberbac.internal_error(str(exc))
+        except Exception as exc:  # noqa: B902 - answer, never drop
+            # NOTE: a real API server answers a 500 Status; dropping the
+            # connection would read as "API server unreachable".
+            traceback.print_exc(file=sys.stdout)
+            code, answer = 500, kuberbac.internal_error(
+                '%s: %s' % (type(exc).__name__, exc))
         if request is not None and request.resource is not None:
             self._audit(request.audit(code))
         return code, answer
@@ -345,10 +356,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         super().setup()
 
     def _answer(self):
-        length = int(self.headers.get('Content-Length') or 0)
-        body = self.rfile.read(length) if length else b''
-        code, answer = self.server.api.handle(self.command, self.path,
-                                              self.headers, body)
+        try:
+            length = int(self.headers.get('Content-Length') or 0)
+        except ValueError:
+            length = None
+        if length is None or length < 0:
+            code, answer = 400, kuberbac.bad_request(
+                'invalid Content-Length %r' % self.headers.get(
+                    'Content-Length'))
+            self.close_connection = True
+        else:
+            body = self.rfile.read(length) if length else b''
+            code, answer = self.server.api.handle(self.command, self.path,
+                                                  self.headers, body)
         if isinstance(answer, str):
             data, ctype = answer.encode(), 'text/plain; charset=utf-8'
         else:

@@ -310,6 +310,22 @@ class ServerTest(testtools.TestCase):
                           ('list', 200)],
                          [(r['verb'], r['code']) for r in self.audit()])
         self.assertEqual('', self.audit()[-1]['namespace'])
+        # NOTE: a namespaced object has no cluster-wide path.
+        code, body = self.call(
+            'GET', '/apis/glance.openstack.org/v1beta1/glances/glance')
+        self.assertEqual((404, 'NotFound'), (code, body['reason']))
+
+    def test_an_unexpected_error_is_a_500_status(self):
+        self.patch(self.api, '_serve', self._boom)
+        code, body = self.call(
+            'GET', '/apis/glance.openstack.org/v1beta1/namespaces/'
+            'openstack/glances/glance')
+        self.assertEqual((500, 'InternalError'), (code, body['reason']))
+        self.assertIn('ValueError: boom', body['message'])
+
+    @staticmethod
+    def _boom(*args):
+        raise ValueError('boom')
 
     def test_verbs_and_media_types(self):
         base = '/apis/core.openstack.org/v1beta1/namespaces/openstack/'
