@@ -150,9 +150,28 @@ def main(argv=None):
     try:
         return run(args)
     except Exception as exc:  # noqa: B902 - the promised one line
-        sys.stderr.write('%s: internal error: %s: %s\n' % (
-            PROG, type(exc).__name__, ' '.join(str(exc).split())))
-        return report.EXIT_INTERNAL
+        message = 'internal error: %s: %s' % (
+            type(exc).__name__, ' '.join(str(exc).split()))
+        sys.stderr.write('%s: %s\n' % (PROG, message))
+        return internal_error(args, message)
+
+
+def internal_error(args, message):
+    """Still give the report a reader or CI expects, as one failed check."""
+    outcome = checks.Outcome([report.fail('doctor', message,
+                                          report.EXIT_INTERNAL)])
+    # NOTE: the error may be the very write that failed (a closed pipe, a
+    # full disk); stderr already names it, so nothing more is raised.
+    try:
+        if args.output_file:
+            _write(args.output_file, render(outcome, args.output))
+            sys.stdout.write(render(outcome, 'text'))
+        elif args.output == 'json':
+            sys.stdout.write(render(outcome, 'json'))
+        sys.stdout.flush()
+    except OSError:
+        pass
+    return report.EXIT_INTERNAL
 
 
 if __name__ == '__main__':

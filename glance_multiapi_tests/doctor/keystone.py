@@ -105,6 +105,12 @@ def from_cloud(name, region=None):
         raise settings.ConfigProblem('clouds.yaml %s: cloud %s has no '
                                      'auth.auth_url' % (
                                          loader.config_filename, name))
+    problem = settings.url_problem(auth_url)
+    if problem:
+        raise settings.ConfigProblem('clouds.yaml %s: cloud %s: '
+                                     'auth.auth_url: %s' % (
+                                         loader.config_filename, name,
+                                         problem))
 
     def make_session(timeout):
         try:

@@ -21,6 +21,7 @@ names the file and, where it can, the option.
 
 import dataclasses
 import os
+import urllib.parse
 
 from oslo_config import cfg
 
@@ -47,6 +48,12 @@ TEMPEST_OPTS = {
         cfg.StrOpt('admin_project_domain_name'),
     ],
 }
+
+
+# NOTE: the [glance_multiapi] timeouts the doctor's checks use; oslo.config
+# takes any number, but zero fails every probe and a negative one crashes
+# the socket layer.
+TIMEOUTS = ('probe_timeout', 'kubernetes_timeout', 'command_timeout')
 
 
 class ConfigProblem(Exception):
@@ -100,6 +107,50 @@ def _check_values(conf, where):
                     reason or _one_line(exc))) from None
 
 
+def _check_timeouts(conf, where):
+    for name in TIMEOUTS:
+        value = getattr(conf.glance_multiapi, name)
+        if value <= 0:
+            raise ConfigProblem('%s: [glance_multiapi] %s: invalid value: '
+                                '%s seconds is not positive' % (
+                                    where, name, value))
+
+
+def url_problem(url):
+    """Why url cannot be probed (its host or port), or None."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port
+    except ValueError as exc:
+        return 'invalid URL %r: %s' % (url, _one_line(exc))
+    if not parts.hostname:
+        return 'invalid URL %r: no host' % url
+    return None
+
+
+def _check_identity_url(conf, where):
+    url = conf.identity.uri_v3
+    problem = url and url_problem(url)
+    if problem:
+        raise ConfigProblem('%s: [identity] uri_v3: %s' % (where, problem))
+
+
+def _check_text(path):
+    """oslo.config reads UTF-8; name the first line that is not."""
+    try:
+        with open(path, 'rb') as f:
+            data = f.read()
+    except OSError as exc:
+        raise ConfigProblem('%s: cannot read: %s' % (
+            path, exc.strerror or exc)) from None
+    try:
+        data.decode('utf-8')
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b'\n') + 1
+        raise ConfigProblem('%s: line %d: not UTF-8 text (byte 0x%02x)' % (
+            path, line, data[exc.start])) from None
+
+
 def _one_line(exc):
     return ' '.join(str(exc).split()) or type(exc).__name__
 
@@ -117,6 +168,7 @@ def load(path):
         if not os.access(path, os.R_OK):
             raise ConfigProblem('%s: not readable (permission denied)' %
                                 path)
+        _check_text(path)
         args = ['--config-file', path]
     try:
         conf(args=args, project='glance-multiapi-doctor',
@@ -127,6 +179,8 @@ def load(path):
     except cfg.Error as exc:
         raise ConfigProblem('%s: %s' % (where, _one_line(exc))) from None
     _check_values(conf, where)
+    _check_timeouts(conf, where)
+    _check_identity_url(conf, where)
     return conf
 
 

@@ -296,3 +296,81 @@ class DoctorRunTest(testtools.TestCase):
         self.assertEqual(70, code)
         self.assertEqual("glance-multiapi-doctor: internal error: "
                          "KeyError: 'boom'\n", err)
+
+    def test_negative_probe_timeout_is_22_naming_it(self):
+        code, out, err = self.main('--config-file',
+                                   self.conf(probe_timeout='-3'), '-o',
+                                   'json')
+        self.assertEqual(22, code, err)
+        self.assertEqual(
+            '[glance_multiapi] probe_timeout: invalid value: -3.0 seconds '
+            'is not positive',
+            json.loads(out)['checks'][0]['message'].partition(': ')[2])
+
+    def test_zero_timeouts_are_22_not_false_failures(self):
+        for name in ('probe_timeout', 'kubernetes_timeout',
+                     'command_timeout'):
+            code, out, _ = self.main('--config-file',
+                                     self.conf(**{name: '0'}))
+            self.assertEqual(22, code, out)
+            self.assertIn('FAIL config', out)
+            self.assertIn('[glance_multiapi] %s: invalid value: 0' % name,
+                          out)
+
+    def test_identity_port_out_of_range_is_22(self):
+        keystone = 'http://127.0.0.1:99999/v3'
+        code, out, err = self.main('--config-file',
+                                   self.conf(keystone=keystone))
+        self.assertEqual(22, code, err)
+        self.assertIn("[identity] uri_v3: invalid URL '%s': Port out of "
+                      "range" % keystone, out)
+        self.assertEqual('', err)
+
+    def test_cloud_auth_url_port_out_of_range_is_22(self):
+        folder = self.useFixture(fixtures.TempDir()).path
+        clouds = os.path.join(folder, 'clouds.yaml')
+        with open(clouds, 'w') as f:
+            f.write('clouds:\n  bad:\n    auth:\n      auth_url: '
+                    'http://127.0.0.1:99999/v3\n      username: a\n'
+                    '      password: b\n      project_name: c\n')
+        self.useFixture(fixtures.EnvironmentVariable(
+            'OS_CLIENT_CONFIG_FILE', clouds))
+        code, out, err = self.main('--os-cloud', 'bad')
+        self.assertEqual(22, code, err)
+        self.assertIn('FAIL keystone         clouds.yaml %s: cloud bad: '
+                      "auth.auth_url: invalid URL 'http://127.0.0.1:99999"
+                      "/v3': Port out of range" % clouds, out)
+
+    def test_config_file_not_utf8_is_22_naming_the_line(self):
+        path = self.conf()
+        with open(path, 'ab') as f:
+            f.write(b'# caf\xe9\n')
+        code, out, err = self.main('--config-file', path)
+        self.assertEqual(22, code, err)
+        with open(path, 'rb') as f:
+            lines = f.read().count(b'\n')
+        self.assertIn('FAIL config           %s: line %d: not UTF-8 text '
+                      '(byte 0xe9)' % (path, lines), out)
+
+    def test_internal_error_still_writes_the_json_report(self):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'd.json')
+        with mock.patch.object(checks, 'run',
+                               side_effect=KeyError('boom')):
+            code, out, err = self.main('--config-file', self.conf(), '-o',
+                                       'json')
+            self.assertEqual(70, code)
+            code, text, _ = self.main('--config-file', self.conf(), '-o',
+                                      'json', '--output-file', path)
+        self.assertEqual(70, code)
+        with open(path) as f:
+            written = json.load(f)
+        for document in (json.loads(out), written):
+            self.assertFalse(document['ok'])
+            self.assertEqual(70, document['exit_code'])
+            self.assertEqual("internal error: KeyError: 'boom'",
+                             document['checks'][0]['message'])
+        self.assertIn("FAIL doctor           internal error: KeyError: "
+                      "'boom'", text)
+        self.assertEqual("glance-multiapi-doctor: internal error: "
+                         "KeyError: 'boom'\n", err)
