@@ -13,6 +13,9 @@ ARTIFACTS=${ARTIFACTS:-./artifacts}
 mkdir -p "$ARTIFACTS" || exit 1
 ARTIFACTS=$(cd "$ARTIFACTS" && pwd)
 export RESULTS=$ARTIFACTS/results
+# NOTE: run-suite.sh clears its results only once its setup passed; a
+# stale green JUnit from an earlier run must not stand for this one.
+rm -f "$RESULTS"/suite.* "$ARTIFACTS/junit_suite.xml"
 
 tools/run-suite.sh 2>&1 | tee "$ARTIFACTS/run-suite.log"
 rc=${PIPESTATUS[0]}

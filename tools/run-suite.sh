@@ -11,11 +11,12 @@
 # shows that no request was refused and that every grant was used, and
 # counts as one more check in the summary (its failure fails the job).
 # The doctor (glance-multiapi-doctor) counts as one check too; its failure
-# does not stop tempest.
+# does not stop tempest. Both checks are testcases of suite.junit.xml
+# (checks.doctor, checks.role-usage), so a CI that reads JUnit shows them.
 # Results ($RESULTS, default results/): suite.subunit, suite.junit.xml,
 # suite.html, and artifacts/: doctor.json and doctor.txt, tempest.conf and
-# clouds.yaml (secrets masked), status.json; when the job failed also
-# tempest.log, the services' logs and configuration, kubeapi-audit.log.
+# clouds.yaml (all with secrets masked), status.json; when the job failed
+# also tempest.log, the services' logs and configuration, kubeapi-audit.log.
 # Environment: CONCURRENCY (2), SPEC (a cloud spec file), WITH_HEAT=0
 # (no heat; its checks skip), REQUIRED_GROUPS (groups that must run, see
 # tools/subunit_summary.py; default every group this cloud configures,
@@ -90,6 +91,18 @@ if [ -x "$doctor" ]; then
         --output-file "$ARTIFACTS_DIR/doctor.json" \
         | tee "$ARTIFACTS_DIR/doctor.txt"
     doctor_rc=${PIPESTATUS[0]}
+    # NOTE: the reports repeat the configuration (a discovery command's
+    # --token=...); masked as the cloud's other artifacts are.
+    doctor_files=()
+    for f in "$ARTIFACTS_DIR"/doctor.json "$ARTIFACTS_DIR"/doctor.txt; do
+        [ -e "$f" ] && doctor_files+=(--mask "$f")
+    done
+    if [ "${#doctor_files[@]}" != 0 ] && ! "$VENV/bin/python" \
+            tools/collect_artifacts.py --state-dir "$state" \
+            "${doctor_files[@]}"; then
+        # NOTE: an unmasked report is not kept.
+        rm -f "$ARTIFACTS_DIR/doctor.json" "$ARTIFACTS_DIR/doctor.txt"
+    fi
     echo "doctor: exit $doctor_rc (report in $ARTIFACTS_DIR/doctor.json)"
 else
     echo "doctor: $doctor is not installed; skipped"
@@ -102,15 +115,31 @@ tempest=$(cd "$VENV/bin" && pwd)/tempest
 rc=$?
 (cd "$state/tempest" && "$(dirname "$tempest")/stestr" last --subunit \
     > "$RESULTS/suite.subunit")
-"$VENV/bin/python" tools/subunit_report.py --require "$required" \
-    "$RESULTS/suite.subunit"
 
 echo "== Kubernetes API requests against $ROLE"
 role_ok=1
-if ! "$VENV/bin/python" tools/check_role_usage.py --role "$ROLE" \
-        "${allow_unused[@]}" "$state"; then
-    role_ok=0
+role_out=$("$VENV/bin/python" tools/check_role_usage.py --role "$ROLE" \
+    "${allow_unused[@]}" "$state" 2>&1) || role_ok=0
+[ -n "$role_out" ] && echo "$role_out"
+
+# NOTE: the doctor and the role usage fail the job, so the JUnit a CI
+# shows holds them too (checks.doctor, checks.role-usage).
+if [ "$role_ok" = 1 ]; then
+    checks=(--check role-usage=pass)
+else
+    # NOTE: JUnit's failure message is the last line.
+    checks=(--check "role-usage=fail:$role_out
+the run's Kubernetes API requests and $ROLE disagree")
 fi
+case $doctor_rc in
+    "") checks+=(--check "doctor=skip:$doctor is not installed") ;;
+    0) checks+=(--check doctor=pass) ;;
+    *) doctor_report=$(cat "$ARTIFACTS_DIR/doctor.txt" 2>/dev/null)
+       checks+=(--check "doctor=fail:$doctor_report
+exit $doctor_rc: the doctor found a problem (artifacts/doctor.json)") ;;
+esac
+"$VENV/bin/python" tools/subunit_report.py --require "$required" \
+    "${checks[@]}" "$RESULTS/suite.subunit"
 
 echo "== summary (required groups: ${required:-none})"
 summary=$("$VENV/bin/python" tools/subunit_summary.py --list-failures \

@@ -34,6 +34,7 @@ fi
 
 echo "== unit tests"
 "$VENV/bin/stestr" run --subunit > "$RESULTS/unit.subunit"
+unit_rc=$?
 "$VENV/bin/python" tools/subunit_summary.py --list-failures \
     "$RESULTS/unit.subunit" | sed 's/^/unit: /'
 
@@ -62,6 +63,7 @@ stage coexistence tools/run-coexistence.sh
 
 echo "== functional tests (real embedded cloud)"
 tools/run-functional.sh
+functional_rc=$?
 
 echo "== reports (JUnit XML and HTML beside each subunit stream)"
 streams=()
@@ -75,11 +77,23 @@ done
 "$VENV/bin/python" tools/subunit_report.py "${streams[@]}"
 
 echo "== summary"
-line=$("$VENV/bin/python" tools/subunit_summary.py \
-    "$RESULTS/unit.subunit" "$RESULTS/functional.subunit")
-read -r passed _ failed _ skipped _ <<<"$line"
-passed=$(( ${passed:-0} + stage_p )); failed=$(( ${failed:-0} + stage_f ))
-skipped=$(( ${skipped:-0} + stage_s ))
+# stream NAME RC: add the counts of $RESULTS/NAME.subunit; as in stage(),
+# a run that exited non-zero without a counted failure in its stream (it
+# could not start, or it crashed part way) counts as one.
+passed=$stage_p; failed=$stage_f; skipped=$stage_s
+stream() {
+    local line p f s
+    line=$("$VENV/bin/python" tools/subunit_summary.py \
+        "$RESULTS/$1.subunit")
+    read -r p _ f _ s _ <<<"$line"
+    if [ "$2" != 0 ] && [ "${f:-0}" = 0 ]; then
+        f=1; echo "FAILED: $1 (exit $2)"
+    fi
+    passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
+    skipped=$((skipped + ${s:-0}))
+}
+stream unit "$unit_rc"
+stream functional "$functional_rc"
 if [ "$lint_failed" = 1 ]; then
     failed=$((failed + 1)); echo "FAILED: lint"
 else

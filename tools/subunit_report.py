@@ -13,14 +13,18 @@
 
 """Write NAME.junit.xml and NAME.html beside each NAME.subunit given.
 
-Usage: subunit_report.py [--require GROUPS] FILE.subunit [...]
+Usage: subunit_report.py [--require GROUPS] [--check NAME=RESULT] ...
+                         FILE.subunit [...]
 The JUnit XML is what Prow, Zuul dashboards and most CI systems read; the
 HTML page is self-contained (failures and skip reasons first). A stream
 that is missing or holds no result is reported as one failure, so a run
 that stopped before its tests still shows up red. --require (as in
 subunit_summary.py) adds one failure per required group that did not
-run. Exit status: 0 reports written, 1 a report could not be written,
-2 bad arguments.
+run. --check adds a check the runner made outside the stream (the
+doctor, the role usage) as one more test, "checks.NAME": RESULT is
+"pass", "fail:MESSAGE" or "skip:MESSAGE" (JUnit's failure message is
+MESSAGE's last line). Exit status: 0 reports
+written, 1 a report could not be written, 2 bad arguments.
 """
 
 import os
@@ -30,10 +34,25 @@ from glance_multiapi_tests.selftests import reports
 from glance_multiapi_tests.selftests import required_groups
 from glance_multiapi_tests.selftests import subunit_results
 
-USAGE = 'usage: subunit_report.py [--require GROUPS] FILE.subunit [...]'
+USAGE = ('usage: subunit_report.py [--require GROUPS] [--check NAME=RESULT]'
+         ' FILE.subunit [...]')
+OUTCOMES = ('pass', 'fail', 'skip')
 
 
-def write_reports(path, required):
+def parse_check(text):
+    """A subunit_results.Test of "NAME=pass|fail:MESSAGE|skip:MESSAGE"."""
+    name, _eq, result = text.partition('=')
+    outcome, _colon, message = result.partition(':')
+    if not name or outcome not in OUTCOMES:
+        raise ValueError('bad --check %r: want NAME=pass, NAME=fail:MESSAGE'
+                         ' or NAME=skip:MESSAGE' % text)
+    details = {'message': message} if outcome == 'fail' else {}
+    return subunit_results.Test('checks.' + name, outcome,
+                                message if outcome == 'skip' else '',
+                                details, 0.0)
+
+
+def write_reports(path, required, checks=()):
     """Write the two reports of one stream; return their paths."""
     stem = path[:-len('.subunit')] if path.endswith('.subunit') else path
     name = os.path.basename(stem)
@@ -42,6 +61,7 @@ def write_reports(path, required):
     if not tests:
         problems.insert(0, 'no test result: %s holds none (the run '
                            'stopped before its tests, see its log)' % path)
+    tests += checks
     written = []
     for suffix, render in (('.junit.xml', reports.junit_xml),
                            ('.html', reports.html_page)):
@@ -52,13 +72,16 @@ def write_reports(path, required):
 
 
 def main(argv):
-    args, required = list(argv), []
+    args, required, checks = list(argv), [], []
     try:
         while args and args[0].startswith('--'):
             option = args.pop(0)
-            if option != '--require' or not args:
+            if option not in ('--require', '--check') or not args:
                 raise ValueError('bad option %s' % option)
-            required += required_groups.parse(args.pop(0))
+            if option == '--require':
+                required += required_groups.parse(args.pop(0))
+            else:
+                checks.append(parse_check(args.pop(0)))
         if not args:
             raise ValueError('no subunit file given')
     except ValueError as exc:
@@ -67,7 +90,7 @@ def main(argv):
     rc = 0
     for path in args:
         try:
-            write_reports(path, required)
+            write_reports(path, required, checks)
         except OSError as exc:
             print('subunit_report.py: cannot write the reports of %s: %s'
                   % (path, exc), file=sys.stderr)

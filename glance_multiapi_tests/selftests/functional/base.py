@@ -23,6 +23,7 @@ import configparser
 import contextlib
 import io
 import json
+import logging
 import os
 import shutil
 import stat
@@ -43,6 +44,7 @@ ENV_ARTIFACTS = 'GLANCE_MULTIAPI_FUNCTIONAL_ARTIFACTS'
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',
                                      '..'))
 BIN = os.path.dirname(sys.executable)
+LOG = logging.getLogger(__name__)
 
 
 def cli_argv(state_dir, *args):
@@ -169,8 +171,15 @@ class CloudTestCase(testtools.TestCase):
 
     @classmethod
     def _teardown_owned(cls):
-        if cls._owned_dir:
+        if not cls._owned_dir:
+            return
+        try:
             cls._keep_artifacts()
+        except (OSError, subprocess.SubprocessError) as exc:
+            # NOTE: the cloud must go whether or not its logs were kept.
+            LOG.warning('could not keep the artifacts of %s: %s',
+                        cls.state_dir, exc)
+        finally:
             subprocess.run(cli_argv(cls.state_dir, 'down'),
                            capture_output=True)
             shutil.rmtree(cls._owned_dir, ignore_errors=True)

@@ -116,6 +116,46 @@ class ReportCommandTest(testtools.TestCase):
         self.assertEqual('no test result',
                          suite.find('testcase').get('name'))
 
+    def test_checks_outside_the_stream_are_tests(self):
+        path = synthetic_subunit.write(
+            self.folder, 'suite.subunit', (CLS + '.test_a', 'success'))
+        self.report('--check', 'doctor=fail:exit 1: api1 <down>',
+                    '--check', 'role-usage=pass',
+                    '--check', 'lint=skip:not installed', path)
+        suite = ElementTree.fromstring(
+            self.read('suite.junit.xml')).find('testsuite')
+        self.assertEqual(('4', '1', '1'), (suite.get('tests'),
+                                           suite.get('failures'),
+                                           suite.get('skipped')))
+        cases = {(c.get('classname'), c.get('name')): c
+                 for c in suite.findall('testcase')}
+        failure = cases[('checks', 'doctor')].find('failure')
+        self.assertEqual('exit 1: api1 <down>', failure.get('message'))
+        self.assertEqual('message:\nexit 1: api1 <down>', failure.text)
+        self.assertEqual([], list(cases[('checks', 'role-usage')]))
+        self.assertEqual('not installed', cases[('checks', 'lint')].find(
+            'skipped').get('message'))
+        page = self.read('suite.html')
+        self.assertIn('checks.doctor', page)
+        self.assertIn('api1 &lt;down&gt;', page)
+
+    def test_checks_keep_a_missing_stream_red(self):
+        self.report('--check', 'doctor=pass',
+                    os.path.join(self.folder, 'suite.subunit'))
+        suite = ElementTree.fromstring(
+            self.read('suite.junit.xml')).find('testsuite')
+        self.assertEqual(('2', '1'), (suite.get('tests'),
+                                      suite.get('failures')))
+        self.assertEqual(['doctor', 'no test result'],
+                         [c.get('name') for c in suite.findall('testcase')])
+
+    def test_bad_check_is_bad_usage(self):
+        proc = subprocess.run([sys.executable, REPORT, '--check', 'doctor=ok',
+                               os.path.join(self.folder, 'x.subunit')],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(2, proc.returncode)
+        self.assertIn('bad --check', proc.stderr)
+
     def test_long_details_keep_their_end(self):
         test = subunit_results.Test(
             'a.b.c', 'fail', '',
