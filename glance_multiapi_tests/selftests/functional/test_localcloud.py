@@ -139,7 +139,7 @@ class TestLocalCloud(base.CloudTestCase):
                          self.image_services())
 
     def test_add_and_remove_api(self):
-        csc = ('[DEFAULT]\nenabled_backends = ceph2:file\n[glance_store]\n'
+        csc = ('[DEFAULT]\nenabled_backends = ceph2:rbd\n[glance_store]\n'
                'default_backend = ceph2\n')
         catalog_before = self.image_services()
         self.addCleanup(self.cli, 'patch', '-p',
