@@ -14,10 +14,10 @@
 
 API types and the endpoints each exposes, how ``spec.keystoneEndpoint``
 defaults, the specs the webhook (and the controller) refuse, and the
-stores an API gets from ``customServiceConfig``. Discovery (reading a real CR) and the
-embedded cloud (emulating the operator) both ask this module, so the
-suite and its stand-in cannot disagree. Pure logic; callers word the
-errors for their own source.
+stores an API gets from ``customServiceConfig``. Discovery (reading a
+real CR) and the embedded cloud (emulating the operator) both ask this
+module, so the suite and its stand-in cannot disagree. Pure logic;
+callers word the errors for their own source.
 
 Upstream: glance-operator ``api/v1beta1/glance_types.go`` (types,
 keystoneEndpoint), ``api/v1beta1/glance_webhook.go`` (its checks),
@@ -60,7 +60,7 @@ EDGE_API = 'edge'
 
 
 Refusal = collections.namedtuple('Refusal', 'path reason rule')
-Refusal.__doc__ = """Why the operator refuses a spec: the field, its words, where.
+Refusal.__doc__ = """Why the operator refuses a spec: field, words, where.
 
 ``rule`` names the upstream file and function, so a reader can check it.
 """
