@@ -144,7 +144,7 @@ GlanceMultiApiGroup = [
     cfg.StrOpt('grow_api_spec',
                default='{"type": "split", "replicas": 1, '
                        '"customServiceConfig": "[DEFAULT]\\n'
-                       'enabled_backends = cephgrow:file\\n'
+                       'enabled_backends = cephgrow:rbd\\n'
                        '[glance_store]\\ndefault_backend = cephgrow\\n"}',
                help='JSON spec of the API the grow/shrink scenario adds.'),
     cfg.StrOpt('grow_api_store', default='cephgrow',

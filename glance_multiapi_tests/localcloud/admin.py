@@ -17,7 +17,10 @@ import requests
 
 from glance_multiapi_tests.localcloud import errors
 
-REGION = 'RegionOne'
+# NOTE: the openstack-k8s-operators' deployments name their region
+# regionOne (not devstack's RegionOne); the embedded cloud does the same so
+# a region written for one works for the other.
+REGION = 'regionOne'
 
 
 class Admin(object):

@@ -23,7 +23,8 @@ import shutil
 import tempfile
 
 # NOTE: bump when what a template holds changes, so old ones are not used.
-TEMPLATE_FORMAT = 3
+# 4: keystone bootstrapped in region regionOne (was RegionOne).
+TEMPLATE_FORMAT = 4
 
 
 def cache_root():

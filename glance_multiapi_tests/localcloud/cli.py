@@ -48,7 +48,7 @@ def _default_spec_text():
 
 DEMO_SPEC = {'keystoneEndpoint': 'api0', 'glanceAPIs': {
     name: {'type': 'split', 'replicas': 1, 'customServiceConfig': (
-        '[DEFAULT]\nenabled_backends = %s:file\n[glance_store]\n'
+        '[DEFAULT]\nenabled_backends = %s:rbd\n[glance_store]\n'
         'default_backend = %s\n' % (store, store))}
     for name, store in (('api0', 'ceph0'), ('api1', 'ceph1'))}}
 

@@ -53,8 +53,11 @@ def load(text, source):
     return normalize(data, source)
 
 
-def normalize(data, source='spec'):
-    """Return a deep copy of data with defaults filled in, or SpecError."""
+def normalize(data, source='spec', old=None):
+    """Return a deep copy of data with defaults filled in, or SpecError.
+
+    old is the spec data replaces (an update), else None (a create).
+    """
     if not isinstance(data, dict):
         raise SpecError('%s: the spec must be a mapping with glanceAPIs, '
                         'got %s' % (source, type(data).__name__))
@@ -97,23 +100,19 @@ def normalize(data, source='spec'):
             raise SpecError('%s: spec.keystoneEndpoint is required when '
                             'there is not exactly one non-edge API' % source)
         spec['keystoneEndpoint'] = keystone_endpoint
-    problem = glance_cr.keystone_endpoint_problem(keystone_endpoint, types)
-    if problem == glance_cr.UNKNOWN_API:
-        raise SpecError('%s: spec.keystoneEndpoint %r names no API in '
-                        'spec.glanceAPIs (%s)' %
-                        (source, keystone_endpoint, ', '.join(sorted(apis))))
-    if problem == glance_cr.EDGE_API:
-        raise SpecError('%s: spec.keystoneEndpoint %r names an edge API, '
-                        'which is never registered in the catalog' %
-                        (source, keystone_endpoint))
+    # NOTE: the operator's own rules, worded as it words them; a spec it
+    # would refuse (or never reconcile) must not become a cloud.
+    found = glance_cr.refusals(spec, old)
+    if found:
+        raise SpecError('%s: %s' % (source, glance_cr.describe(found[0])))
     return spec
 
 
 def api_stores(spec, name, source='spec'):
     """Return (default store, [store names]) of one API of the spec.
 
-    An API's own customServiceConfig wins over the top-level one, as in
-    glance_cr.backends.
+    An API's own customServiceConfig, when set, replaces the top-level one
+    (glance_cr.effective_config).
     """
     where = '%s: spec.glanceAPIs.%s' % (source, name)
     try:
@@ -176,4 +175,4 @@ def apply_patch(spec, patch_text, source='patch'):
     new = merge_patch(spec, patch['spec'])
     # NOTE: an explicit keystoneEndpoint is kept as given so that the webhook
     # check below refuses a patch that removes the catalog's API.
-    return normalize(new, source)
+    return normalize(new, source, old=spec)

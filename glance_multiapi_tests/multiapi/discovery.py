@@ -99,10 +99,10 @@ def check_url(url, source, field):
 
 
 def default_backend(snippets, source, field):
-    """[glance_store] default_backend of INI snippets; later ones win.
+    """[glance_store] default_backend of an API's INI snippets.
 
-    The operator appends the API's own customServiceConfig after the Glance
-    one, so the API's value overrides the top-level value.
+    The operator gives an API its own customServiceConfig when set, else
+    the Glance one, never both (glance_cr.effective_config).
     """
     try:
         return glance_cr.backends(snippets)[0]

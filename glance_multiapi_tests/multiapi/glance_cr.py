@@ -13,16 +13,20 @@
 """What the glance-operator's Glance CR means: the one place that knows.
 
 API types and the endpoints each exposes, how ``spec.keystoneEndpoint``
-defaults and which values the webhook refuses, and the stores an API gets
-from ``customServiceConfig``. Discovery (reading a real CR) and the
-embedded cloud (emulating the operator) both ask this module, so the
-suite and its stand-in cannot disagree. Pure logic; callers word the
-errors for their own source.
+defaults, the specs the webhook (and the controller) refuse, and the
+stores an API gets from ``customServiceConfig``. Discovery (reading a
+real CR) and the embedded cloud (emulating the operator) both ask this
+module, so the suite and its stand-in cannot disagree. Pure logic;
+callers word the errors for their own source.
 
 Upstream: glance-operator ``api/v1beta1/glance_types.go`` (types,
-keystoneEndpoint) and ``api/v1beta1/glance_webhook.go`` (its checks).
+keystoneEndpoint), ``api/v1beta1/glance_webhook.go`` (its checks),
+``api/v1beta1/conditions.go`` (their messages) and
+``internal/controller/glance_controller.go`` (customServiceConfig
+inheritance, the check done at reconcile).
 """
 
+import collections
 import configparser
 
 API_TYPES = ('split', 'single', 'edge')
@@ -35,9 +39,31 @@ INTERFACES_BY_TYPE = {
     'edge': ('internal',),
 }
 
+WEBHOOK = 'glance-operator api/v1beta1/glance_webhook.go'
+CONTROLLER = 'glance-operator internal/controller/glance_controller.go'
+# NOTE: the operator's own wording (api/v1beta1/conditions.go), so a
+# refusal reads the same here as from "oc apply".
+SPLIT_FILE_MESSAGE = ('The GlanceAPI layout type: split cannot be used in '
+                      'combination with File and NFS backend')
+SINGLE_NOT_FILE_MESSAGE = ('glanceAPI layout type: single can only be used '
+                           'in combination with File and NFS backend')
+LAYOUT_UPDATE_MESSAGE = ('The GlanceAPI layout (type) cannot be modified. '
+                         'To proceed, please add a new API with the '
+                         'desired layout and then decommission the '
+                         'previous API')
+KEYSTONE_ENDPOINT_MESSAGE = ('KeystoneEndpoint is assigned to an invalid '
+                             'GlanceAPI instance')
+
 # What keystone_endpoint_problem returns.
 UNKNOWN_API = 'unknown'
 EDGE_API = 'edge'
+
+
+Refusal = collections.namedtuple('Refusal', 'path reason rule')
+Refusal.__doc__ = """Why the operator refuses a spec: field, words, where.
+
+``rule`` names the upstream file and function, so a reader can check it.
+"""
 
 
 class ConfigError(ValueError):
@@ -101,26 +127,121 @@ def parse_ini(text, field):
     return parser
 
 
+def effective_config(top, own):
+    """The customServiceConfig an API runs with: its own, else the top one.
+
+    NOTE: not layered. The controller copies the top-level snippet into the
+    GlanceAPI only when the API's own is empty, and the API pods mount only
+    that one snippet (glance_controller.go apiDeployment).
+    """
+    return own if own else (top or '')
+
+
 def backends(snippets):
     """(default_backend or None, [enabled backend names]) of an API.
 
     :param snippets: [(field, customServiceConfig text or None)], the
         top-level one first, then the API's own.
-    NOTE: read as layered, the later snippet's options winning, as the
-    operator's config files are read one after another.
+    The last non-empty snippet is the whole config (see effective_config);
+    the others are not read at all.
     """
-    default = None
+    chosen = [(field, text) for field, text in snippets if text]
+    if not chosen:
+        return None, []
+    field, text = chosen[-1]
+    ini = parse_ini(text, field)
     stores = []
-    for field, text in snippets:
-        if text is None:
-            continue
-        ini = parse_ini(text, field)
-        if ini.has_option('DEFAULT', 'enabled_backends'):
-            stores = []
-            for item in ini.get('DEFAULT', 'enabled_backends').split(','):
-                store = item.split(':', 1)[0].strip()
-                if store:
-                    stores.append(store)
-        if ini.has_option('glance_store', 'default_backend'):
-            default = ini.get('glance_store', 'default_backend').strip()
+    if ini.has_option('DEFAULT', 'enabled_backends'):
+        for item in ini.get('DEFAULT', 'enabled_backends').split(','):
+            store = item.split(':', 1)[0].strip()
+            if store:
+                stores.append(store)
+    default = None
+    if ini.has_option('glance_store', 'default_backend'):
+        default = ini.get('glance_store', 'default_backend').strip()
     return default or None, stores
+
+
+def enabled_backends(text):
+    """The "store:type" items of the first enabled_backends line of text.
+
+    Read line by line, sections ignored, as the webhook's
+    GetEnabledBackends (api/v1beta1/common_types.go) reads it; the rules
+    below must see what the webhook sees, not what glance would parse.
+    """
+    for line in (text or '').split('\n'):
+        key, _sep, value = line.strip().partition('=')
+        key = key.replace(' ', '')
+        if not key or key.startswith('#'):
+            continue
+        if key == 'enabled_backends':
+            return [item.strip() for item in value.strip().split(',')]
+    return []
+
+
+def is_file_backend(text, top_level):
+    """The webhook's IsFileBackend: one store, of type file.
+
+    :param top_level: for the top-level snippet True; for an API's, whether
+        the top-level one counts as file (an empty API snippet then does).
+    """
+    items = enabled_backends(text)
+    if not items and top_level:
+        return True
+    if len(items) == 1:
+        parts = items[0].split(':', 1)
+        return len(parts) == 2 and parts[1] == 'file'
+    return False
+
+
+def refusals(spec, old=None):
+    """Every Refusal of spec, [] when the operator takes it.
+
+    :param spec: a Glance spec with each API's type and replicas defaulted.
+    :param old: the spec it replaces (an update), else None (a create).
+    The single/non-file check is the controller's, at reconcile: upstream
+    the CR is accepted and never becomes Ready; it is reported here all the
+    same because a cloud built from that spec would not exist.
+    """
+    found = []
+    top = spec.get('customServiceConfig') or ''
+    top_is_file = is_file_backend(top, True)
+    old_apis = (old or {}).get('glanceAPIs') or {}
+    for name in sorted(spec['glanceAPIs']):
+        api = spec['glanceAPIs'][name]
+        path = 'spec.glanceAPIs.%s' % name
+        api_type = api.get('type') or DEFAULT_TYPE
+        own = api.get('customServiceConfig') or ''
+        if name in old_apis and api_type != (
+                old_apis[name].get('type') or DEFAULT_TYPE):
+            found.append(Refusal(path + '.type', LAYOUT_UPDATE_MESSAGE,
+                                 WEBHOOK + ' ValidateUpdate'))
+        # NOTE: replicas 0 means no backend chosen yet; the webhook lets
+        # it through (isInvalidBackend).
+        if (api_type == 'split' and api.get('replicas') != 0
+                and is_file_backend(own, top_is_file)):
+            found.append(Refusal(path, SPLIT_FILE_MESSAGE,
+                                 WEBHOOK + ' isInvalidBackend'))
+        # NOTE: no replicas exemption here; the controller has none.
+        # Without the location-API annotation the embedded cloud never
+        # sets, it refuses every single API not on one file store.
+        if api_type == 'single' and not is_file_backend(own, top_is_file):
+            found.append(Refusal(path, SINGLE_NOT_FILE_MESSAGE,
+                                 CONTROLLER + ' apiDeployment (reconcile)'))
+    types = {name: api.get('type') or DEFAULT_TYPE
+             for name, api in spec['glanceAPIs'].items()}
+    keystone_endpoint = spec.get('keystoneEndpoint')
+    problem = keystone_endpoint_problem(keystone_endpoint, types)
+    if problem:
+        detail = ('names no API' if problem == UNKNOWN_API else
+                  'names an edge API, never in the catalog')
+        found.append(Refusal(
+            'spec.keystoneEndpoint', '%s (%r %s)' % (
+                KEYSTONE_ENDPOINT_MESSAGE, keystone_endpoint, detail),
+            WEBHOOK + ' isValidKeystoneEP'))
+    return found
+
+
+def describe(refusal):
+    """One line for a Refusal: field, the operator's words, where."""
+    return '%s: %s [%s]' % refusal

@@ -72,7 +72,7 @@ allowed_ports = []
 """
 
 STORE_SECTION = """[{name}]
-store_description = file store {name} of the embedded cloud
+store_description = store {name} of the embedded cloud, a file store
 filesystem_store_datadir = {path}
 """
 
@@ -94,7 +94,12 @@ def store_path(glance_dir, store):
 
 def render_config(*, glance_dir, api_dir, default_store, stores,
                   keystone_url, glance_password):
-    """The glance-api.conf text of one API."""
+    """The glance-api.conf text of one API.
+
+    NOTE: the spec names its stores' types as a cluster does (rbd, the
+    operator refuses a split API on one file store); the stores are file
+    stores all the same, so one spec runs here and on a cluster alike.
+    """
     sections = ''.join(STORE_SECTION.format(
         name=s, path=store_path(glance_dir, s)) for s in stores)
     return GLANCE_API_CONF.format(

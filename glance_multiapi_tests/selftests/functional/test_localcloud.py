@@ -139,7 +139,7 @@ class TestLocalCloud(base.CloudTestCase):
                          self.image_services())
 
     def test_add_and_remove_api(self):
-        csc = ('[DEFAULT]\nenabled_backends = ceph2:file\n[glance_store]\n'
+        csc = ('[DEFAULT]\nenabled_backends = ceph2:rbd\n[glance_store]\n'
                'default_backend = ceph2\n')
         catalog_before = self.image_services()
         self.addCleanup(self.cli, 'patch', '-p',
@@ -238,6 +238,7 @@ class TestLocalCloud(base.CloudTestCase):
         before = self.doc()
         for patch in ('{"spec": {"keystoneEndpoint": "nope"}}',
                       '{"spec": {"glanceAPIs": {"api0": {"type": "x"}}}}',
+                      '{"spec": {"glanceAPIs": {"api1": {"type": "edge"}}}}',
                       '{"spec": ', '{"status": {}}'):
             proc = self.cli('patch', '-p', patch)
             self.assertEqual(22, proc.returncode, proc.stderr)
@@ -279,6 +280,7 @@ class TestCloudLifecycle(base.CloudTestCase):
     """Start-up failures and down; each uses its own small cloud."""
 
     ONE_API = ('glanceAPIs:\n  solo:\n    customServiceConfig: |\n'
+               '      [DEFAULT]\n      enabled_backends = s0:rbd\n'
                '      [glance_store]\n      default_backend = s0\n')
 
     def setUp(self):
@@ -332,6 +334,28 @@ class TestCloudLifecycle(base.CloudTestCase):
         proc = self.run_cli('up', '--spec', self.spec_file(
             self.ONE_API + 'keystoneEndpoint: api7\n'))
         self.assertOneLineError(proc, 22, 'api7')
+
+    def test_operator_refusals(self):
+        # spec -> the operator's words and the upstream rule, one line.
+        edge = ('  e0:\n    type: edge\n    customServiceConfig: |\n'
+                '      [glance_store]\n      default_backend = e0\n')
+        for text, needles in (
+                (self.ONE_API.replace('s0:rbd', 's0:file'),
+                 ('spec.glanceAPIs.solo: The GlanceAPI layout type: split '
+                  'cannot be used in combination with File',
+                  'glance_webhook.go isInvalidBackend')),
+                (self.ONE_API.replace('solo:\n', 'solo:\n    type: single\n'),
+                 ('spec.glanceAPIs.solo: glanceAPI layout type: single can '
+                  'only be used', 'glance_controller.go apiDeployment '
+                  '(reconcile)')),
+                (self.ONE_API + edge + 'keystoneEndpoint: e0\n',
+                 ('spec.keystoneEndpoint: KeystoneEndpoint is assigned to '
+                  'an invalid GlanceAPI instance',
+                  'glance_webhook.go isValidKeystoneEP'))):
+            proc = self.run_cli('up', '--spec', self.spec_file(text))
+            self.assertOneLineError(proc, 22, 'spec.yaml', *needles)
+            self.assertFalse(os.path.exists(os.path.join(self.dir, 'tempest')),
+                             'a refused spec must build nothing')
 
     def test_busy_port(self):
         sock = socket.socket()

@@ -43,12 +43,21 @@ class KeystoneEndpointTest(testtools.TestCase):
 
 class BackendsTest(testtools.TestCase):
 
-    def test_api_snippet_overrides_top_level(self):
+    def test_api_snippet_replaces_top_level(self):
+        # The operator hands an API its own snippet instead of the
+        # top-level one: the top-level stores are not inherited.
         top = ('[DEFAULT]\nenabled_backends = c0:rbd, c1:rbd\n'
                '[glance_store]\ndefault_backend = c0\n')
         own = '[glance_store]\ndefault_backend = c1\n'
-        self.assertEqual(('c1', ['c0', 'c1']), glance_cr.backends(
+        self.assertEqual(('c1', []), glance_cr.backends(
             [('top', top), ('own', own)]))
+
+    def test_empty_api_snippet_inherits_top_level(self):
+        top = ('[DEFAULT]\nenabled_backends = c0:rbd, c1:rbd\n'
+               '[glance_store]\ndefault_backend = c0\n')
+        for own in (None, ''):
+            self.assertEqual(('c0', ['c0', 'c1']), glance_cr.backends(
+                [('top', top), ('own', own)]))
 
     def test_nothing_set(self):
         self.assertEqual((None, []), glance_cr.backends(
@@ -61,3 +70,114 @@ class BackendsTest(testtools.TestCase):
                                     glance_cr.backends, [('own', text)])
             self.assertEqual('own', exc.field)
             self.assertIn(problem, exc.problem)
+
+
+def _csc(backends, default='s0'):
+    return ('[DEFAULT]\nenabled_backends = %s\n[glance_store]\n'
+            'default_backend = %s\n' % (backends, default))
+
+
+def _spec(apis, top=None, keystone_endpoint='a'):
+    spec = {'keystoneEndpoint': keystone_endpoint, 'glanceAPIs': {}}
+    if top is not None:
+        spec['customServiceConfig'] = top
+    for name, (api_type, csc, replicas) in apis.items():
+        spec['glanceAPIs'][name] = {'type': api_type, 'replicas': replicas,
+                                    'customServiceConfig': csc}
+    return spec
+
+
+class RefusalsTest(testtools.TestCase):
+    """spec -> refused? -> the operator's message and rule."""
+
+    SPLIT = (glance_cr.SPLIT_FILE_MESSAGE, 'isInvalidBackend')
+    SINGLE = (glance_cr.SINGLE_NOT_FILE_MESSAGE, 'apiDeployment (reconcile)')
+    KEYSTONE = (glance_cr.KEYSTONE_ENDPOINT_MESSAGE, 'isValidKeystoneEP')
+
+    CASES = [
+        # (what, spec, refusal (message, rule) or None)
+        ('split on one rbd store',
+         _spec({'a': ('split', _csc('s0:rbd'), 1)}), None),
+        ('split on one file store',
+         _spec({'a': ('split', _csc('s0:file'), 1)}), SPLIT),
+        ('split, file store with 0 replicas',
+         _spec({'a': ('split', _csc('s0:file'), 0)}), None),
+        ('split on two file stores (one store only counts)',
+         _spec({'a': ('split', _csc('s0:file,s1:file'), 1)}), None),
+        ('split on file and rbd',
+         _spec({'a': ('split', _csc('s0:file, s1:rbd'), 1)}), None),
+        ('split, no own config, top-level file',
+         _spec({'a': ('split', '', 1)}, top=_csc('s0:file')), SPLIT),
+        ('split, no own config, no top-level config',
+         _spec({'a': ('split', '', 1)}), SPLIT),
+        ('split, no own config, top-level rbd',
+         _spec({'a': ('split', '', 1)}, top=_csc('s0:rbd')), None),
+        ('split, own config without enabled_backends, top-level file',
+         _spec({'a': ('split', '[glance_store]\ndefault_backend = s0\n', 1)},
+               top=_csc('s0:file')), SPLIT),
+        ('split, own file store, top-level rbd',
+         _spec({'a': ('split', _csc('s0:file'), 1)}, top=_csc('s0:rbd')),
+         SPLIT),
+        ('single on one file store',
+         _spec({'a': ('single', _csc('s0:file'), 1)}), None),
+        ('single on one rbd store',
+         _spec({'a': ('single', _csc('s0:rbd'), 1)}), SINGLE),
+        ('single on rbd, 0 replicas (the controller has no exemption)',
+         _spec({'a': ('single', _csc('s0:rbd'), 0)}), SINGLE),
+        ('single, no config anywhere',
+         _spec({'a': ('single', '', 1)}), None),
+        ('edge on one file store (no rule for edge)',
+         _spec({'a': ('split', _csc('s0:rbd'), 1),
+                'e': ('edge', _csc('s1:file'), 1)}), None),
+        ('keystoneEndpoint names an edge API',
+         _spec({'a': ('split', _csc('s0:rbd'), 1),
+                'e': ('edge', _csc('s1:rbd'), 1)}, keystone_endpoint='e'),
+         KEYSTONE),
+        ('keystoneEndpoint names no API',
+         _spec({'a': ('split', _csc('s0:rbd'), 1)},
+               keystone_endpoint='nope'), KEYSTONE),
+    ]
+
+    def test_table(self):
+        for what, spec, expected in self.CASES:
+            found = glance_cr.refusals(spec)
+            if expected is None:
+                self.assertEqual([], found, what)
+                continue
+            self.assertEqual(1, len(found), what)
+            message, rule = expected
+            self.assertTrue(found[0].reason.startswith(message), what)
+            self.assertTrue(found[0].rule.endswith(rule), what)
+            line = glance_cr.describe(found[0])
+            self.assertNotIn('\n', line, what)
+            self.assertIn('glance-operator ', line, what)
+
+    def test_type_cannot_change_on_update(self):
+        old = _spec({'a': ('split', _csc('s0:rbd'), 1),
+                     'b': ('split', _csc('s1:rbd'), 1)})
+        new = _spec({'a': ('split', _csc('s0:rbd'), 1),
+                     'b': ('edge', _csc('s1:rbd'), 1)})
+        found = glance_cr.refusals(new, old)
+        self.assertEqual([('spec.glanceAPIs.b.type',
+                           glance_cr.LAYOUT_UPDATE_MESSAGE,
+                           glance_cr.WEBHOOK + ' ValidateUpdate')], found)
+        # Adding an API of any type, or keeping the type, is fine.
+        grown = _spec({'a': ('split', _csc('s0:rbd'), 1),
+                       'b': ('split', _csc('s1:rbd'), 1),
+                       'c': ('edge', _csc('s2:rbd'), 1)})
+        self.assertEqual([], glance_cr.refusals(grown, old))
+        # A create has nothing to compare with.
+        self.assertEqual([], glance_cr.refusals(new))
+
+    def test_enabled_backends_read_as_the_webhook_reads_them(self):
+        text = ('# enabled_backends = x:file\n[DEFAULT]\n'
+                'enabled_backends = a:rbd , b:file\n'
+                'enabled_backends = c:file\n')
+        self.assertEqual(['a:rbd', 'b:file'],
+                         glance_cr.enabled_backends(text))
+        self.assertEqual([], glance_cr.enabled_backends(None))
+
+    def test_effective_config_is_not_layered(self):
+        self.assertEqual('own', glance_cr.effective_config('top', 'own'))
+        self.assertEqual('top', glance_cr.effective_config('top', ''))
+        self.assertEqual('', glance_cr.effective_config(None, None))

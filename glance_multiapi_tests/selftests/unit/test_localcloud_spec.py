@@ -11,9 +11,12 @@
 #    under the License.
 
 import json
+import os
 
 import testtools
 
+from glance_multiapi_tests import config
+from glance_multiapi_tests.localcloud import cli
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults
 from glance_multiapi_tests.localcloud import spec
@@ -25,7 +28,7 @@ glanceAPIs:
   api0:
     customServiceConfig: |
       [DEFAULT]
-      enabled_backends = ceph0:file
+      enabled_backends = ceph0:rbd
       [glance_store]
       default_backend = ceph0
   api1:
@@ -44,7 +47,7 @@ glanceAPIs:
 
 
 def _csc(store):
-    return ('[DEFAULT]\nenabled_backends = %s:file\n[glance_store]\n'
+    return ('[DEFAULT]\nenabled_backends = %s:rbd\n[glance_store]\n'
             'default_backend = %s\n' % (store, store))
 
 
@@ -105,6 +108,39 @@ class TestSpecLoad(testtools.TestCase):
         self._refused(DEMO.replace('type: split', 'replicas: -1'),
                       'replicas')
 
+    def test_operator_refusals_one_line_each(self):
+        cases = (
+            (DEMO.replace('ceph0:rbd', 'ceph0:file'),
+             'spec.glanceAPIs.api0: The GlanceAPI layout type: split '
+             'cannot be used', 'glance_webhook.go isInvalidBackend'),
+            (DEMO.replace('type: split', 'type: single'),
+             'spec.glanceAPIs.api1: glanceAPI layout type: single can only',
+             'glance_controller.go apiDeployment (reconcile)'),
+            (DEMO.replace('keystoneEndpoint: api0',
+                          'keystoneEndpoint: edge0'),
+             'spec.keystoneEndpoint: KeystoneEndpoint is assigned to an '
+             'invalid GlanceAPI instance', 'isValidKeystoneEP'),
+        )
+        for text, reason, rule in cases:
+            exc = self.assertRaises(spec.SpecError, spec.load, text, 'd.yaml')
+            self.assertIn('d.yaml: ' + reason, str(exc))
+            self.assertIn(rule, str(exc))
+            self.assertNotIn('\n', str(exc))
+
+    def test_shipped_specs_pass_the_operator_rules(self):
+        root = os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.dirname(os.path.abspath(__file__)))))
+        for name in ('glance-multiapi-cloud.yaml',
+                     'glance-multiapi-cloud-dcn.yaml'):
+            with open(os.path.join(root, 'etc', name)) as f:
+                spec.load(f.read(), name)
+        spec.normalize(cli.DEMO_SPEC, 'built-in')
+        grow = [opt for opt in config.GlanceMultiApiGroup
+                if opt.name == 'grow_api_spec'][0].default
+        grown = spec.apply_patch(spec.load(DEMO, 'demo.yaml'), json.dumps(
+            {'spec': {'glanceAPIs': {'grow': json.loads(grow)}}}))
+        self.assertEqual('cephgrow', spec.api_stores(grown, 'grow')[0])
+
     def test_missing_default_store(self):
         self._refused('glanceAPIs: {a: {customServiceConfig: "[x]\\n"}}',
                       'default_backend')
@@ -130,10 +166,21 @@ class TestPatch(testtools.TestCase):
                                          '{"api2": null}}}')
         self.assertNotIn('api2', shrunk['glanceAPIs'])
 
+    def test_type_cannot_change(self):
+        exc = self.assertRaises(spec.SpecError, spec.apply_patch, self.spec,
+                                '{"spec": {"glanceAPIs": {"api1": '
+                                '{"type": "edge"}}}}')
+        self.assertIn('spec.glanceAPIs.api1.type: The GlanceAPI layout '
+                      '(type) cannot be modified', str(exc))
+        self.assertIn('glance_webhook.go ValidateUpdate', str(exc))
+
     def test_refusals_change_nothing(self):
         before = json.dumps(self.spec, sort_keys=True)
         for bad in ('{"spec": {"keystoneEndpoint": "nope"}}',
                     '{"spec": {"glanceAPIs": {"api0": null}}}',
+                    '{"spec": {"glanceAPIs": {"api0": {"type": "edge"}}}}',
+                    '{"spec": {"glanceAPIs": {"api1": {'
+                    '"customServiceConfig": null}}}}',
                     '{"metadata": {"name": "x"}}', 'not json', '[1]'):
             self.assertRaises(spec.SpecError, spec.apply_patch, self.spec,
                               bad)

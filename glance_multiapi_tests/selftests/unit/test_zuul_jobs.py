@@ -219,3 +219,8 @@ class ControlPlaneKustomizationTest(testtools.TestCase):
             self.assertIn(default, stores)
             defaults.add(default)
         self.assertEqual(3, len(defaults))
+        # The operator's webhook and controller take it as it is.
+        self.assertEqual([], glance_cr.refusals({
+            'customServiceConfig': values[template + 'customServiceConfig'],
+            'keystoneEndpoint': values[template + 'keystoneEndpoint'],
+            'glanceAPIs': apis}))
