@@ -90,6 +90,13 @@ def build_parser():
     up.add_argument('--with-heat', action='store_true',
                     help='also run heat-api, heat-api-cfn and heat-engine '
                          '(one openstack-heat package) with RabbitMQ')
+    up.add_argument('--heat-profile', choices=sorted(heat.PROFILES),
+                    default=heat.DEFAULT_PROFILE,
+                    help='heat.conf of --with-heat: "operator" as the '
+                         'heat-operator renders it (4 engine workers, '
+                         'quorum queues), "embedded" one worker and '
+                         "oslo.messaging's queue manager (default: "
+                         '%(default)s)')
     up.add_argument('--kube-role', metavar='FILE',
                     help='a Role (YAML; other kinds in it are skipped) '
                          'that every request to the Kubernetes API is '
@@ -200,7 +207,7 @@ def run(args, out):
                  fault_args=args.fault, with_registry=not args.no_registry,
                  with_fileserver=not args.no_fileserver,
                  base_port=args.base_port, with_heat=args.with_heat,
-                 kube_role=args.kube_role,
+                 heat_profile=args.heat_profile, kube_role=args.kube_role,
                  log=lambda msg: out.write(msg + '\n'))
         if not args.quiet:
             _print_summary(state, out)

@@ -70,7 +70,7 @@ def _wipe(state):
 
 def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
        with_fileserver=True, base_port=None, log=print, with_heat=False,
-       kube_role=None):
+       kube_role=None, heat_profile=heat.DEFAULT_PROFILE):
     """Start a whole cloud in state.root; stop everything on failure.
 
     Every component prepares and starts in turn without waiting, so they
@@ -78,6 +78,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     with it; then the others; then the cloud is reconciled to its spec
     like after a patch (the catalog, tempest.conf). kube_role: a Role
     file every Kubernetes API request is then authorised against.
+    heat_profile: which heat.conf heat runs with (components/heat.py).
     """
     spec = spec_mod.load(spec_text, spec_source)
     role_text = None
@@ -88,13 +89,17 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
             raise errors.Invalid(str(exc))
     records = [faults_mod.parse(f) for f in fault_args]
     faults_mod.Faults(records, spec, with_heat=with_heat)
+    if heat_profile not in heat.PROFILES:
+        raise errors.Invalid('unknown heat profile %r; known: %s' % (
+            heat_profile, ', '.join(sorted(heat.PROFILES))))
     if base_port is not None:
         ports.check_base_port(base_port)
     state.data = {'spec': spec, 'faults': records,
                   'base_port': base_port,
                   'options': {'registry': with_registry,
                               'fileserver': with_fileserver,
-                              'heat': with_heat}}
+                              'heat': with_heat,
+                              'heat_profile': heat_profile}}
     enabled = components.enabled(state)
     for comp in enabled:
         comp.binaries_needed(state)

@@ -90,10 +90,6 @@ class Fault(object):
         """Whether a non-glance service (e.g. heat-engine) is started."""
         return True
 
-    def keeps_rpc_queues(self):
-        """Whether heat's RPC connections keep their queues on close."""
-        return True
-
     def kube_allows(self, verb, resource):
         """Whether the Kubernetes API lets verb on resource through."""
         return True
@@ -179,19 +175,6 @@ class HeatEngineDown(Fault):
 
     def starts_service(self, name):
         return name != 'heat-engine'
-
-
-@fault
-class HeatLossyEngineStop(Fault):
-    name = 'heat-lossy-engine-stop'
-    needs_heat = True
-    arg_kind = None
-    help = ("heat runs with oslo.messaging's default queue handling (as the "
-            "heat-operator ships it): a stopping heat-engine acks and drops "
-            "the stack work sent to it, so a restart strands stacks")
-
-    def keeps_rpc_queues(self):
-        return False
 
 
 @fault
@@ -281,9 +264,6 @@ class Faults(object):
 
     def starts_service(self, name):
         return all(item.starts_service(name) for item in self.active)
-
-    def keeps_rpc_queues(self):
-        return all(item.keeps_rpc_queues() for item in self.active)
 
     def kube_allows(self, verb, resource):
         return all(item.kube_allows(verb, resource) for item in self.active)

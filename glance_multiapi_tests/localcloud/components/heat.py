@@ -50,7 +50,7 @@ PERIODIC_INTERVAL = 10
 HEAT_CONF = """[DEFAULT]
 debug = False
 transport_url = {transport_url}
-num_engine_workers = 1
+num_engine_workers = {engine_workers}
 # NOTE: engines report every periodic_interval and count as up for twice
 # that; 10 s makes a dead engine show as down within 20 s.
 periodic_interval = {periodic}
@@ -110,9 +110,26 @@ heartbeat_timeout_threshold = 0
 # files of the queue manager live in /dev/shm, named after hostname and
 # process name (heat-api, heat-api-cfn, heat-engine), so each cloud gets
 # its own hostname and "down" removes them.
-RPC_QUEUE_OPTIONS = """use_queue_manager = true
+QUEUE_MANAGER_OPTIONS = """use_queue_manager = true
 hostname = {hostname}
 """
+# NOTE: what heat-operator's templates/heat/config/00-default.conf renders
+# when the RabbitMQ of its transport URL has quorum queues (RabbitMQ >= 3.8;
+# Debian's is 3.10); it sets no use_queue_manager nor hostname.
+OPERATOR_QUEUE_OPTIONS = """rabbit_quorum_queue = true
+rabbit_transient_quorum_queue = true
+amqp_durable_queues = true
+"""
+# NOTE: "embedded" keeps one engine worker and the queue manager, a
+# deliberate deviation from the operator (see README, "heat-engine
+# restart"); "operator" is heat-operator's heat.conf as it renders it.
+PROFILES = {
+    'embedded': {'engine_workers': 1, 'queue_manager': True,
+                 'queue_options': ''},
+    'operator': {'engine_workers': 4, 'queue_manager': False,
+                 'queue_options': OPERATOR_QUEUE_OPTIONS},
+}
+DEFAULT_PROFILE = 'embedded'
 SHM_DIR = '/dev/shm'
 
 
@@ -156,13 +173,21 @@ def _rpc_hostname(state):
     return 'glance-multiapi-cloud-%d' % state.port('rabbitmq')
 
 
+def profile(state):
+    """The heat profile the cloud was brought up with."""
+    return state.data.get('options', {}).get('heat_profile',
+                                             DEFAULT_PROFILE)
+
+
 def _conf_text(state):
-    rpc_queue_options = ''
-    if faults_mod.Faults.of_state(state).keeps_rpc_queues():
-        rpc_queue_options = RPC_QUEUE_OPTIONS.format(
+    settings = PROFILES[profile(state)]
+    rpc_queue_options = settings['queue_options']
+    if settings['queue_manager']:
+        rpc_queue_options += QUEUE_MANAGER_OPTIONS.format(
             hostname=_rpc_hostname(state))
     return HEAT_CONF.format(
         transport_url=rabbitmq.transport_url(state),
+        engine_workers=settings['engine_workers'],
         root=state.path('heat'), periodic=PERIODIC_INTERVAL,
         grace=ENGINE_GRACE, cfn_url=api_url(state, 'heat-api-cfn'),
         heat_etc=_heat_etc(), keystone_url=keystone.url(state),
@@ -172,7 +197,7 @@ def _conf_text(state):
 
 
 def _write_conf(state):
-    """Write heat.conf as spec and faults say; whether it changed."""
+    """Write heat.conf as the profile says; whether it changed."""
     text = _conf_text(state)
     try:
         with open(_conf_path(state)) as f:

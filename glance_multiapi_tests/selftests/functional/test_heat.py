@@ -12,9 +12,10 @@
 
 """The consolidated heat checks against a real heat of the embedded cloud.
 
-The shared functional cloud has no heat, so this class brings up its own
-with ``up --with-heat`` (about a minute more), or reuses the one named by
-GLANCE_MULTIAPI_HEAT_CLOUD (a CI stage that runs heat on its own).
+The shared functional cloud has no heat, so these classes bring up their
+own with ``up --with-heat`` (about a minute more each), or reuse the ones
+named by GLANCE_MULTIAPI_HEAT_CLOUD and GLANCE_MULTIAPI_OPERATOR_HEAT_CLOUD
+(``--heat-profile operator``).
 """
 
 import json
@@ -29,6 +30,7 @@ import testtools
 from glance_multiapi_tests.selftests.functional import base
 
 ENV_HEAT_CLOUD = 'GLANCE_MULTIAPI_HEAT_CLOUD'
+ENV_OPERATOR_HEAT_CLOUD = 'GLANCE_MULTIAPI_OPERATOR_HEAT_CLOUD'
 _T = 'glance_multiapi_tests.tests.'
 SERVICES = _T + 'api.test_heat_services.HeatServicesTest.'
 API_TESTS = ('test_orchestration_version_document',
@@ -99,28 +101,78 @@ class HeatChecksTest(HeatCloudTestCase):
         self.assertOutcome(results, 'test_list_engine_services', 'fail',
                            'heat-engine')
 
-    def _restart_scenario(self, *faults):
+    def _restart_scenario(self, *faults, **overrides):
+        conf = self.overrides()
+        conf['consolidated_heat'].update(overrides)
         with self.fault(*faults):
             results = self.run_tempest(RESTART.replace('.', r'\.'),
-                                       overrides=self.overrides())
+                                       overrides=conf)
         (status, details), = [v for k, v in results.items()
                               if RESTART in k]
-        # NOTE: either way the scenario reports how long the restart took.
-        self.assertIn('heat-engine restart took', details, details[-2000:])
         return status, details
 
     def test_engine_restart_scenario_passes(self):
         status, details = self._restart_scenario()
         self.assertEqual('success', status, details[-2000:])
         self.assertIn('reached CREATE_COMPLETE', details, details[-2000:])
+        # NOTE: the proof it went through the restart: the new engine was
+        # listed, the old one gone, while "after" was still in progress.
+        self.assertIn('after CREATE_IN_PROGRESS, slow CREATE_COMPLETE; '
+                      'engines: 1 new, 0 old listed', details,
+                      details[-2000:])
 
-    def test_lossy_engine_stop_fails_restart_scenario(self):
-        # NOTE: oslo.messaging's default queue handling, with which a
-        # stopping engine drops the work for the stack's next resource.
-        status, details = self._restart_scenario('heat-lossy-engine-stop')
+    def test_restart_that_restarts_nothing_fails_scenario(self):
+        # NOTE: a restart command that does nothing must not pass: the
+        # stack completes but no new engine was ever listed.
+        status, details = self._restart_scenario(
+            restart_command='true {service}')
+        self.assertEqual('fail', status, details[-2000:])
+        self.assertIn('no new heat-engine was listed while stack',
+                      details, details[-2000:])
+
+    def test_resource_done_before_restart_fails_scenario(self):
+        status, details = self._restart_scenario(in_progress_seconds=0)
+        self.assertEqual('fail', status, details[-2000:])
+        # NOTE: caught before the restart, or right after it started.
+        self.assertTrue('completed before the restart' in details or
+                        'the restart did not hit slow in progress' in
+                        details, details[-2000:])
+
+
+class HeatOperatorProfileTest(HeatCloudTestCase):
+    """heat as the heat-operator configures it (--heat-profile operator).
+
+    What happens to a stack across an engine restart under the operator's
+    own settings.
+    """
+
+    cloud_env = ENV_OPERATOR_HEAT_CLOUD
+    up_args = ('--with-heat', '--heat-profile', 'operator')
+
+    def test_operator_heat_conf(self):
+        with open(os.path.join(self.state_dir, 'heat', 'heat.conf')) as f:
+            text = f.read()
+        for line in ('num_engine_workers = 4', 'rabbit_quorum_queue = true',
+                     'rabbit_transient_quorum_queue = true',
+                     'amqp_durable_queues = true'):
+            self.assertIn(line, text)
+        self.assertNotIn('use_queue_manager', text)
+
+    def test_operator_settings_strand_stack_on_restart(self):
+        # NOTE: measured, not wished for: under the operator's own
+        # heat.conf the work for the next resource is lost in the restart
+        # and the stack stays CREATE_IN_PROGRESS (README, "heat-engine
+        # restart"). Should heat or the operator fix it, this fails and
+        # the README note changes.
+        results = self.run_tempest(RESTART.replace('.', r'\.'),
+                                   overrides=self.overrides())
+        (status, details), = [v for k, v in results.items()
+                              if RESTART in k]
         self.assertEqual('fail', status, details[-2000:])
         self.assertIn('stayed in progress', details, details[-2000:])
-        self.assertIn('after INIT_COMPLETE', details, details[-2000:])
+        self.assertIn('after INIT_COMPLETE, slow CREATE_COMPLETE; '
+                      'engines: 4 new, 0 old listed', details,
+                      details[-2000:])
 
 
 class HeatCloudLifecycleTest(testtools.TestCase):

@@ -11,9 +11,10 @@
 #    under the License.
 
 """heat.conf of the embedded cloud, the files it leaves in /dev/shm and
-the faults that break heat."""
+the faults that break heat, the heat profiles."""
 
 import configparser
+import io
 import os
 import shutil
 import tempfile
@@ -21,6 +22,8 @@ import tempfile
 import fixtures
 import testtools
 
+from glance_multiapi_tests.localcloud import cli
+from glance_multiapi_tests.localcloud import cloud
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults
 from glance_multiapi_tests.localcloud.components import heat
@@ -46,21 +49,38 @@ class HeatConfTest(testtools.TestCase):
         self.useFixture(fixtures.MockPatchObject(heat, '_heat_etc',
                                                  lambda: '/etc/heat'))
 
-    def _rabbit_section(self):
-        parser = configparser.ConfigParser(interpolation=None)
+    def _conf(self, profile=None):
+        if profile:
+            self.state.data['options']['heat_profile'] = profile
+        # NOTE: [DEFAULT] as a plain section, not merged into the others.
+        parser = configparser.ConfigParser(interpolation=None,
+                                           default_section='no-defaults')
         parser.read_string(heat._conf_text(self.state))
-        return dict(parser['oslo_messaging_rabbit'])
+        return parser
 
-    def test_healthy_heat_keeps_rpc_queues(self):
-        section = self._rabbit_section()
+    def test_embedded_profile_is_the_default(self):
+        conf = self._conf()
+        self.assertEqual('embedded', heat.profile(self.state))
+        self.assertEqual('1', conf['DEFAULT']['num_engine_workers'])
+        section = dict(conf['oslo_messaging_rabbit'])
         self.assertEqual('true', section.get('use_queue_manager'))
         self.assertEqual('glance-multiapi-cloud-5672', section['hostname'])
+        for option in ('rabbit_quorum_queue', 'amqp_durable_queues'):
+            self.assertNotIn(option, section)
 
-    def test_lossy_engine_stop_uses_oslo_messaging_defaults(self):
-        self.state.data['faults'] = [['heat-lossy-engine-stop', None]]
-        section = self._rabbit_section()
-        self.assertNotIn('use_queue_manager', section)
-        self.assertNotIn('hostname', section)
+    def test_operator_profile_renders_heat_operator_conf(self):
+        # NOTE: heat-operator templates/heat/config/00-default.conf with
+        # QuorumQueues true (its RabbitMQ supports them, as Debian's).
+        conf = self._conf('operator')
+        self.assertEqual('4', conf['DEFAULT']['num_engine_workers'])
+        self.assertEqual({'heartbeat_timeout_threshold': '0',
+                          'rabbit_quorum_queue': 'true',
+                          'rabbit_transient_quorum_queue': 'true',
+                          'amqp_durable_queues': 'true'},
+                         dict(conf['oslo_messaging_rabbit']))
+        # NOTE: oslo.service's default, which the operator's 60 s pod
+        # termination grace period is aligned with.
+        self.assertEqual('60', conf['DEFAULT']['graceful_shutdown_timeout'])
 
     def test_write_conf_reports_changes_only(self):
         os.makedirs(self.state.path('heat'))
@@ -68,7 +88,7 @@ class HeatConfTest(testtools.TestCase):
         self.assertFalse(heat._write_conf(self.state))
         self.assertEqual(0o600, os.stat(heat._conf_path(self.state)).st_mode
                          & 0o777)
-        self.state.data['faults'] = [['heat-lossy-engine-stop', None]]
+        self.state.data['options']['heat_profile'] = 'operator'
         self.assertTrue(heat._write_conf(self.state))
 
     def test_remove_shm_files_only_this_clouds(self):
@@ -93,12 +113,19 @@ class HeatConfTest(testtools.TestCase):
 class HeatFaultsTest(testtools.TestCase):
 
     def test_heat_faults_need_heat(self):
-        for name in ('heat-engine-down', 'heat-lossy-engine-stop'):
+        for name, arg in (('heat-engine-down', None),
+                          ('heat-image-drift', 'heat-engine')):
             exc = self.assertRaises(errors.Invalid, faults.Faults,
-                                    [[name, None]], SPEC, with_heat=False)
+                                    [[name, arg]], SPEC, with_heat=False)
             self.assertEqual('fault %s needs heat (up --with-heat)' % name,
                              str(exc))
-            faults.Faults([[name, None]], SPEC, with_heat=True)
+            faults.Faults([[name, arg]], SPEC, with_heat=True)
+
+    def test_lossy_engine_stop_fault_is_gone(self):
+        # NOTE: replaced by up --heat-profile operator.
+        exc = self.assertRaises(errors.Invalid, faults.parse,
+                                'heat-lossy-engine-stop')
+        self.assertIn('unknown fault', str(exc))
 
     def test_heat_faults_take_no_argument(self):
         exc = self.assertRaises(errors.Invalid, faults.Faults,
@@ -109,3 +136,28 @@ class HeatFaultsTest(testtools.TestCase):
     def test_glance_faults_do_not_need_heat(self):
         faults.Faults([['patch-not-reconciled', None]], SPEC,
                       with_heat=False)
+
+
+class HeatProfileOptionTest(testtools.TestCase):
+
+    def test_up_takes_a_known_profile_embedded_by_default(self):
+        parser = cli.build_parser()
+        self.assertEqual('embedded', parser.parse_args(
+            ['up', '--with-heat']).heat_profile)
+        self.assertEqual('operator', parser.parse_args(
+            ['up', '--with-heat', '--heat-profile', 'operator']).heat_profile)
+        self.useFixture(fixtures.MonkeyPatch('sys.stderr', io.StringIO()))
+        self.assertRaises(SystemExit, parser.parse_args,
+                          ['up', '--heat-profile', 'lossy'])
+
+    def test_cloud_up_refuses_unknown_profile_before_starting(self):
+        root = tempfile.mkdtemp(prefix='gmt-unit-heat-')
+        self.addCleanup(shutil.rmtree, root, ignore_errors=True)
+        state = state_mod.State(root)
+        text, source = cli._read_spec(None)
+        exc = self.assertRaises(errors.Invalid, cloud.up, state,
+                                spec_text=text, spec_source=source,
+                                with_heat=True, heat_profile='lossy')
+        self.assertEqual("unknown heat profile 'lossy'; known: embedded, "
+                         "operator", str(exc))
+        self.assertEqual({}, state.data)

@@ -11,8 +11,10 @@
 #    under the License.
 
 """A rebuild of the consolidated heat image restarts heat-engine; a stack
-in progress at that moment must still end COMPLETE or FAILED."""
+whose resource is in progress at that moment must still complete, and the
+restart must be shown to have hit it."""
 
+import threading
 import time
 
 from oslo_log import log as logging
@@ -21,23 +23,48 @@ from tempest import config
 from tempest.lib import decorators
 
 from glance_multiapi_tests.common import commands
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.tests import heat_base
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
 SLOW = 'slow'
+AFTER = 'after'
 LOST_WORK_HINT = (
-    'one known cause: with oslo.messaging\'s default queue handling a '
-    'stopping heat-engine acks and drops the check_resource for the next '
-    'resource that is sent while it drains (the embedded cloud avoids it '
-    'with [oslo_messaging_rabbit] use_queue_manager = true; see README, '
-    '"heat-engine restart")')
+    'one known cause: with oslo.messaging\'s default queue handling (as '
+    'the heat-operator ships heat.conf) a stopping heat-engine acks and '
+    'drops the check_resource for the next resource that is sent while '
+    'it drains; [oslo_messaging_rabbit] use_queue_manager = true avoids '
+    'it; see README, "heat-engine restart"')
+
+
+class _Restart(threading.Thread):
+    """Runs the restart command while the test watches the stack."""
+
+    def __init__(self, command, timeout):
+        super().__init__(daemon=True)
+        self.command = command
+        self.timeout = timeout
+        self.output = None
+        self.error = None
+        self.seconds = None
+
+    def run(self):
+        started = time.monotonic()
+        try:
+            self.output = commands.run(self.command, timeout=self.timeout,
+                                       what='restart command')
+        except Exception as exc:
+            self.error = exc
+        self.seconds = time.monotonic() - started
 
 
 @decorators.serial
 class HeatEngineRestartTest(heat_base.HeatTest):
     """Restart heat-engine while a stack is being created."""
+
+    credentials = ['primary', 'admin']
 
     @classmethod
     def skip_checks(cls):
@@ -47,25 +74,47 @@ class HeatEngineRestartTest(heat_base.HeatTest):
             raise cls.skipException('[consolidated_heat] restart_command '
                                     'is not set')
 
+    @classmethod
+    def setup_clients(cls):
+        """heat-api as admin too: the engine service list."""
+        super().setup_clients()
+        cls.admin_heat = cls.heat_client(
+            cls.os_admin, CONF.consolidated_heat.catalog_type)
+
     def _template(self):
-        # NOTE: "after" depends on "slow", so the traversal must go on
-        # in the restarted engine for the stack to complete.
+        # NOTE: AFTER depends on SLOW, so the traversal must go on in the
+        # restarted engine; it waits too, so the engine list can be seen
+        # changed while the stack is still in progress.
+        wait = CONF.consolidated_heat.in_progress_seconds
         return {
             'heat_template_version': heat_base.TEMPLATE_VERSION,
             'resources': {
                 SLOW: {'type': 'OS::Heat::TestResource', 'properties': {
-                    'value': 'slow', 'action_wait_secs': {
-                        'create': CONF.consolidated_heat.in_progress_seconds,
-                        'delete': 0}}},
-                'after': {'type': 'OS::Heat::RandomString',
-                          'depends_on': SLOW}}}
+                    'value': SLOW, 'action_wait_secs': {
+                        'create': wait, 'delete': 0}}},
+                AFTER: {'type': 'OS::Heat::TestResource',
+                        'depends_on': SLOW, 'properties': {
+                            'value': AFTER, 'action_wait_secs': {
+                                'create': wait, 'delete': 0}}}}}
+
+    def _resources(self, name, stack_id):
+        return {r['resource_name']: r for r in
+                self.heat.list_resources(name, stack_id)}
+
+    def _engines(self):
+        """{engine_id: 'hostname status updated_at'} of heat-engine rows."""
+        binary = CONF.consolidated_heat.engine_binary
+        return {s['engine_id']: '%s %s %s' % (
+            s.get('hostname'), s.get('status'), s.get('updated_at'))
+            for s in self.admin_heat.list_services()
+            if s.get('binary') == binary}
 
     def _wait_slow_in_progress(self, name, stack_id):
         opts = CONF.consolidated_heat
 
         def check():
-            states = {r['resource_name']: r['resource_status'] for r in
-                      self.heat.list_resources(name, stack_id)}
+            states = {k: r['resource_status'] for k, r in
+                      self._resources(name, stack_id).items()}
             if states.get(SLOW) == 'CREATE_COMPLETE':
                 self.fail('stack %s (%s): %s completed before the restart; '
                           'raise [consolidated_heat] in_progress_seconds '
@@ -78,55 +127,132 @@ class HeatEngineRestartTest(heat_base.HeatTest):
                          what='resource %s of stack %s (%s) to be '
                          'CREATE_IN_PROGRESS' % (SLOW, name, stack_id))
 
-    def _resource_states(self, name, stack_id):
-        return ', '.join(sorted('%s %s' % (r['resource_name'],
-                                           r['resource_status'])
-                                for r in self.heat.list_resources(
-                                    name, stack_id)))
-
-    def _restart(self):
+    def _command(self):
         opts = CONF.consolidated_heat
-        command = commands.render(opts.restart_command,
-                                  option='restart_command',
-                                  service=opts.restart_service)
+        return commands.render(opts.restart_command,
+                               option='restart_command',
+                               service=opts.restart_service)
+
+    def _watch(self, name, stack_id, old, restart, timeline):
+        """Poll stack and engines together until the stack settles.
+
+        Returns (stack, changed): changed is the timeline entry in which a
+        new engine was first listed while the stack was in progress, or
+        None. Fails when the stack is still in progress terminal_timeout
+        after the restart command returned.
+        """
+        opts = CONF.consolidated_heat
         started = time.monotonic()
-        output = commands.run(command, timeout=opts.restart_timeout,
-                              what='restart command')
-        said = ' '.join(output.split())[-200:]
-        return '%s: %s' % (command, said or 'no output'), (
-            time.monotonic() - started)
+        state = {'changed': None, 'last': None, 'restarted': None}
+
+        def note(what):
+            # NOTE: only changes, so the timeline shows the transitions.
+            if what != state['last']:
+                state['last'] = what
+                timeline.append('%.1fs %s' % (time.monotonic() - started,
+                                              what))
+
+        def check():
+            try:
+                engines = self._engines()
+            except Exception as exc:
+                # NOTE: heat-api asks the engines over RPC; with none up
+                # the call fails after the RPC timeout.
+                engines = None
+                listed = 'engine list failed (%s)' % type(exc).__name__
+            stack = self.heat.show_stack(name, stack_id)
+            resources = self._resources(name, stack_id)
+            seen = '%s; %s' % (stack['stack_status'], ', '.join(
+                '%s %s' % (k, resources[k]['resource_status'])
+                for k in sorted(resources)))
+            in_progress = stack['stack_status'].endswith('_IN_PROGRESS')
+            if engines is not None:
+                new = set(engines) - set(old)
+                listed = 'engines: %d new, %d old listed' % (
+                    len(new), len(set(engines) & set(old)))
+            note('%s; %s' % (seen, listed))
+            # NOTE: the stack is read after the engine list, so a new
+            # engine listed while the stack is still in progress came
+            # before the stack completed.
+            if engines is not None and new and in_progress and (
+                    state['changed'] is None):
+                state['changed'] = timeline[-1]
+            if restart.is_alive():
+                return False, stack
+            if state['restarted'] is None:
+                state['restarted'] = time.monotonic()
+                note('restart command returned')
+            if in_progress and (time.monotonic() - state['restarted'] >
+                                opts.terminal_timeout):
+                self.fail('%s restart (%s) took %.1f s, then stack %s (%s) '
+                          'stayed in progress for %d s; timeline: %s; %s' % (
+                              opts.restart_service, restart.command,
+                              restart.seconds, name, stack_id,
+                              opts.terminal_timeout, ' | '.join(timeline),
+                              LOST_WORK_HINT))
+            return not in_progress, stack
+
+        stack = polling.poll(
+            check, timeout=opts.restart_timeout + opts.terminal_timeout + 60,
+            interval=opts.build_interval, max_interval=opts.build_interval,
+            what='%s restart to return and stack %s (%s) to leave '
+            'IN_PROGRESS' % (opts.restart_service, name, stack_id),
+            describe=lambda stack: ' | '.join(timeline[-5:]))
+        return stack, state['changed']
 
     @decorators.attr(type='slow')
     @decorators.attr(type='disruptive')
     @decorators.idempotent_id('759b0293-f857-4f98-bdbb-00eb28159096')
     def test_restart_engine_during_stack_create(self):
-        """The stack in progress ends COMPLETE or FAILED, not stuck."""
+        """The restart hits a resource in progress; the stack completes."""
         opts = CONF.consolidated_heat
         name, stack_id = self.create_stack(self._template(),
                                            'heat-engine-restart')
         self._wait_slow_in_progress(name, stack_id)
-        command, restart_seconds = self._restart()
-        after_restart = time.monotonic()
-        try:
-            stack = waiters.wait_for_terminal(
-                self.heat, name, stack_id, timeout=opts.terminal_timeout,
-                interval=opts.build_interval)
-        except waiters.Timeout as exc:
-            self.fail('%s restart took %.1f s (%s), then stack %s (%s) '
-                      'stayed in progress; resources: %s; %s; %s' % (
-                          opts.restart_service, restart_seconds, command,
-                          name, stack_id, self._resource_states(
-                              name, stack_id), exc, LOST_WORK_HINT))
-        settle_seconds = time.monotonic() - after_restart
-        summary = ('%s restart took %.1f s (%s); stack %s reached %s %.1f s '
-                   'later: %s' % (
-                       opts.restart_service, restart_seconds, command, name,
-                       stack['stack_status'], settle_seconds,
-                       stack.get('stack_status_reason')))
+        old = self._engines()
+        command = self._command()
+        restart = _Restart(command, opts.restart_timeout)
+        restart.start()
+        # NOTE: read right after the command started: the engine holding
+        # SLOW was told to stop while SLOW was still in progress.
+        slow = self._resources(name, stack_id)[SLOW]['resource_status']
+        timeline = ['engines before: %s' % '; '.join(
+            '%s %s' % item for item in sorted(old.items())),
+            'restart started; %s %s' % (SLOW, slow)]
+        stack, changed = self._watch(name, stack_id, old, restart,
+                                     timeline)
+        said = ' '.join((restart.output or '').split())[-200:]
+        summary = ('%s restart took %.1f s (%s: %s); stack %s reached %s: '
+                   '%s; timeline: %s' % (
+                       opts.restart_service, restart.seconds, command,
+                       restart.error or said or 'no output', name,
+                       stack['stack_status'],
+                       stack.get('stack_status_reason'),
+                       ' | '.join(timeline)))
         LOG.info(summary)
         self.addDetail('heat-engine-restart', content.text_content(summary))
-        self.assertIn(stack['stack_status'],
-                      ('CREATE_COMPLETE', 'CREATE_FAILED'), summary)
+        if restart.error is not None:
+            self.fail('restart command failed: %s; %s' % (
+                restart.error, summary))
+        if slow != 'CREATE_IN_PROGRESS':
+            self.fail('the restart did not hit %s in progress: it was %s '
+                      'right after the restart command started; raise '
+                      '[consolidated_heat] in_progress_seconds; %s' % (
+                          SLOW, slow, summary))
+        if stack['stack_status'] != 'CREATE_COMPLETE':
+            failed = ['%s %s: %s' % (k, r['resource_status'],
+                                     r.get('resource_status_reason'))
+                      for k, r in sorted(
+                          self._resources(name, stack_id).items())
+                      if not r['resource_status'].endswith('_COMPLETE')]
+            self.fail('stack %s (%s) is %s after the restart; resources: '
+                      '%s; %s' % (name, stack_id, stack['stack_status'],
+                                  '; '.join(failed) or 'none failed',
+                                  summary))
+        if changed is None:
+            self.fail('no new %s was listed while stack %s was still in '
+                      'progress, so the restart did not overlap its work; '
+                      '%s' % (opts.engine_binary, name, summary))
         # NOTE: the restarted engine must also act on the stack.
         self.heat.delete_stack(name, stack_id)
         self.wait_for_stack(name, stack_id, 'DELETE_COMPLETE', gone_ok=True)
