@@ -28,6 +28,8 @@ import sys
 import tempfile
 from xml.etree import ElementTree
 
+import yaml
+
 from glance_multiapi_tests.selftests.functional import base
 
 TOOLS = os.path.join(base.REPO, 'tools')
@@ -152,6 +154,7 @@ class ArtifactsTest(base.CloudTestCase):
                      'etc/kubeconfig', 'etc/keystone.conf', 'status.json'):
             self.assertIn(name, files)
         self.assertTrue(files['logs/keystone.log'].strip())
-        self.assertIn('token: ***', files['etc/kubeconfig'])
+        kubeconfig = yaml.safe_load(files['etc/kubeconfig'])
+        self.assertEqual('***', kubeconfig['users'][0]['user']['token'])
         self.assertIn('kept', proc.stdout)
         self.assertNoSecret(files, self.secrets(saved_state))
