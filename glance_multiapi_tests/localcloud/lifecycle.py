@@ -57,3 +57,15 @@ def restart(state, name, start_and_wait, timeout=processes.STOP_TIMEOUT):
     stopped = time.monotonic()
     start_and_wait()
     return stopped - began, time.monotonic() - stopped
+
+
+def restart_own(state, name, own, start, wait_ready):
+    """The ``restart`` verb of a component whose services start together.
+
+    None when name is not one of own (the names its ``restartable``
+    gives); otherwise restart it with the component's start and
+    wait_ready verbs, as ``restart`` returns.
+    """
+    if name not in own:
+        return None
+    return restart(state, name, lambda: wait_ready(state, start(state)))

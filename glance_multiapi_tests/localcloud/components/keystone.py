@@ -172,7 +172,5 @@ def restartable(state):
 
 
 def restart(state, name):
-    if name != NAME:
-        return None
-    return lifecycle.restart(state, name,
-                             lambda: wait_ready(state, start(state)))
+    return lifecycle.restart_own(state, name, restartable(state), start,
+                                 wait_ready)
