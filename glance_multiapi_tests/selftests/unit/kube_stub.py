@@ -25,6 +25,7 @@ import threading
 
 import fixtures
 
+from glance_multiapi_tests.localcloud import spec
 from glance_multiapi_tests.selftests.unit import stub_http
 
 TOKEN = 'stub-token'
@@ -94,7 +95,7 @@ class KubeStub:
         if route in self.objects:
             obj = self.objects[route]
             if method == 'PATCH':
-                obj = merge(obj, json.loads(body))
+                obj = spec.merge_patch(obj, json.loads(body))
                 self.objects[route] = obj
             return handler.send_json(200, json.dumps(obj))
         items = [obj for key, obj in sorted(self.objects.items())
@@ -125,16 +126,3 @@ class KubeStub:
         with open(filename, 'w') as f:
             json.dump(config, f)
         return filename
-
-
-def merge(target, patch):
-    """RFC 7386 JSON merge patch."""
-    if not isinstance(patch, dict):
-        return patch
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge(result.get(key), value)
-    return result
