@@ -26,6 +26,18 @@ from glance_multiapi_tests.selftests.unit import test_imagecheck_samples
 sample = test_imagecheck_samples.sample
 
 
+def run_main(*argv):
+    """(exit code, stdout, stderr) of glance-multiapi-image-check argv."""
+    out, err = io.StringIO(), io.StringIO()
+    with fixtures.MonkeyPatch('sys.stdout', out), \
+            fixtures.MonkeyPatch('sys.stderr', err):
+        try:
+            code = cli.main(list(argv))
+        except SystemExit as exc:
+            code = exc.code
+    return code, out.getvalue(), err.getvalue()
+
+
 class CliTest(testtools.TestCase):
 
     def setUp(self):
@@ -33,14 +45,7 @@ class CliTest(testtools.TestCase):
         self.tmp = self.useFixture(fixtures.TempDir()).path
 
     def main(self, *argv):
-        out, err = io.StringIO(), io.StringIO()
-        with fixtures.MonkeyPatch('sys.stdout', out), \
-                fixtures.MonkeyPatch('sys.stderr', err):
-            try:
-                code = cli.main(list(argv))
-            except SystemExit as exc:
-                code = exc.code
-        return code, out.getvalue(), err.getvalue()
+        return run_main(*argv)
 
     def sample_args(self, version='openstackversion.json',
                     mappings='image-mappings.yaml'):

@@ -13,19 +13,18 @@
 """The running Deployments' images against each other and the status."""
 
 import copy
-import io
 
 import fixtures
 import testtools
 
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.imagecheck import check
-from glance_multiapi_tests.imagecheck import cli
 from glance_multiapi_tests.imagecheck import errors
 from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import sources
 from glance_multiapi_tests.selftests.unit import kube_stub
 from glance_multiapi_tests.selftests.unit import test_imagecheck_check
+from glance_multiapi_tests.selftests.unit import test_imagecheck_cli
 
 REPO = test_imagecheck_check.REPO
 A = test_imagecheck_check.A
@@ -283,14 +282,7 @@ class CliThroughApiTest(ApiStubCase):
     """glance-multiapi-image-check --kubernetes --running."""
 
     def main(self, *argv):
-        out, err = io.StringIO(), io.StringIO()
-        with fixtures.MonkeyPatch('sys.stdout', out), \
-                fixtures.MonkeyPatch('sys.stderr', err):
-            try:
-                code = cli.main(list(argv))
-            except SystemExit as exc:
-                code = exc.code
-        return code, out.getvalue(), err.getvalue()
+        return test_imagecheck_cli.run_main(*argv)
 
     def args(self, *extra):
         return ['--mappings', self.mappings, '--kubernetes',
