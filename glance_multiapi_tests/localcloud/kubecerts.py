@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""A throw-away CA and serving certificate for the Kubernetes-style API.
+"""Throw-away CAs and serving certificates of the embedded cloud.
 
 NOTE: kubectl (client-go's clientcmd) sends the kubeconfig's credentials
 only over TLS; over plain http every request would go out without its
@@ -40,13 +40,11 @@ def _pem_key(key):
                              serialization.NoEncryption())
 
 
-def make(host='127.0.0.1'):
-    """(CA cert PEM, server cert PEM, server key PEM) for host."""
-    now = datetime.datetime.now(datetime.timezone.utc)
-    start, end = (now - datetime.timedelta(minutes=5),
-                  now + datetime.timedelta(days=VALID_DAYS))
+def make_ca(common_name='glance-multiapi-cloud CA'):
+    """(CA cert PEM, CA key PEM) of a new self-signed CA."""
+    start, end = _validity()
     ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_name = _name('glance-multiapi-cloud CA')
+    ca_name = _name(common_name)
     ca = (x509.CertificateBuilder()
           .subject_name(ca_name).issuer_name(ca_name)
           .public_key(ca_key.public_key())
@@ -60,18 +58,40 @@ def make(host='127.0.0.1'):
               key_agreement=False, key_cert_sign=True, crl_sign=True,
               encipher_only=False, decipher_only=False), critical=True)
           .sign(ca_key, hashes.SHA256()))
+    return ca.public_bytes(serialization.Encoding.PEM), _pem_key(ca_key)
+
+
+def issue(ca_pem, ca_key_pem, common_name, hosts=('127.0.0.1',),
+          dns_names=('localhost',)):
+    """(server cert PEM, key PEM) for hosts, signed by the given CA."""
+    ca = x509.load_pem_x509_certificate(ca_pem)
+    ca_key = serialization.load_pem_private_key(ca_key_pem, password=None)
+    start, end = _validity()
     key = ec.generate_private_key(ec.SECP256R1())
+    names = ([x509.IPAddress(ipaddress.ip_address(h)) for h in hosts] +
+             [x509.DNSName(d) for d in dns_names])
     cert = (x509.CertificateBuilder()
-            .subject_name(_name('kube-apiserver'))
-            .issuer_name(ca_name)
+            .subject_name(_name(common_name))
+            .issuer_name(ca.subject)
             .public_key(key.public_key())
             .serial_number(x509.random_serial_number())
             .not_valid_before(start).not_valid_after(end)
-            .add_extension(x509.SubjectAlternativeName([
-                x509.IPAddress(ipaddress.ip_address(host)),
-                x509.DNSName('localhost')]), critical=False)
+            .add_extension(x509.SubjectAlternativeName(names),
+                           critical=False)
             .add_extension(x509.ExtendedKeyUsage(
                 [x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
             .sign(ca_key, hashes.SHA256()))
-    return (ca.public_bytes(serialization.Encoding.PEM),
-            cert.public_bytes(serialization.Encoding.PEM), _pem_key(key))
+    return cert.public_bytes(serialization.Encoding.PEM), _pem_key(key)
+
+
+def _validity():
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return (now - datetime.timedelta(minutes=5),
+            now + datetime.timedelta(days=VALID_DAYS))
+
+
+def make(host='127.0.0.1'):
+    """(CA cert PEM, server cert PEM, server key PEM) for host."""
+    ca_pem, ca_key_pem = make_ca()
+    cert_pem, key_pem = issue(ca_pem, ca_key_pem, 'kube-apiserver', (host,))
+    return ca_pem, cert_pem, key_pem
