@@ -98,10 +98,16 @@ def backing(url):
     return '%s://%s%s' % (scheme, _netloc(parts), head)
 
 
-def hidden_reason(image_id, where):
-    """Why a placement check cannot judge: the options to turn on."""
-    return ('image %s read through %s shows neither direct_url nor '
-            'locations, so where its bytes are cannot be told: enable %s on '
-            'that GlanceAPI (the glance-operator enables both on internal, '
-            'single and edge GlanceAPIs, glanceapi_controller.go)' % (
-                image_id, where, ' and/or '.join(LOCATION_OPTIONS)))
+def hidden_reason(images):
+    """Why a placement check cannot judge: the options to turn on.
+
+    :param images: [(image id, where it was read)], at least one.
+    """
+    return ('%s show%s neither direct_url nor locations, so where the '
+            'bytes are cannot be told: enable %s on that GlanceAPI (the '
+            'glance-operator enables both on internal, single and edge '
+            'GlanceAPIs, glanceapi_controller.go)' % (
+                ', '.join('image %s read through %s' % item
+                          for item in images),
+                '' if len(images) > 1 else 's',
+                ' and/or '.join(LOCATION_OPTIONS)))

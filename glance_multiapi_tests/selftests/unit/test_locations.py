@@ -99,7 +99,11 @@ class TestRevealed(testtools.TestCase):
         self.assertFalse(locations.hides_locations({'locations': []}))
 
     def test_hidden_reason_names_options(self):
-        text = locations.hidden_reason(ID, 'api1 (http://x)')
-        for needle in (ID, 'api1', 'show_image_direct_url',
+        text = locations.hidden_reason([(ID, 'api1 (http://x)')])
+        for needle in ('image %s read through api1 (http://x) shows' % ID,
+                       'enable show_image_direct_url and/or '
                        'show_multiple_locations', 'glanceapi_controller.go'):
             self.assertIn(needle, text)
+        text = locations.hidden_reason([(ID, 'api1'), ('other', 'edge0')])
+        self.assertIn('through api1, image other read through edge0 show '
+                      'neither', text)

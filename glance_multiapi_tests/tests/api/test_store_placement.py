@@ -88,8 +88,7 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
                 seen = reader.show_image(image['id'])
             found = locations.revealed(seen)
             if not found:
-                hidden.append(locations.hidden_reason(image['id'],
-                                                      self.where(reader)))
+                hidden.append((image['id'], self.where(reader)))
                 continue
             backing = set()
             for location in found:
@@ -110,7 +109,7 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
                               one[2], one[0], one[1], other[2], other[0],
                               other[1], ', '.join(sorted(shared))))
         if hidden:
-            raise self.skipException('; '.join(hidden))
+            raise self.skipException(locations.hidden_reason(hidden))
         if len({item[1] for item in placed}) < 2:
             raise self.skipException(
                 'every API writes to store %s: no two stores to tell apart'
