@@ -18,7 +18,6 @@ and the placement checks pass healthy and fail, or say why they cannot
 judge, under the store faults.
 """
 
-import http.client
 import json
 import os
 import uuid
@@ -49,24 +48,34 @@ class StoreLocationsTest(base.CloudTestCase):
         scope = {'project': {'name': auth['project_name'],
                              'domain': {'id': 'default'}}}
         resp = requests.post(auth['auth_url'] + '/auth/tokens', json={
-            'auth': {'identity': identity, 'scope': scope}}, timeout=30)
+            'auth': {'identity': identity, 'scope': scope}}, timeout=30,
+            verify=self._verify(auth['auth_url']))
         self.assertEqual(201, resp.status_code, resp.text)
         return resp.headers['X-Subject-Token']
+
+    def _verify(self, url):
+        """The cloud's CA for https URLs (localcloud/certs.py), else True."""
+        if url.startswith('https:'):
+            return os.path.join(self.state_dir, 'tls', 'ca.crt')
+        return True
 
     def _internal(self, api):
         doc = json.loads(self.cli('get', '-o', 'json', check=True).stdout)
         return doc['status']['apiEndpoint'][api + '-internal']
 
     def _upload(self, url, headers):
+        verify = self._verify(url)
         resp = requests.post(url + '/v2/images', headers=headers, json={
             'name': 'fn-stores-%s' % uuid.uuid4().hex,
-            'disk_format': 'raw', 'container_format': 'bare'}, timeout=60)
+            'disk_format': 'raw', 'container_format': 'bare'}, timeout=60,
+            verify=verify)
         self.assertEqual(201, resp.status_code, resp.text)
         image_id = resp.json()['id']
         self.addCleanup(requests.delete, url + '/v2/images/' + image_id,
-                        headers=headers, timeout=60)
+                        headers=headers, timeout=60, verify=verify)
         put = requests.put(url + '/v2/images/%s/file' % image_id,
                            data=imagedata.raw(64 * 1024), timeout=120,
+                           verify=verify,
                            headers=dict(headers, **{
                                'Content-Type': 'application/octet-stream'}))
         self.assertEqual(204, put.status_code, put.text)
@@ -78,26 +87,25 @@ class StoreLocationsTest(base.CloudTestCase):
         maker, reader = self._internal('api1'), self._internal('api0')
         image_id = self._upload(maker, headers)
         shown = requests.get(reader + '/v2/images/' + image_id,
-                             headers=headers, timeout=30)
+                             headers=headers, timeout=30,
+                             verify=self._verify(reader))
         self.assertEqual(200, shown.status_code, shown.text)
         image = shown.json()
         self.assertEqual(('active', 'ceph1'),
                          (image['status'], image['stores']))
-        # NOTE: one plain connection, no retries, so what glance does is
+        # NOTE: requests retries nothing by default, so what glance does is
         # seen as it is: under uwsgi it closes the connection unanswered.
-        host, port = reader.split('//')[1].split(':')
-        conn = http.client.HTTPConnection(host, int(port), timeout=30)
-        self.addCleanup(conn.close)
-        conn.request('GET', '/v2/images/%s/file' % image_id,
-                     headers=headers)
         try:
-            resp = conn.getresponse()
-        except http.client.RemoteDisconnected:
+            resp = requests.get(reader + '/v2/images/%s/file' % image_id,
+                                headers=headers, timeout=30,
+                                verify=self._verify(reader))
+        except requests.ConnectionError as exc:
+            self.assertIn('Remote end closed connection without response',
+                          str(exc))
             return
-        body = resp.read()
-        self.assertGreaterEqual(resp.status, 400, 'api0, which lacks ceph1, '
-                                'answered %d with %d bytes' % (resp.status,
-                                                               len(body)))
+        self.assertGreaterEqual(resp.status_code, 400, 'api0, which lacks '
+                                'ceph1, answered %d with %d bytes' % (
+                                    resp.status_code, len(resp.content)))
 
     def test_healthy_placement_passes(self):
         with self.fault():
@@ -114,6 +122,11 @@ class StoreLocationsTest(base.CloudTestCase):
                            'ceph0) and image ', '(through api1, store ceph1) '
                            'are both in file://', '/stores/ceph0: two store '
                            'names backed by one place')
+        # NOTE: glance matches the location URL to api1's ceph1 (same
+        # place), so api1 serves an image of a store it lacks.
+        self.assertOutcome(results, READ_ACROSS, 'fail', 'store ceph0, made '
+                           'through api0) read through api1 (',
+                           'an API without the store must not serve it')
         # NOTE: the names are trusted by the store-id check, which passes.
         self.assertOutcome(results, UPLOAD_STORE, 'success')
 
