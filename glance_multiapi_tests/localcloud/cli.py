@@ -46,11 +46,18 @@ def _default_spec_text():
     return json.dumps(DEMO_SPEC), '<built-in demo spec>'
 
 
+def _api_spec(api_type, default, stores):
+    return {'type': api_type, 'replicas': 1, 'customServiceConfig': (
+        '[DEFAULT]\nenabled_backends = %s\n[glance_store]\n'
+        'default_backend = %s\n' % (
+            ', '.join('%s:rbd' % s for s in stores), default))}
+
+
+# NOTE: the DCN layout of etc/glance-multiapi-cloud.yaml.
 DEMO_SPEC = {'keystoneEndpoint': 'api0', 'glanceAPIs': {
-    name: {'type': 'split', 'replicas': 1, 'customServiceConfig': (
-        '[DEFAULT]\nenabled_backends = %s:rbd\n[glance_store]\n'
-        'default_backend = %s\n' % (store, store))}
-    for name, store in (('api0', 'ceph0'), ('api1', 'ceph1'))}}
+    'api0': _api_spec('split', 'ceph0', ('ceph0', 'ceph2')),
+    'api1': _api_spec('split', 'ceph1', ('ceph1',)),
+    'edge0': _api_spec('edge', 'ceph2', ('ceph0', 'ceph2'))}}
 
 
 def build_parser():
@@ -162,6 +169,7 @@ def status_report(state):
         report['apis'][api] = {
             'type': api_spec['type'],
             'store': spec_mod.api_stores(spec, api)[0],
+            'stores': spec_mod.api_stores(spec, api)[1],
             'public': endpoints.get(api + '-public'),
             'internal': endpoints.get(api + '-internal'),
             'in_catalog': api == spec['keystoneEndpoint'],

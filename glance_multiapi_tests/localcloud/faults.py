@@ -17,6 +17,8 @@ hook it breaks; every hook's default is the healthy behaviour. Faults are
 named on the command line as NAME or NAME=ARG (ARG is usually an API).
 """
 
+import os
+
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.multiapi import glance_cr
 
@@ -97,6 +99,18 @@ class Fault(object):
     def image_drifts(self, deployment):
         """Whether a heat Deployment runs another image than the rest."""
         return False
+
+    def store_dir(self, store, path):
+        """The directory the file store behind store name writes to."""
+        return path
+
+    def served_stores(self, api, stores, every):
+        """The stores api is configured with (every: all of the spec)."""
+        return stores
+
+    def shows_locations(self, api):
+        """Whether api sets show_image_direct_url/show_multiple_locations."""
+        return True
 
 
 @fault
@@ -271,6 +285,19 @@ class Faults(object):
     def image_drifts(self, deployment):
         return any(item.image_drifts(deployment) for item in self.active)
 
+    def store_dir(self, store, path):
+        for item in self.active:
+            path = item.store_dir(store, path)
+        return path
+
+    def served_stores(self, api, stores, every):
+        for item in self.active:
+            stores = item.served_stores(api, stores, every)
+        return stores
+
+    def shows_locations(self, api):
+        return all(item.shows_locations(api) for item in self.active)
+
 
 def describe():
     """Help text listing every fault."""
@@ -280,3 +307,50 @@ def describe():
             name += '=' + cls.arg_kind.upper()
         lines.append('  %-27s %s' % (name, cls.help))
     return '\n'.join(lines)
+
+
+# -- stores: where the bytes are (issue #12, placement by location) --------
+@fault
+class SharedStore(Fault):
+    name = 'shared-store'
+    arg_kind = 'store:store'
+    help = ('the second store name is backed by the first one\'s directory '
+            '(e.g. ceph0:ceph1): two names, one place, as two Ceph store '
+            'sections pointing at the same cluster and pool')
+
+    def check_arg(self):
+        first, _sep, second = (self.arg or '').partition(':')
+        if not first or not second or first == second:
+            raise errors.Invalid('fault %s needs STORE:OTHER_STORE, two '
+                                 'different store names, e.g. %s=ceph0:ceph1'
+                                 % (self.name, self.name))
+
+    def store_dir(self, store, path):
+        first, _sep, second = self.arg.partition(':')
+        if store != second:
+            return path
+        return os.path.join(os.path.dirname(path), first)
+
+
+@fault
+class EveryStore(Fault):
+    name = 'every-store'
+    help = ('API (every API when none is named) is configured with every '
+            'store of the spec, not only its own: it reads images it could '
+            'not read on a cluster (what the embedded cloud did before)')
+
+    def served_stores(self, api, stores, every):
+        if self.arg and api != self.arg:
+            return stores
+        return stores + [s for s in every if s not in stores]
+
+
+@fault
+class HideLocations(Fault):
+    name = 'hide-locations'
+    help = ('API (every API when none is named) hides image locations '
+            '(show_image_direct_url and show_multiple_locations False), as '
+            'a split API\'s external GlanceAPI does')
+
+    def shows_locations(self, api):
+        return bool(self.arg) and api != self.arg

@@ -42,6 +42,9 @@ class Api:
     type: str = glance_cr.DEFAULT_TYPE
     endpoints: dict = dataclasses.field(default_factory=dict)
     default_store: str = None
+    # NOTE: the enabled_backends of its customServiceConfig, () when only
+    # [glance_multiapi] options describe it (then unknown).
+    stores: tuple = ()
 
     @property
     def is_edge(self):
@@ -98,16 +101,19 @@ def check_url(url, source, field):
     return url.strip()
 
 
-def default_backend(snippets, source, field):
-    """[glance_store] default_backend of an API's INI snippets.
+def backends(snippets, source, field):
+    """(default_backend, (enabled backends, the default among them)).
 
     The operator gives an API its own customServiceConfig when set, else
     the Glance one, never both (glance_cr.effective_config).
     """
     try:
-        return glance_cr.backends(snippets)[0]
+        default, stores = glance_cr.backends(snippets)
     except glance_cr.ConfigError as exc:
         raise _field_error(source, exc.field, exc.problem)
+    if default and default not in stores:
+        stores.append(default)
+    return default, tuple(stores)
 
 
 def _mapping(value, source, field):
@@ -164,12 +170,12 @@ def parse_cr(text, source, strict=True):
                     '(present keys: %s)' % (
                         name, api_type, interface,
                         ', '.join(sorted(endpoints)) or 'none'))
-        store = default_backend(
+        store, stores = backends(
             [('spec.customServiceConfig', spec.get('customServiceConfig')),
              (field + '.customServiceConfig',
               api_spec.get('customServiceConfig'))], source, field)
         apis[name] = Api(name=name, type=api_type, endpoints=urls,
-                         default_store=store)
+                         default_store=store, stores=stores)
     keystone_endpoint = spec.get('keystoneEndpoint')
     if keystone_endpoint is None:
         keystone_endpoint = glance_cr.default_keystone_endpoint(
@@ -249,7 +255,7 @@ def apply_options(base, opts):
                                'discovery_command)' % name)
         store = (opts.default_stores or {}).get(name, api.default_store)
         apis[name] = Api(name=name, type=api_type, endpoints=urls,
-                         default_store=store)
+                         default_store=store, stores=api.stores)
     if not apis:
         raise DiscoveryError('%s: no API known: set kubernetes_api, '
                              'discovery_command or api_names' % source)

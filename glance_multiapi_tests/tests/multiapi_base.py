@@ -22,6 +22,7 @@ of the scenarios that change the cloud.
 import contextlib
 import dataclasses
 import hashlib
+import http.client
 import io
 import time
 
@@ -31,6 +32,7 @@ from tempest.lib.common.utils import data_utils
 from tempest.lib.common.utils import test_utils
 from tempest.lib import exceptions as lib_exc
 from tempest import test
+from urllib3 import exceptions as urllib3_exc
 
 from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.multiapi import catalog
@@ -53,6 +55,43 @@ def image_stores(image):
     """The store ids of an image (glance gives a comma-separated string)."""
     return sorted(s.strip() for s in (image.get('stores') or '').split(',')
                   if s.strip())
+
+
+def _causes(exc):
+    """exc and every exception it was raised from or wraps, once each."""
+    seen, todo = [], [exc]
+    while todo and len(seen) < 20:
+        item = todo.pop()
+        if not isinstance(item, BaseException) or item in seen:
+            continue
+        seen.append(item)
+        todo.extend([item.__cause__, item.__context__,
+                     getattr(item, 'reason', None)] + list(item.args))
+    return seen
+
+
+def read_refusal(exc):
+    """How a download was refused, from its exception; None if it hung.
+
+    An HTTP answer of 400 or more, or a connection the API closed without
+    answering: glance 33 does not catch the UnknownScheme of a location in
+    a store it is not configured for (glance/api/v2/image_data.py
+    download), and under uwsgi the request ends with no response at all;
+    a proxy in front (httpd, a Route) turns that into a 5xx.
+    :returns: text saying how, or None for a timeout or anything else.
+    """
+    status = getattr(getattr(exc, 'resp', None), 'status', None)
+    if isinstance(exc, lib_exc.RestClientException) and status:
+        return 'HTTP %s' % status if int(status) >= 400 else None
+    causes = _causes(exc)
+    if any(isinstance(c, (urllib3_exc.TimeoutError, TimeoutError))
+           for c in causes):
+        return None
+    if any(isinstance(c, (http.client.RemoteDisconnected,
+                          ConnectionResetError, urllib3_exc.ProtocolError))
+           for c in causes):
+        return 'connection closed without a response'
+    return None
 
 
 class MultiApiTest(test.BaseTestCase):
@@ -137,6 +176,28 @@ class MultiApiTest(test.BaseTestCase):
                         api.endpoints[interface], why)
         return fixed_url_client.for_api(cls.os_primary.auth_provider,
                                         api, order[0])
+
+    @classmethod
+    def locations_client(cls, api, client):
+        """Where an API reveals image locations: its internal endpoint.
+
+        NOTE: the glance-operator sets show_image_direct_url and
+        show_multiple_locations on internal, single and edge GlanceAPIs
+        and hides both on a split API's external one
+        (glanceapi_controller.go), so the public URL may hide them.
+        """
+        url = api.endpoints.get('internal')
+        if url and url != getattr(client, 'api_url', None) and \
+                probes.answers(url, CONF.glance_multiapi.probe_timeout)[0]:
+            return fixed_url_client.for_api(cls.os_primary.auth_provider,
+                                            api, 'internal')
+        return client
+
+    def offered_stores(self, client):
+        """The store ids an API serves, from its /v2/info/stores."""
+        with self.talking_to(client, 'GET /v2/info/stores'):
+            stores = client.info_stores().get('stores', [])
+        return sorted(s['id'] for s in stores)
 
     def where(self, client):
         """Text naming where a client sends requests, for messages."""

@@ -34,6 +34,11 @@ HINT = 'install cloud-requirements.txt'
 
 GLANCE_API_CONF = """[DEFAULT]
 debug = False
+# NOTE: as the glance-operator renders its internal, single and edge
+# GlanceAPIs (glanceapi_controller.go, templates/common/config/
+# 00-config.conf); it hides both only on a split API's external half.
+show_image_direct_url = {show_locations}
+show_multiple_locations = {show_locations}
 enabled_backends = {backends}
 enabled_import_methods = [glance-direct,web-download,copy-image]
 image_cache_dir = {api_dir}/cache
@@ -92,21 +97,41 @@ def store_path(glance_dir, store):
     return os.path.join(glance_dir, 'stores', store)
 
 
+def served_stores(spec, api, faults):
+    """(default store, [stores]) one API is configured with, after faults.
+
+    An API serves only its own stores (the enabled_backends of its
+    effective customServiceConfig), as each GlanceAPI renders only its
+    own config. A fault that moves its default to a foreign store adds
+    that store, as a misconfigured API would have it.
+    """
+    default, own = spec_mod.api_stores(spec, api)
+    every = spec_mod.all_stores(spec)
+    store = faults.default_store(api, default, every)
+    own = faults.served_stores(api, own, every)
+    return store, (own + [store] if store not in own else own)
+
+
 def render_config(*, glance_dir, api_dir, default_store, stores,
-                  keystone_url, glance_password):
+                  keystone_url, glance_password, store_dir=None,
+                  show_locations=True):
     """The glance-api.conf text of one API.
 
     NOTE: the spec names its stores' types as a cluster does (rbd, the
     operator refuses a split API on one file store); the stores are file
     stores all the same, so one spec runs here and on a cluster alike.
+    store_dir(store, path) may move a store's directory (a fault).
     """
+    store_dir = store_dir or (lambda store, path: path)
     sections = ''.join(STORE_SECTION.format(
-        name=s, path=store_path(glance_dir, s)) for s in stores)
+        name=s, path=store_dir(s, store_path(glance_dir, s)))
+        for s in stores)
     return GLANCE_API_CONF.format(
         backends=', '.join('%s:file' % s for s in stores),
         api_dir=api_dir, glance_dir=glance_dir,
         default_store=default_store, store_sections=sections,
-        keystone_url=keystone_url, glance_password=glance_password)
+        keystone_url=keystone_url, glance_password=glance_password,
+        show_locations=bool(show_locations))
 
 
 def write_api_config(api_dir, text):
@@ -241,7 +266,6 @@ def start(state):
     """Stop removed APIs, (re)start changed or new ones; don't wait."""
     spec = state.data['spec']
     faults = faults_mod.Faults.of_state(state)
-    stores = spec_mod.all_stores(spec)
     wanted = sorted(name for name, api in spec['glanceAPIs'].items()
                     if api['replicas'] > 0 and faults.starts(name))
     processes.stop_many(state, [
@@ -252,14 +276,16 @@ def start(state):
             del state.data['api_keys'][api]
     started = []
     for api in wanted:
-        default, _own = spec_mod.api_stores(spec, api)
-        store = faults.default_store(api, default, stores)
+        store, stores = served_stores(spec, api, faults)
+        dirs = {s: faults.store_dir(s, store_path(state.path('glance'), s))
+                for s in stores}
         public, internal = api_ports(state, api)
-        # NOTE: like the operator, only a change of the API's own spec
-        # restarts it; the stores of APIs added later are known to it from
-        # its next restart on (a real api0 is not configured for ceph2).
-        key = json.dumps([spec['glanceAPIs'][api], store, public, internal],
-                         sort_keys=True)
+        # NOTE: like the operator, only a change of the API's own config
+        # restarts it: its stores (own customServiceConfig, else the
+        # top-level one), where they live, its ports.
+        shows = faults.shows_locations(api)
+        key = json.dumps([spec['glanceAPIs'][api], store, stores, dirs,
+                          shows, public, internal], sort_keys=True)
         service = api_service(api)
         keys = state.data.setdefault('api_keys', {})
         if keys.get(api) != key and processes.pid_of(state, service):
@@ -271,7 +297,8 @@ def start(state):
                     api_dir=state.path('glance', 'apis', api),
                     default_store=store, stores=stores,
                     keystone_url=keystone.url(state),
-                    glance_password=state.password('glance')))
+                    glance_password=state.password('glance'),
+                    store_dir=faults.store_dir, show_locations=shows))
             _start_api(state, api)
             started.append(service)
         keys[api] = key

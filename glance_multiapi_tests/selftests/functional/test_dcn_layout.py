@@ -9,38 +9,47 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-"""The DCN layout: two split APIs and an edge one, on a cloud of its own.
+"""The default spec is the DCN layout: two split APIs and an edge one.
 
 An edge API exposes only an internal endpoint and is never in the
 catalog; the endpoint, catalog and placement checks must judge it
-through that endpoint (they failed with KeyError 'public' before).
+through that endpoint (they failed with KeyError 'public' before). The
+cloud is one of the class's own, brought up with no --spec at all.
 """
 
 import json
-import os
 
 from glance_multiapi_tests.selftests.functional import base
 
-REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',
-                                     '..'))
-DCN_SPEC = os.path.join(REPO, 'etc', 'glance-multiapi-cloud-dcn.yaml')
 CHECKS = (r'glance_multiapi_tests\.tests\.api\.'
           r'(test_store_placement|test_endpoints|test_catalog)\.')
 
 
 class DcnLayoutTest(base.CloudTestCase):
-    """The read-only multi-API checks pass on the DCN layout."""
+    """The read-only multi-API checks pass on the default (DCN) layout."""
 
     cloud_env = 'GLANCE_MULTIAPI_FUNCTIONAL_DCN_CLOUD'
-    up_args = ('--spec', DCN_SPEC, '--no-registry', '--no-fileserver')
+    up_args = ('--no-registry', '--no-fileserver')
+
+    def test_default_spec_is_dcn(self):
+        doc = json.loads(self.cli('get', '-o', 'json', check=True).stdout)
+        spec = doc['spec']
+        self.assertEqual('api0', spec['keystoneEndpoint'])
+        self.assertEqual(
+            {'api0': 'split', 'api1': 'split', 'edge0': 'edge'},
+            {name: api['type'] for name, api in spec['glanceAPIs'].items()})
+        self.assertEqual(['edge0-internal'], sorted(
+            k for k in doc['status']['apiEndpoint'] if k.startswith('edge0')))
+        status = json.loads(self.cli('status', '-o', 'json',
+                                     check=True).stdout)
+        self.assertEqual(
+            {'api0': ['ceph0', 'ceph2'], 'api1': ['ceph1'],
+             'edge0': ['ceph0', 'ceph2']},
+            {name: api['stores'] for name, api in status['apis'].items()})
 
     def test_checks_pass_with_an_edge_api(self):
         results = self.run_tempest(CHECKS, concurrency=2)
-        self.assertEqual(6, len(results), results)
+        self.assertEqual(7, len(results), results)
         for test_id, (status, details) in sorted(results.items()):
             self.assertEqual('success', status,
                              '%s: %s' % (test_id, details))
-        doc = json.loads(self.cli('get', '-o', 'json', check=True).stdout)
-        self.assertEqual('edge', doc['spec']['glanceAPIs']['edge0']['type'])
-        self.assertEqual(['edge0-internal'], sorted(
-            k for k in doc['status']['apiEndpoint'] if k.startswith('edge0')))

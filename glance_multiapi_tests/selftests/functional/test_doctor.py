@@ -83,7 +83,8 @@ class DoctorTest(base.CloudTestCase):
                      'catalog-endpoint', 'catalog'):
             self.assertIn(name, names)
         self.assertEqual('api0', doc['deployment']['keystone_endpoint'])
-        self.assertEqual({'api0', 'api1'}, set(doc['deployment']['apis']))
+        self.assertEqual({'api0', 'api1', 'edge0'},
+                         set(doc['deployment']['apis']))
 
     def test_unresolvable_endpoint_names_api_interface_and_url(self):
         # The seed's CI failure: the keystoneEndpoint API's public host

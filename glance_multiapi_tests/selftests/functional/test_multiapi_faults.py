@@ -34,7 +34,9 @@ INFO_STORES = _T + 'api.test_store_placement.StorePlacementTest.' \
 SWITCHOVER = _T + 'scenario.test_switchover.KeystoneEndpointSwitchoverTest.' \
     'test_switch_keystone_endpoint'
 READ_ACROSS = _T + 'api.test_store_placement.StorePlacementTest.' \
-    'test_image_readable_through_every_api'
+    'test_image_readable_exactly_where_api_has_store'
+BACKING = _T + 'api.test_store_placement.StorePlacementTest.' \
+    'test_uploads_land_in_distinct_backing_locations'
 GROW_SHRINK = _T + 'scenario.test_grow_shrink.GrowShrinkTest.' \
     'test_add_and_remove_api'
 
@@ -65,7 +67,8 @@ class MultiApiFaultsTest(base.CloudTestCase):
             results = self.run_tempest(ALL_MULTIAPI, concurrency=2,
                                        overrides=self.overrides())
         for test_id in (ENDPOINTS, ONE_SERVICE, OWNERSHIP, UPLOAD_STORE,
-                        INFO_STORES, READ_ACROSS, SWITCHOVER, GROW_SHRINK):
+                        INFO_STORES, READ_ACROSS, BACKING, SWITCHOVER,
+                        GROW_SHRINK):
             self.assertOutcome(results, test_id, 'success')
         bad = {t: d[-2000:] for t, (s, d) in results.items()
                if s == 'fail'}

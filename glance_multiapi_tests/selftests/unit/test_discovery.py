@@ -79,6 +79,16 @@ class ParseCrTest(testtools.TestCase):
         self.assertEqual('ceph0', dep.apis['api0'].default_store)
         self.assertEqual('top', dep.apis['api1'].default_store)
 
+    def test_enabled_backends_of_the_effective_config(self):
+        dep = discovery.parse_cr(_cr(**{
+            'spec.glanceAPIs.api0.customServiceConfig':
+                '[DEFAULT]\nenabled_backends = ceph0:rbd, ceph2:rbd\n'
+                '[glance_store]\ndefault_backend = ceph0\n'}), SOURCE)
+        self.assertEqual(('ceph0', 'ceph2'), dep.apis['api0'].stores)
+        # NOTE: a default_backend not listed still counts as served.
+        self.assertEqual(('top',), dep.apis['api1'].stores)
+        self.assertEqual(('cephE',), dep.apis['edge0'].stores)
+
     def test_no_default_backend_anywhere_is_none(self):
         dep = discovery.parse_cr(_cr(**{'spec.customServiceConfig': None}),
                                  SOURCE)

@@ -10,6 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import glob
 import json
 import os
 
@@ -17,10 +18,12 @@ import testtools
 
 from glance_multiapi_tests import config
 from glance_multiapi_tests.localcloud import cli
+from glance_multiapi_tests.localcloud.components import glance
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults
 from glance_multiapi_tests.localcloud import spec
 from glance_multiapi_tests.localcloud import testimages
+from glance_multiapi_tests.multiapi import glance_cr
 
 DEMO = """
 keystoneEndpoint: api0
@@ -127,19 +130,51 @@ class TestSpecLoad(testtools.TestCase):
             self.assertIn(rule, str(exc))
             self.assertNotIn('\n', str(exc))
 
-    def test_shipped_specs_pass_the_operator_rules(self):
+    def _shipped_specs(self):
         root = os.path.dirname(os.path.dirname(os.path.dirname(
             os.path.dirname(os.path.abspath(__file__)))))
-        for name in ('glance-multiapi-cloud.yaml',
-                     'glance-multiapi-cloud-dcn.yaml'):
-            with open(os.path.join(root, 'etc', name)) as f:
-                spec.load(f.read(), name)
-        spec.normalize(cli.DEMO_SPEC, 'built-in')
+        paths = sorted(glob.glob(os.path.join(root, 'etc', '*.yaml')))
+        # NOTE: the default, its DCN alias and the two-API pair at least.
+        self.assertGreaterEqual(len(paths), 3, paths)
+        for path in paths:
+            with open(path) as f:
+                text = f.read()
+            yield os.path.basename(path), text
+
+    def test_shipped_specs_pass_the_operator_rules(self):
+        for name, text in self._shipped_specs():
+            loaded = spec.load(text, name)
+            self.assertEqual([], glance_cr.refusals(loaded), name)
+        self.assertEqual([], glance_cr.refusals(
+            spec.normalize(cli.DEMO_SPEC, 'built-in')))
+
+    def test_default_grow_spec_on_every_shipped_spec(self):
         grow = [opt for opt in config.GlanceMultiApiGroup
                 if opt.name == 'grow_api_spec'][0].default
-        grown = spec.apply_patch(spec.load(DEMO, 'demo.yaml'), json.dumps(
-            {'spec': {'glanceAPIs': {'grow': json.loads(grow)}}}))
-        self.assertEqual('cephgrow', spec.api_stores(grown, 'grow')[0])
+        patch = json.dumps({'spec': {'glanceAPIs': {
+            'apigrow': json.loads(grow)}}})
+        for name, text in self._shipped_specs():
+            grown = spec.apply_patch(spec.load(text, name), patch)
+            self.assertEqual([], glance_cr.refusals(grown), name)
+            self.assertEqual(('cephgrow', ['cephgrow']),
+                             spec.api_stores(grown, 'apigrow'), name)
+
+    def test_default_spec_is_dcn_like(self):
+        text = dict(self._shipped_specs())['glance-multiapi-cloud.yaml']
+        loaded = spec.load(text, 'default')
+        self.assertEqual(
+            {'api0': 'split', 'api1': 'split', 'edge0': 'edge'},
+            {n: a['type'] for n, a in loaded['glanceAPIs'].items()})
+        self.assertEqual('api0', loaded['keystoneEndpoint'])
+        self.assertEqual(loaded, spec.normalize(cli.DEMO_SPEC, 'built-in'))
+        # NOTE: as the operator's edge sample: the edge knows the central
+        # store besides its own default; api1 knows only its own.
+        self.assertEqual(('ceph2', ['ceph0', 'ceph2']),
+                         spec.api_stores(loaded, 'edge0'))
+        self.assertEqual(('ceph1', ['ceph1']),
+                         spec.api_stores(loaded, 'api1'))
+        self.assertEqual(3, len({spec.api_stores(loaded, n)[0]
+                                 for n in loaded['glanceAPIs']}))
 
     def test_missing_default_store(self):
         self._refused('glanceAPIs: {a: {customServiceConfig: "[x]\\n"}}',
@@ -229,6 +264,58 @@ class TestFaults(testtools.TestCase):
     def test_unknown_fault_and_api(self):
         self.assertRaises(errors.Invalid, faults.parse, 'no-such-fault')
         self.assertRaises(errors.Invalid, self._faults, 'api-down=api7')
+
+    def test_shared_store_moves_second_store_only(self):
+        shared = self._faults('shared-store=ceph0:ceph1')
+        self.assertEqual('/g/stores/ceph0',
+                         shared.store_dir('ceph1', '/g/stores/ceph1'))
+        self.assertEqual('/g/stores/ceph0',
+                         shared.store_dir('ceph0', '/g/stores/ceph0'))
+        self.assertEqual('/g/stores/ceph1',
+                         self._faults().store_dir('ceph1', '/g/stores/ceph1'))
+        for bad in ('shared-store', 'shared-store=ceph0',
+                    'shared-store=ceph0:ceph0'):
+            self.assertRaises(errors.Invalid, self._faults, bad)
+
+
+class TestServedStores(testtools.TestCase):
+    """Each embedded API is configured with its own stores only."""
+
+    def setUp(self):
+        super().setUp()
+        self.spec = spec.normalize(cli.DEMO_SPEC, 'built-in')
+
+    def _served(self, api, *names):
+        return glance.served_stores(self.spec, api, faults.Faults(
+            [faults.parse(n) for n in names], self.spec))
+
+    def test_own_stores_only(self):
+        self.assertEqual(('ceph0', ['ceph0', 'ceph2']), self._served('api0'))
+        self.assertEqual(('ceph1', ['ceph1']), self._served('api1'))
+        self.assertEqual(('ceph2', ['ceph0', 'ceph2']),
+                         self._served('edge0'))
+
+    def test_wrong_default_store_adds_the_foreign_store(self):
+        self.assertEqual(('ceph0', ['ceph1', 'ceph0']),
+                         self._served('api1', 'wrong-default-store=api1'))
+
+    def test_every_store_fault(self):
+        self.assertEqual(('ceph1', ['ceph1', 'ceph0', 'ceph2']),
+                         self._served('api1', 'every-store'))
+        self.assertEqual(('ceph1', ['ceph1']),
+                         self._served('api1', 'every-store=api0'))
+
+    def test_config_names_own_stores_and_reveals_locations(self):
+        text = glance.render_config(
+            glance_dir='/g', api_dir='/g/apis/api1', default_store='ceph1',
+            stores=['ceph1'], keystone_url='http://k', glance_password='p',
+            store_dir=lambda store, path: path.replace('ceph1', 'ceph0'))
+        self.assertIn('enabled_backends = ceph1:file\n', text)
+        self.assertNotIn('[ceph0]', text)
+        self.assertIn('[ceph1]\n', text)
+        self.assertIn('filesystem_store_datadir = /g/stores/ceph0\n', text)
+        self.assertIn('show_image_direct_url = True\n', text)
+        self.assertIn('show_multiple_locations = True\n', text)
 
 
 class TestQcow2(testtools.TestCase):

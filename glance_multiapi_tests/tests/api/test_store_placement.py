@@ -10,16 +10,22 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+import itertools
+import time
+
+from oslo_log import log as logging
 from tempest import config
 from tempest.lib import decorators
 
+from glance_multiapi_tests.multiapi import locations
 from glance_multiapi_tests.tests import multiapi_base
 
 CONF = config.CONF
+LOG = logging.getLogger(__name__)
 
 
 class StorePlacementTest(multiapi_base.MultiApiTest):
-    """Each API writes to its own default store, reached by its own URL."""
+    """Each API writes to a store and place of its own, reads its stores."""
 
     def _apis(self):
         return sorted(self.deployment.apis.values(), key=lambda a: a.name)
@@ -67,27 +73,124 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
                     self.where(client), defaults or 'no store', expected,
                     ', '.join(sorted(s['id'] for s in stores)) or 'none'))
 
-    @decorators.idempotent_id('e366a7cc-4730-4039-9a84-fef30d081625')
-    def test_image_readable_through_every_api(self):
-        """An image made through one API reads through every other."""
+    @decorators.idempotent_id('1b06ee65-858f-42a5-9acb-c377832ae183')
+    def test_uploads_land_in_distinct_backing_locations(self):
+        """Uploads to different stores land in different places."""
+        placed, hidden = [], []
+        for api in self._apis():
+            store = self._expected_store(api)
+            client = self.api_client(api)
+            with self.talking_to(client, 'uploading an image'):
+                image = self.upload_image(client, 'backing-%s' % api.name,
+                                          self.image_data())
+            reader = self.locations_client(api, client)
+            with self.talking_to(reader, 'reading image %s' % image['id']):
+                seen = reader.show_image(image['id'])
+            found = locations.revealed(seen)
+            if not found:
+                hidden.append((image['id'], self.where(reader)))
+                continue
+            backing = set()
+            for location in found:
+                try:
+                    backing.add(locations.backing(location.url))
+                except locations.LocationError as exc:
+                    self.fail('image %s uploaded through %s: %s' % (
+                        image['id'], self.where(client), exc))
+            placed.append((api.name, store, image['id'], backing))
+        for one, other in itertools.combinations(placed, 2):
+            if one[1] == other[1]:
+                continue
+            shared = one[3] & other[3]
+            if shared:
+                self.fail('image %s (through %s, store %s) and image %s '
+                          '(through %s, store %s) are both in %s: two store '
+                          'names backed by one place' % (
+                              one[2], one[0], one[1], other[2], other[0],
+                              other[1], ', '.join(sorted(shared))))
+        if hidden:
+            raise self.skipException(locations.hidden_reason(hidden))
+        if len({item[1] for item in placed}) < 2:
+            raise self.skipException(
+                'every API writes to store %s: no two stores to tell apart'
+                % placed[0][1])
+
+    @decorators.idempotent_id('3e12fb17-b4b3-48d5-99f5-90d56a5ac269')
+    def test_image_readable_exactly_where_api_has_store(self):
+        """Reads work through APIs with the store, fail cleanly elsewhere."""
         apis = self._apis()
         if len(apis) < 2:
             raise self.skipException('only one API (%s): nothing to read '
                                      'across' % apis[0].name)
-        maker = apis[0]
-        maker_client = self.api_client(maker)
-        data = self.image_data()
-        with self.talking_to(maker_client, 'uploading an image'):
-            image = self.upload_image(maker_client,
-                                      'shared-%s' % maker.name, data)
-        for api in apis[1:]:
-            client = self.api_client(api)
-            with self.talking_to(client, 'reading image %s' % image['id']):
-                seen = client.show_image(image['id'])
+        clients = {api.name: self.api_client(api) for api in apis}
+        offered = {name: set(self.offered_stores(client))
+                   for name, client in clients.items()}
+        # NOTE: what an API has is its customServiceConfig's
+        # enabled_backends when the Glance CR was read, else what it says.
+        has = {api.name: set(api.stores) or offered[api.name]
+               for api in apis}
+        made = {}
+        for maker in apis:
+            store = self._expected_store(maker)
+            if store in made:
+                continue
+            data = self.image_data()
+            with self.talking_to(clients[maker.name], 'uploading an image'):
+                image = self.upload_image(clients[maker.name],
+                                          'across-%s' % maker.name, data)
+            made[store] = (maker.name, image, data)
+        for store, (maker, image, data) in sorted(made.items()):
+            stores = set(multiapi_base.image_stores(image)) or {store}
+            for reader in apis:
+                client = clients[reader.name]
+                if has[reader.name] & stores:
+                    self._assert_readable(client, image, data, maker)
+                else:
+                    self._assert_read_refused(client, image, stores, maker,
+                                              has[reader.name])
+        wrong = ['%s offers %s, its customServiceConfig enables %s' % (
+            self.where(clients[api.name]),
+            ', '.join(sorted(offered[api.name])) or 'none',
+            ', '.join(sorted(api.stores)))
+            for api in apis if api.stores and
+            offered[api.name] != set(api.stores)]
+        self.assertEqual([], wrong, '/v2/info/stores disagrees with the '
+                         'Glance CR: %s' % '; '.join(wrong))
+
+    def _assert_readable(self, client, image, data, maker):
+        with self.talking_to(client, 'reading image %s (made through %s, '
+                             'store %s)' % (image['id'], maker,
+                                            image.get('stores'))):
+            seen = client.show_image(image['id'])
             self.assertEqual(
                 'active', seen['status'],
                 'image %s made through %s is %s through %s' % (
-                    image['id'], self.where(maker_client), seen['status'],
-                    self.where(client)))
-            with self.talking_to(client, 'downloading the image'):
-                self.assert_round_trip(client, image['id'], data)
+                    image['id'], maker, seen['status'], self.where(client)))
+            self.assert_round_trip(client, image['id'], data)
+
+    def _assert_read_refused(self, client, image, stores, maker, offered):
+        what = ('image %s (store %s, made through %s) read through %s, '
+                'which has only %s' % (
+                    image['id'], ', '.join(sorted(stores)), maker,
+                    self.where(client), ', '.join(sorted(offered)) or 'none'))
+        # NOTE: the metadata is in the one shared database: every API
+        # shows it; only the bytes are out of reach.
+        with self.talking_to(client, 'showing ' + what):
+            seen = client.show_image(image['id'])
+        self.assertEqual('active', seen['status'], '%s: status %s' % (
+            what, seen['status']))
+        start = time.monotonic()
+        try:
+            body = client.show_image_file(image['id']).data
+        except Exception as exc:
+            how = multiapi_base.read_refusal(exc)
+            self.assertIsNotNone(how, '%s: the download neither answered '
+                                 '4xx/5xx nor was closed after %.1f s: %s: '
+                                 '%s' % (what, time.monotonic() - start,
+                                         type(exc).__name__, exc))
+            LOG.info('%s: download refused (%s) in %.1f s', what, how,
+                     time.monotonic() - start)
+            return
+        self.fail('%s: the download answered %d bytes (sha256 %s); an API '
+                  'without the store must not serve it' % (
+                      what, len(body), multiapi_base.sha256(body)))
