@@ -22,7 +22,6 @@ run says why as a SKIP; the later stages still run on what is known.
 """
 
 import dataclasses
-import ssl
 
 from glance_multiapi_tests.doctor import keystone
 from glance_multiapi_tests.doctor import report
@@ -51,14 +50,8 @@ class Outcome:
 
 
 def ssl_context(cafile, insecure):
-    """The TLS trust the plugin's probe test uses."""
-    context = ssl.create_default_context(cafile=cafile or None)
-    if insecure:
-        # NOTE: the operator's choice ([identity]
-        # disable_ssl_certificate_validation), as in the plugin.
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    return context
+    """The TLS trust the plugin's probes use (probes.ssl_context)."""
+    return probes.ssl_context(cafile, insecure)
 
 
 def check_config(inputs):

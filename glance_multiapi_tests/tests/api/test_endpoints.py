@@ -10,8 +10,6 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-import ssl
-
 from tempest import config
 from tempest.lib import decorators
 
@@ -20,16 +18,6 @@ from glance_multiapi_tests.multiapi import probes
 from glance_multiapi_tests.tests import multiapi_base
 
 CONF = config.CONF
-
-
-def _ssl_context():
-    context = ssl.create_default_context(
-        cafile=CONF.identity.ca_certificates_file or None)
-    if CONF.identity.disable_ssl_certificate_validation:
-        # NOTE: the operator's choice for the whole tempest run.
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    return context
 
 
 class ImageEndpointsTest(multiapi_base.MultiApiTest):
@@ -47,7 +35,7 @@ class ImageEndpointsTest(multiapi_base.MultiApiTest):
             for interface, url in sorted(api.endpoints.items()):
                 targets.append(probes.Target(api.name, interface, url))
         failures = probes.probe_all(
-            targets, CONF.glance_multiapi.probe_timeout, _ssl_context())
+            targets, CONF.glance_multiapi.probe_timeout, self.ssl_context())
         if failures:
             self.fail('%d of %d image endpoints do not answer (probe '
                       'timeout %.1f s per stage):\n%s' % (
