@@ -24,8 +24,10 @@ import shutil
 import signal
 import subprocess
 import time
+import warnings
 
 import requests
+import urllib3
 
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import ports as ports_mod
@@ -269,8 +271,13 @@ def wait_http(state, name, url, ok_status=(200,), timeout=60,
         if record and not _alive(record['pid'], record['start']):
             raise exit_error(state, name, 'answering %s' % url)
         try:
-            resp = requests.get(url, timeout=2, allow_redirects=False,
-                                verify=verify)
+            with warnings.catch_warnings():
+                # NOTE: verify=False is a decision (see the callers), not
+                # something to warn about on every poll.
+                warnings.simplefilter(
+                    'ignore', urllib3.exceptions.InsecureRequestWarning)
+                resp = requests.get(url, timeout=2, allow_redirects=False,
+                                    verify=verify)
         except requests.RequestException as exc:
             seen['last'] = type(exc).__name__
             if isinstance(exc, requests.exceptions.SSLError):

@@ -147,7 +147,7 @@ class MultiApiTest(test.BaseTestCase):
             if failed.stage == 'TLS':
                 tls_failures.append('%s %s' % (api.endpoints[interface],
                                                why))
-            LOG.warning('%s %s endpoint %s does not answer (%s); trying '
+            LOG.warning('%s %s endpoint %s fails the probe (%s); trying '
                         'another interface', api.name, interface,
                         api.endpoints[interface], why)
         if tls_failures:

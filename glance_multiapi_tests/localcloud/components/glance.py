@@ -267,8 +267,10 @@ def start(state):
         # NOTE: like the operator, only a change of the API's own spec
         # restarts it; the stores of APIs added later are known to it from
         # its next restart on (a real api0 is not configured for ceph2).
-        key = json.dumps([spec['glanceAPIs'][api], store, public, internal],
-                         sort_keys=True)
+        # NOTE: and a certificate fault added by patch takes effect.
+        untrusted = faults.untrusted_cert('glance-%s-internal' % api)
+        key = json.dumps([spec['glanceAPIs'][api], store, public, internal,
+                          untrusted], sort_keys=True)
         service = api_service(api)
         keys = state.data.setdefault('api_keys', {})
         if keys.get(api) != key and processes.pid_of(state, service):

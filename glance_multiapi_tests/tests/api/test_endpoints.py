@@ -26,7 +26,7 @@ class ImageEndpointsTest(multiapi_base.MultiApiTest):
     @decorators.attr(type='smoke')
     @decorators.idempotent_id('cbbda0b4-77fa-4bc8-9a0b-56396f881d53')
     def test_image_endpoints_answer(self):
-        """Probe catalog and API endpoints: DNS, TCP, version document."""
+        """Probe catalog and API endpoints: DNS, TCP, TLS, version doc."""
         targets = [probes.Target(owner, interface, url)
                    for owner, interface, url in catalog.image_targets(
                        self.fetch_catalog(), self.deployment,
@@ -37,7 +37,9 @@ class ImageEndpointsTest(multiapi_base.MultiApiTest):
         failures = probes.probe_all(
             targets, CONF.glance_multiapi.probe_timeout, self.ssl_context())
         if failures:
-            self.fail('%d of %d image endpoints do not answer (probe '
+            # NOTE: "fail the probe", not "do not answer": a TLS failure
+            # is an endpoint that answers and is not trusted.
+            self.fail('%d of %d image endpoints fail the probe (probe '
                       'timeout %.1f s per stage):\n%s' % (
                           len(failures), len(targets),
                           CONF.glance_multiapi.probe_timeout,
