@@ -161,10 +161,15 @@ def status_report(state):
     doc = cloud.document(state)
     spec = doc['spec']
     endpoints = doc['status'].get('apiEndpoint', {})
+    faults = faults_mod.Faults.of_state(state)
     for api, api_spec in sorted(spec['glanceAPIs'].items()):
         public, internal = glance.api_ports(state, api)
         pid = processes.pid_of(state, glance.api_service(api))
         local = tlsmode.url(state, internal, '/')
+        # NOTE: an API under fault untrusted-cert is up all the same.
+        verify = tlsmode.verify(state)
+        if faults.untrusted_cert('glance-%s-internal' % api):
+            verify = False
         report['apis'][api] = {
             'type': api_spec['type'],
             'store': spec_mod.api_stores(spec, api)[0],
@@ -172,8 +177,8 @@ def status_report(state):
             'internal': endpoints.get(api + '-internal'),
             'in_catalog': api == spec['keystoneEndpoint'],
             'running': bool(pid),
-            'ready': bool(pid) and lifecycle.answers(
-                local, verify=tlsmode.verify(state))}
+            'ready': bool(pid) and lifecycle.answers(local,
+                                                     verify=verify)}
     report['faults'] = ['%s=%s' % tuple(f) if f[1] else f[0]
                         for f in state.data.get('faults', [])]
     return report
