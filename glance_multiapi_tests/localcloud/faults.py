@@ -227,7 +227,15 @@ class UntrustedCert(Fault):
     name = 'untrusted-cert'
     needs_tls = True
     help = ("API's listeners (public, internal, route) serve a "
-            "certificate the cloud's CA did not sign (up --tls)")
+            "certificate the cloud's CA did not sign (up --tls); API may "
+            "be one a later patch adds")
+
+    def check_arg(self):
+        # NOTE: an API the spec does not hold yet is accepted, so that a
+        # grown API (the grow/shrink scenario's) can be the broken one.
+        if self.arg is not None and not self.arg.strip():
+            raise errors.Invalid('fault %s=API needs an API name'
+                                 % self.name)
 
     def untrusted_cert(self, listener):
         # NOTE: listeners are named by their port key, glance-<api>-<what>.

@@ -128,3 +128,19 @@ class TlsCloudTest(base.CloudTestCase):
                       proc.stdout)
         self.assertIn(UNTRUSTED, proc.stdout)
         self.assertIn('OK   keystone', proc.stdout)
+
+    def test_grown_api_with_untrusted_cert_is_a_tls_failure(self):
+        # NOTE: the waiter of grow/shrink: a TLS failure ends the wait at
+        # once, named, instead of reading as "not answering" (which a
+        # shrink would take for success).
+        with self.fault('untrusted-cert=apigrow'):
+            results = self.run_tempest(
+                FAULTS.GROW_SHRINK.replace('.', r'\.'), overrides={
+                    'glance_multiapi': {'convergence_timeout': 60,
+                                        'run_grow_shrink': True}})
+        details = self.assertOutcome(
+            results, FAULTS.GROW_SHRINK, 'fail',
+            'waiting for every endpoint of apigrow to answer: https://'
+            '127.0.0.1:', ' ' + UNTRUSTED,
+            '(a certificate problem, not an endpoint that is down)')
+        self.assertNotIn('timed out', details.split('Traceback')[-1])

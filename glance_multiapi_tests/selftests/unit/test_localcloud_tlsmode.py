@@ -80,6 +80,13 @@ class TestTlsMode(_StateTest):
         self.assertEqual(ca, _issuer(good))
         self.assertEqual(ca, _issuer(tlsmode.cert_for(state, 'keystone')[0]))
 
+    def test_untrusted_cert_may_name_an_api_added_later(self):
+        active = faults.Faults([faults.parse('untrusted-cert=apigrow')],
+                               SPEC)
+        self.assertTrue(active.untrusted_cert('glance-apigrow-internal'))
+        self.assertFalse(active.untrusted_cert('glance-api0-internal'))
+        self.assertFalse(active.untrusted_cert('keystone'))
+
     def test_untrusted_cert_needs_tls(self):
         records = [faults.parse('untrusted-cert=api1')]
         self.assertRaises(errors.Invalid, faults.Faults, records, SPEC,
