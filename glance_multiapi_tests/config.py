@@ -108,7 +108,8 @@ GlanceMultiApiGroup = [
                     'other one is used (the endpoint probe test reports '
                     'the unreachable one).'),
     cfg.FloatOpt('probe_timeout', default=5.0,
-                 help='Seconds each probe stage (DNS, TCP, HTTP) may take.'),
+                 help='Seconds each probe stage (DNS, TCP, TLS, HTTP) may '
+                      'take.'),
     cfg.IntOpt('image_size', default=1048576,
                help='Bytes uploaded by each placement check.'),
     cfg.IntOpt('image_timeout', default=120,

@@ -5,6 +5,8 @@
 # suite against it, print the results, tear the cloud down. Ends with
 # "N passed, N failed, N skipped".
 # The cloud runs heat too, so the consolidated heat checks run as well.
+# It serves https under its own CA (up --tls), as the operators deploy by
+# default; tempest.conf names the CA ([identity] ca_certificates_file).
 # The plugin reaches the deployment through the cloud's Kubernetes API,
 # authorised against the Role shipped for clusters
 # (etc/test-operator/rbac.yaml); after tempest, tools/check_role_usage.py
@@ -18,7 +20,7 @@
 # clouds.yaml (all with secrets masked), status.json; when the job failed
 # also tempest.log, the services' logs and configuration, kubeapi-audit.log.
 # Environment: CONCURRENCY (2), SPEC (a cloud spec file), WITH_HEAT=0
-# (no heat; its checks skip), REQUIRED_GROUPS (groups that must run, see
+# (no heat; its checks skip), TLS=0 (plain http everywhere), REQUIRED_GROUPS (groups that must run, see
 # tools/subunit_summary.py; default every group this cloud configures,
 # empty for none), KEEP_ARTIFACTS=always (keep the logs of a job that
 # passed too; default failure), KEEP_STATE=1 keeps the cloud's folder.
@@ -63,6 +65,7 @@ ROLE=etc/test-operator/rbac.yaml
 allow_unused=(--allow-unused get:glances
               --allow-unused get:openstackversions)
 spec_args=(--kube-role "$ROLE")
+[ "${TLS:-1}" != 0 ] && spec_args+=(--tls)
 [ -n "${SPEC:-}" ] && spec_args+=(--spec "$SPEC")
 if [ "${WITH_HEAT:-1}" != 0 ]; then
     spec_args+=(--with-heat)

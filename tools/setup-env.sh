@@ -1,6 +1,7 @@
 #!/bin/bash
 # Install everything the suite and its embedded cloud need, idempotently:
-# Debian packages (the OCI registry, a compiler for uWSGI) and a venv at
+# Debian packages (the OCI registry, a compiler and OpenSSL's headers for
+# uWSGI) and a venv at
 # .venv with the pinned Python packages and this project (editable).
 # Needs only python3, pip and apt; run as root or with sudo available.
 set -euo pipefail
@@ -16,6 +17,9 @@ command -v docker-registry >/dev/null || need_apt+=(docker-registry)
 [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || need_apt+=(rabbitmq-server)
 command -v gcc >/dev/null || need_apt+=(gcc)
 command -v curl >/dev/null || need_apt+=(curl)
+# NOTE: uWSGI is built from source; without OpenSSL's headers it builds
+# without https sockets, which up --tls (the main job) needs.
+[ -e /usr/include/openssl/ssl.h ] || need_apt+=(libssl-dev)
 include=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 [ -e "$include/Python.h" ] || need_apt+=(python3-dev)
 python3 -c 'import ensurepip, venv' 2>/dev/null || need_apt+=(python3-venv)
@@ -55,6 +59,19 @@ if [ ! -e "$stamp" ]; then
         -r test-requirements.txt -r heat-requirements.txt -e .
     rm -f "$VENV"/.installed-*
     touch "$stamp"
+fi
+# NOTE: a uWSGI built before libssl-dev was there (or a cached wheel of
+# one) lacks https sockets; rebuild it once from source against OpenSSL.
+if ! "$VENV/bin/uwsgi" --help 2>/dev/null | grep -q -- '--https-socket '; then
+    uwsgi_pin=$(grep -i '^uwsgi==' upper-constraints.txt)
+    echo "setup-env: rebuilding $uwsgi_pin with SSL (https sockets)"
+    "$VENV/bin/pip" install -q --no-cache-dir --force-reinstall --no-deps \
+        --no-binary uWSGI "$uwsgi_pin"
+    if ! "$VENV/bin/uwsgi" --help | grep -q -- '--https-socket '; then
+        echo "setup-env: $VENV/bin/uwsgi has no SSL support even with" \
+            "libssl-dev; up --tls cannot work" >&2
+        exit 1
+    fi
 fi
 # NOTE: Debian's kubectl (package kubernetes-client, 1.20) drives the
 # embedded Kubernetes-style API in the functional tests, as an operator

@@ -16,13 +16,12 @@
 The same logic as the plugin's endpoint and catalog tests, without
 tempest: discovery.discover learns the APIs (Kubernetes API, command or
 explicit options), keystone.read_catalog reads the catalog, probes
-probes every endpoint (DNS, TCP, version document) and catalog judges
+probes every endpoint (DNS, TCP, TLS, version document) and catalog judges
 that exactly the keystoneEndpoint API is registered. A stage that cannot
 run says why as a SKIP; the later stages still run on what is known.
 """
 
 import dataclasses
-import ssl
 
 from glance_multiapi_tests.doctor import keystone
 from glance_multiapi_tests.doctor import report
@@ -51,14 +50,8 @@ class Outcome:
 
 
 def ssl_context(cafile, insecure):
-    """The TLS trust the plugin's probe test uses."""
-    context = ssl.create_default_context(cafile=cafile or None)
-    if insecure:
-        # NOTE: the operator's choice ([identity]
-        # disable_ssl_certificate_validation), as in the plugin.
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    return context
+    """The TLS trust the plugin's probes use (probes.ssl_context)."""
+    return probes.ssl_context(cafile, insecure)
 
 
 def check_config(inputs):
@@ -148,8 +141,9 @@ def endpoint_rows(targets, failures):
         where = dict(api=api, interface=interface, url=url)
         failure = failed.get(url)
         if failure is None:
-            rows.append(report.ok(name, 'answers: DNS, TCP, version '
-                                  'document offers v2', **where))
+            tls = 'TLS, ' if url.startswith('https:') else ''
+            rows.append(report.ok(name, 'answers: DNS, TCP, %sversion '
+                                  'document offers v2' % tls, **where))
         else:
             rows.append(report.fail(name, '%s: %s' % (
                 failure.stage, failure.error), **where))

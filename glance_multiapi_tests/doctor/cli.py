@@ -26,7 +26,7 @@ DESCRIPTION = """\
 Pre-flight checks before tempest (and before discover-tempest-config, which
 aborts on the first unreachable image endpoint): learn the Glance APIs the
 way the plugin does, read the keystone catalog, probe every API and catalog
-image endpoint (DNS, TCP, version document) and check that the catalog
+image endpoint (DNS, TCP, TLS, version document) and check that the catalog
 holds exactly one image service, the keystoneEndpoint API's. One line per
 check: OK, FAIL or SKIP, the check, the API, interface and URL, and why.
 """
@@ -36,7 +36,7 @@ checks, in this order:
   config            reading --config-file
   discovery         the Glance APIs, as the plugin learns them
   keystone          a token and its catalog
-  endpoint          each endpoint of each API (DNS, TCP, version document)
+  endpoint          each endpoint of each API (DNS, TCP, TLS, version doc)
   catalog-endpoint  each image endpoint of the catalog (the same probe)
   catalog           exactly one image service, with the keystoneEndpoint
                     API's endpoints and no other API's

@@ -11,7 +11,7 @@
 #    under the License.
 
 """The cloud's admin in keystone: one login, and the few v3 calls that
-register users, services and endpoints, over plain HTTP."""
+register users, services and endpoints, over http or https."""
 
 import requests
 
@@ -26,9 +26,11 @@ REGION = 'regionOne'
 class Admin(object):
     """The admin user of project admin, logged in on first use."""
 
-    def __init__(self, url, password):
+    def __init__(self, url, password, verify=False):
         self.url = url.rstrip('/') + '/v3'
         self.password = password
+        # NOTE: requests' verify= (the cloud's CA file under --tls).
+        self.verify = verify
         self.token = None
         self.project_id = None
 
@@ -41,7 +43,7 @@ class Admin(object):
             'scope': {'project': {'name': 'admin',
                                   'domain': {'id': 'default'}}}}}
         resp = requests.post(self.url + '/auth/tokens', json=body,
-                             timeout=30)
+                             timeout=30, verify=self.verify)
         if resp.status_code != 201:
             raise errors.CloudError('keystone refused the admin login at '
                                     '%s: HTTP %d' % (self.url,
@@ -55,7 +57,7 @@ class Admin(object):
             self.login()
         resp = requests.request(method, self.url + path, json=body,
                                 headers={'X-Auth-Token': self.token},
-                                timeout=30)
+                                timeout=30, verify=self.verify)
         if resp.status_code not in ok:
             raise errors.CloudError('keystone %s %s: HTTP %d %s' % (
                 method, path, resp.status_code, resp.text[:200]))

@@ -28,6 +28,7 @@ from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import spec as spec_mod
 from glance_multiapi_tests.localcloud import state as state_mod
+from glance_multiapi_tests.localcloud import tlsmode
 
 PROG = 'glance-multiapi-cloud'
 DEFAULT_STATE_DIR = '.glance-multiapi-cloud'
@@ -97,6 +98,11 @@ def build_parser():
     up.add_argument('--with-heat', action='store_true',
                     help='also run heat-api, heat-api-cfn and heat-engine '
                          '(one openstack-heat package) with RabbitMQ')
+    up.add_argument('--tls', action='store_true',
+                    help='serve keystone and every Glance API (public and '
+                         'internal) over https, signed by the CA of this '
+                         'cloud (STATE_DIR/tls/ca.crt), as the operators '
+                         'deploy by default')
     up.add_argument('--heat-profile', choices=sorted(heat.PROFILES),
                     default=heat.DEFAULT_PROFILE,
                     help='heat.conf of --with-heat: "operator" as the '
@@ -162,10 +168,15 @@ def status_report(state):
     doc = cloud.document(state)
     spec = doc['spec']
     endpoints = doc['status'].get('apiEndpoint', {})
+    faults = faults_mod.Faults.of_state(state)
     for api, api_spec in sorted(spec['glanceAPIs'].items()):
         public, internal = glance.api_ports(state, api)
         pid = processes.pid_of(state, glance.api_service(api))
-        local = 'http://127.0.0.1:%d/' % internal
+        local = tlsmode.url(state, internal, '/')
+        # NOTE: an API under fault untrusted-cert is up all the same.
+        verify = tlsmode.verify(state)
+        if faults.untrusted_cert('glance-%s-internal' % api):
+            verify = False
         report['apis'][api] = {
             'type': api_spec['type'],
             'store': spec_mod.api_stores(spec, api)[0],
@@ -174,7 +185,8 @@ def status_report(state):
             'internal': endpoints.get(api + '-internal'),
             'in_catalog': api == spec['keystoneEndpoint'],
             'running': bool(pid),
-            'ready': bool(pid) and lifecycle.answers(local)}
+            'ready': bool(pid) and lifecycle.answers(local,
+                                                     verify=verify)}
     report['faults'] = ['%s=%s' % tuple(f) if f[1] else f[0]
                         for f in state.data.get('faults', [])]
     return report
@@ -216,6 +228,7 @@ def run(args, out):
                  with_fileserver=not args.no_fileserver,
                  base_port=args.base_port, with_heat=args.with_heat,
                  heat_profile=args.heat_profile, kube_role=args.kube_role,
+                 with_tls=args.tls,
                  log=lambda msg: out.write(msg + '\n'))
         if not args.quiet:
             _print_summary(state, out)

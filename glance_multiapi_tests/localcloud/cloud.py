@@ -21,6 +21,7 @@ import os
 import shutil
 import time
 
+from glance_multiapi_tests.localcloud import certs
 from glance_multiapi_tests.localcloud import components
 from glance_multiapi_tests.localcloud.components import glance
 from glance_multiapi_tests.localcloud.components import heat
@@ -34,11 +35,13 @@ from glance_multiapi_tests.localcloud import ports
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import spec as spec_mod
 from glance_multiapi_tests.localcloud import tempestconf
+from glance_multiapi_tests.localcloud import tlsmode
 
 OWN_ENTRIES = ('state.json', 'keystone', 'glance', 'registry', 'files',
                'logs', 'run', 'tempest', 'clouds.yaml', '.lock',
                kubeapi.KUBECONFIG, kubeapi.MAPPINGS, kubeapi.KNOWN_NAMES,
-               kubeapi.ROLE_FILE, kubeapi.AUDIT_LOG, kubeapi.TLS_DIR)
+               kubeapi.ROLE_FILE, kubeapi.AUDIT_LOG, kubeapi.TLS_DIR,
+               certs.TLS_DIR)
 
 
 @contextlib.contextmanager
@@ -70,7 +73,7 @@ def _wipe(state):
 
 def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
        with_fileserver=True, base_port=None, log=print, with_heat=False,
-       kube_role=None, heat_profile=heat.DEFAULT_PROFILE):
+       kube_role=None, heat_profile=heat.DEFAULT_PROFILE, with_tls=False):
     """Start a whole cloud in state.root; stop everything on failure.
 
     Every component prepares and starts in turn without waiting, so they
@@ -79,6 +82,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     like after a patch (the catalog, tempest.conf). kube_role: a Role
     file every Kubernetes API request is then authorised against.
     heat_profile: which heat.conf heat runs with (components/heat.py).
+    with_tls: keystone and the Glance APIs serve https (tlsmode.py).
     """
     spec = spec_mod.load(spec_text, spec_source)
     role_text = None
@@ -88,7 +92,8 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
         except kuberbac.RoleError as exc:
             raise errors.Invalid(str(exc))
     records = [faults_mod.parse(f) for f in fault_args]
-    faults_mod.Faults(records, spec, with_heat=with_heat)
+    faults_mod.Faults(records, spec, with_heat=with_heat,
+                      with_tls=with_tls)
     if heat_profile not in heat.PROFILES:
         raise errors.Invalid('unknown heat profile %r; known: %s' % (
             heat_profile, ', '.join(sorted(heat.PROFILES))))
@@ -99,6 +104,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
                   'options': {'registry': with_registry,
                               'fileserver': with_fileserver,
                               'heat': with_heat,
+                              'tls': with_tls,
                               'heat_profile': heat_profile}}
     enabled = components.enabled(state)
     for comp in enabled:
@@ -178,7 +184,8 @@ def patch(state, *, patch_text=None, fault_args=(), clear_faults=False):
         records = [] if clear_faults else list(state.data.get('faults', []))
         records += [faults_mod.parse(f) for f in fault_args]
         faults = faults_mod.Faults(records, spec,
-                                   with_heat=heat.enabled(state))
+                                   with_heat=heat.enabled(state),
+                                   with_tls=tlsmode.enabled(state))
         if spec != state.data['spec']:
             # NOTE: metadata.generation of the Kubernetes objects.
             kube = state.data.setdefault('kube', {})

@@ -36,6 +36,8 @@ class Fault(object):
     help = None
     # NOTE: a fault that breaks heat would do nothing on a heat-less cloud.
     needs_heat = False
+    # NOTE: a fault that breaks a certificate does nothing over plain http.
+    needs_tls = False
     # NOTE: what ARG names: 'api' (an API of the spec, optional), None (no
     # ARG), or something check_arg() knows.
     arg_kind = 'api'
@@ -111,6 +113,10 @@ class Fault(object):
     def shows_locations(self, api):
         """Whether api sets show_image_direct_url/show_multiple_locations."""
         return True
+
+    def untrusted_cert(self, listener):
+        """Whether listener serves a certificate the CA did not sign."""
+        return False
 
 
 @fault
@@ -230,6 +236,26 @@ class HeatImageDrift(Fault):
         return deployment == self.arg
 
 
+@fault
+class UntrustedCert(Fault):
+    name = 'untrusted-cert'
+    needs_tls = True
+    help = ("API's listeners (public, internal, route) serve a "
+            "certificate the cloud's CA did not sign (up --tls); API may "
+            "be one a later patch adds")
+
+    def check_arg(self):
+        # NOTE: an API the spec does not hold yet is accepted, so that a
+        # grown API (the grow/shrink scenario's) can be the broken one.
+        if self.arg is not None and not self.arg.strip():
+            raise errors.Invalid('fault %s=API needs an API name'
+                                 % self.name)
+
+    def untrusted_cert(self, listener):
+        # NOTE: listeners are named by their port key, glance-<api>-<what>.
+        return listener.startswith('glance-%s-' % self._api())
+
+
 def parse(text):
     """'NAME' or 'NAME=ARG' -> [name, arg]; Invalid for unknown names."""
     name, _sep, arg = text.partition('=')
@@ -242,11 +268,14 @@ def parse(text):
 class Faults(object):
     """The active faults of a cloud, applied hook by hook in order."""
 
-    def __init__(self, records, spec, with_heat=True):
+    def __init__(self, records, spec, with_heat=True, with_tls=True):
         self.active = [FAULTS[name](arg, spec) for name, arg in records]
         for item in self.active:
             if item.needs_heat and not with_heat:
                 raise errors.Invalid('fault %s needs heat (up --with-heat)'
+                                     % item.name)
+            if item.needs_tls and not with_tls:
+                raise errors.Invalid('fault %s needs https (up --tls)'
                                      % item.name)
             item.check_arg()
 
@@ -297,6 +326,9 @@ class Faults(object):
 
     def shows_locations(self, api):
         return all(item.shows_locations(api) for item in self.active)
+
+    def untrusted_cert(self, listener):
+        return any(item.untrusted_cert(listener) for item in self.active)
 
 
 def describe():

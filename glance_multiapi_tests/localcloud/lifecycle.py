@@ -16,10 +16,13 @@ left, the readiness probe of ``status`` and the timed stop-and-start of
 
 import os
 import time
+import warnings
 
 import requests
+import urllib3
 
 from glance_multiapi_tests.localcloud import processes
+from glance_multiapi_tests.localcloud import tlsmode
 
 
 def recorded(state, prefix=''):
@@ -31,10 +34,15 @@ def recorded(state, prefix=''):
                   if n.endswith('.pid') and n.startswith(prefix))
 
 
-def answers(url, ok=(200, 300)):
+def answers(url, ok=(200, 300), verify=False):
     """Whether url answers one of the ok statuses right now."""
     try:
-        return requests.get(url, timeout=2).status_code in ok
+        with warnings.catch_warnings():
+            # NOTE: verify=False is the caller's decision, not news.
+            warnings.simplefilter(
+                'ignore', urllib3.exceptions.InsecureRequestWarning)
+            return requests.get(url, timeout=2,
+                                verify=verify).status_code in ok
     except requests.RequestException:
         return False
 
@@ -43,7 +51,8 @@ def report(state, name, url, probe_url=None, ok=(200, 300)):
     """{name: {url, running, ready}}: ready when probe_url answers."""
     pid = processes.pid_of(state, name)
     return {name: {'url': url, 'running': bool(pid),
-                   'ready': bool(pid) and answers(probe_url or url, ok)}}
+                   'ready': bool(pid) and answers(probe_url or url, ok,
+                                                  tlsmode.verify(state))}}
 
 
 def restart(state, name, start_and_wait, timeout=processes.STOP_TIMEOUT):

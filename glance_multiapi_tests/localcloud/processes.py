@@ -24,8 +24,10 @@ import shutil
 import signal
 import subprocess
 import time
+import warnings
 
 import requests
+import urllib3
 
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import ports as ports_mod
@@ -57,6 +59,21 @@ def find_binary(name, hint):
     return found
 
 
+def _tls_env(state):
+    """Make the cloud's services trust its CA when it serves https.
+
+    Like the operators' combined-ca-bundle in each pod's trust store:
+    keystonemiddleware and keystoneauth (glance, heat) verify with
+    requests' default, which REQUESTS_CA_BUNDLE replaces.
+    """
+    options = state.data.get('options', {})
+    if not options.get('tls'):
+        return {}
+    # NOTE: certs.ca_path() by its contract, without importing certs
+    # (and its crypto) into every process of the cloud.
+    return {'REQUESTS_CA_BUNDLE': state.path('tls', 'ca.crt')}
+
+
 def start(state, name, argv, env=None, cwd=None, ports=()):
     """Start argv detached, logging to logs/NAME.log; record its pid.
 
@@ -69,6 +86,7 @@ def start(state, name, argv, env=None, cwd=None, ports=()):
     state.makedirs('run')
     state.makedirs('logs')
     full_env = dict(os.environ)
+    full_env.update(_tls_env(state))
     full_env.update(env or {})
     with open(log_path(state, name), 'ab') as log:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
@@ -240,8 +258,12 @@ def last_log_line(state, name, pattern=None):
     return lines[-1][:300] if lines else ''
 
 
-def wait_http(state, name, url, ok_status=(200,), timeout=60):
-    """Poll url until it answers one of ok_status; fail fast if name died."""
+def wait_http(state, name, url, ok_status=(200,), timeout=60,
+              verify=False):
+    """Poll url until it answers one of ok_status; fail fast if name died.
+
+    verify: requests' verify= for an https url (a CA file or False).
+    """
     record = _read_pidfile(state, name)
     seen = {'last': 'no answer yet'}
 
@@ -249,9 +271,18 @@ def wait_http(state, name, url, ok_status=(200,), timeout=60):
         if record and not _alive(record['pid'], record['start']):
             raise exit_error(state, name, 'answering %s' % url)
         try:
-            resp = requests.get(url, timeout=2, allow_redirects=False)
+            with warnings.catch_warnings():
+                # NOTE: verify=False is a decision (see the callers), not
+                # something to warn about on every poll.
+                warnings.simplefilter(
+                    'ignore', urllib3.exceptions.InsecureRequestWarning)
+                resp = requests.get(url, timeout=2, allow_redirects=False,
+                                    verify=verify)
         except requests.RequestException as exc:
             seen['last'] = type(exc).__name__
+            if isinstance(exc, requests.exceptions.SSLError):
+                # NOTE: a certificate problem never goes away by waiting.
+                seen['last'] = 'TLS: %s' % exc
             return False, seen['last']
         seen['last'] = 'HTTP %d' % resp.status_code
         return resp.status_code in ok_status, seen['last']

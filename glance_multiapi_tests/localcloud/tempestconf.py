@@ -25,6 +25,7 @@ import yaml
 from glance_multiapi_tests.localcloud import admin
 from glance_multiapi_tests.localcloud import components
 from glance_multiapi_tests.localcloud.components import keystone
+from glance_multiapi_tests.localcloud import tlsmode
 
 USERS = (('admin', 'admin', 'admin'), ('demo', 'demo', 'demo'),
          ('alt_demo', 'alt_demo', 'alt_demo'))
@@ -43,6 +44,8 @@ def clouds(state):
                      'project_domain_id': 'default'},
             'region_name': admin.REGION, 'identity_api_version': 3,
             'interface': 'public'}
+        if tlsmode.enabled(state):
+            result[cloud]['cacert'] = tlsmode.verify(state)
     # NOTE: one cloud per API lets "openstack --os-cloud demo-api1 image
     # create" reach an API the catalog does not hold.
     for api in sorted(state.data['spec']['glanceAPIs']):
@@ -50,7 +53,7 @@ def clouds(state):
         if internal:
             result['demo-' + api] = dict(
                 copy.deepcopy(result['demo']),
-                image_endpoint_override='http://127.0.0.1:%d' % internal)
+                image_endpoint_override=tlsmode.url(state, internal))
     return {'clouds': result}
 
 
@@ -86,7 +89,8 @@ def tempest_conf(state):
                  'use_dynamic_credentials': 'True',
                  'create_isolated_networks': 'False'},
         'identity': {'uri_v3': keystone.url(state) + '/v3',
-                     'auth_version': 'v3', 'region': admin.REGION},
+                     'auth_version': 'v3', 'region': admin.REGION,
+                     'disable_ssl_certificate_validation': 'False'},
         'identity-feature-enabled': {'api_v2': 'False'},
         'service_available': {'glance': 'True', 'nova': 'False',
                               'cinder': 'False', 'neutron': 'False',
@@ -99,6 +103,10 @@ def tempest_conf(state):
         # command_options() is the other way, through the CLI.
         'glance_multiapi': {'run_grow_shrink': 'True'},
     }
+    if tlsmode.enabled(state):
+        # NOTE: tempest's clients and this plugin's probes, waiters and
+        # discovery all verify against this one file (the cloud's CA).
+        sections['identity']['ca_certificates_file'] = tlsmode.verify(state)
     for comp in components.enabled(state):
         comp.tempest_options(state, sections, cli_command(state))
     for name, values in sections.items():

@@ -16,6 +16,7 @@ heat-api, heat-api-cfn) is run: one uwsgi argv for all of them."""
 import sys
 
 from glance_multiapi_tests.localcloud import processes
+from glance_multiapi_tests.localcloud import tlsmode
 
 HINT = 'install cloud-requirements.txt (uWSGI) into this venv'
 
@@ -25,8 +26,24 @@ def binary():
     return processes.find_binary('uwsgi', HINT)
 
 
+def socket(state, port, listener):
+    """One socket of argv(): 'host:port', or (host:port, cert, key) --tls.
+
+    listener names the certificate (tlsmode.cert_for), by its port key.
+    """
+    address = '127.0.0.1:%d' % port
+    if not tlsmode.enabled(state):
+        return address
+    cert, key = tlsmode.cert_for(state, listener)
+    return (address, cert, key)
+
+
 def argv(module, sockets, name):
-    """Argv of a uwsgi running one WSGI app on the given host:ports."""
+    """Argv of a uwsgi running one WSGI app on the given sockets.
+
+    A socket is 'host:port' (plain http) or (host:port, cert, key), served
+    over https (see socket()).
+    """
     result = [binary(),
               '--processes', '1', '--threads', '4',
               '--enable-threads', '--die-on-term', '--need-app',
@@ -43,6 +60,9 @@ def argv(module, sockets, name):
               # and gets "Connection reset by peer". Say so.
               '--add-header', 'Connection: close',
               '--procname-prefix-spaced', 'glance-multiapi-cloud:%s' % name]
-    for socket in sockets:
-        result += ['--http-socket', socket]
+    for item in sockets:
+        if isinstance(item, str):
+            result += ['--http-socket', item]
+        else:
+            result += ['--https-socket', ','.join(item)]
     return result

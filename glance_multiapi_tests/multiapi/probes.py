@@ -10,12 +10,15 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Probing an image endpoint: DNS, then TCP, then the version document.
+"""Probing an image endpoint: DNS, TCP, TLS, then the version document.
 
 Each stage has its own bound, and a failure names the stage and the error
 the operating system gave, e.g. ``api1 public
 http://glance-api1-public.openstack.svc:9292: DNS: Name or service not
-known``, so a CI reader knows which endpoint broke and how.
+known``, so a CI reader knows which endpoint broke and how. A TLS failure
+names the certificate problem (``TLS: certificate verify failed: unable
+to get local issuer certificate``): the endpoint is there and answers,
+it is not trusted, which is never "not answering".
 """
 
 import concurrent.futures
@@ -27,7 +30,7 @@ import ssl
 import threading
 import urllib.parse
 
-STAGES = ('DNS', 'TCP', 'HTTP')
+STAGES = ('DNS', 'TCP', 'TLS', 'HTTP')
 # NOTE: a version document is a few hundred bytes; anything much larger is
 # not one, and reading it all would only slow the probe down.
 _MAX_BODY = 1 << 20
@@ -64,6 +67,67 @@ class StageError(Exception):
         super().__init__(stage, error)
         self.stage = stage
         self.error = error
+
+
+class TlsError(Exception):
+    """A client met a TLS failure; the text names the certificate problem."""
+
+
+def ssl_context(cafile=None, insecure=False):
+    """The trust of https probes, from [identity]'s TLS options.
+
+    cafile is ca_certificates_file, insecure is
+    disable_ssl_certificate_validation: what tempest's clients use.
+    """
+    context = ssl.create_default_context(cafile=cafile or None)
+    if insecure:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+# NOTE: OpenSSL's reason codes a reader may not recognise, in words.
+_TLS_REASONS = {
+    'WRONG_VERSION_NUMBER': 'wrong version number (the server does not '
+                            'speak TLS there: plain http?)',
+    'UNEXPECTED_EOF_WHILE_READING': 'the server closed the connection '
+                                    'during the handshake',
+}
+
+
+def tls_text(exc):
+    """The certificate problem of an ssl.SSLError, in one line."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return 'certificate verify failed: %s' % (
+            exc.verify_message or exc.reason)
+    reason = getattr(exc, 'reason', None)
+    if reason in _TLS_REASONS:
+        return _TLS_REASONS[reason]
+    if isinstance(exc, ssl.CertificateError):
+        return 'certificate verify failed: %s' % exc
+    return (reason or str(exc) or type(exc).__name__).replace('_', ' ')
+
+
+def tls_problem(exc):
+    """tls_text() of the SSL error behind exc (requests, urllib3), or None.
+
+    Clients wrap the ssl module's error several layers deep (urllib3's
+    MaxRetryError.reason, requests' SSLError args, __cause__).
+    """
+    seen = set()
+    todo = [exc]
+    while todo and len(seen) < 20:
+        item = todo.pop(0)
+        if item is None or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, ssl.SSLError):
+            return tls_text(item)
+        if isinstance(item, BaseException):
+            todo += [getattr(item, 'reason', None), item.__cause__,
+                     item.__context__]
+            todo += [a for a in item.args if isinstance(a, BaseException)]
+    return None
 
 
 def _os_error_text(exc):
@@ -146,9 +210,12 @@ def http_get(sock, parts, timeout, ssl_context):
         context = ssl_context or ssl.create_default_context()
         try:
             sock = context.wrap_socket(sock, server_hostname=host)
-        except (OSError, ssl.SSLError) as exc:
+        except ssl.SSLError as exc:
             sock.close()
-            raise StageError('HTTP', 'TLS: %s' % _os_error_text(exc))
+            raise StageError('TLS', tls_text(exc))
+        except OSError as exc:
+            sock.close()
+            raise StageError('TLS', 'handshake: %s' % _os_error_text(exc))
     conn = http.client.HTTPConnection(host, port, timeout=timeout)
     conn.sock = sock
     try:
@@ -200,8 +267,16 @@ def probe_all(targets, timeout, ssl_context=None, workers=4):
 
 def answers(url, timeout, ssl_context=None):
     """(True, None) when the URL serves a v2 version doc, else (False, why)."""
+    failed = failure(url, timeout, ssl_context)
+    if failed is None:
+        return True, None
+    return False, '%s: %s' % (failed.stage, failed.error)
+
+
+def failure(url, timeout, ssl_context=None):
+    """The StageError probing the URL gives, or None when it answers."""
     try:
         probe(url, timeout, ssl_context)
     except StageError as exc:
-        return False, '%s: %s' % (exc.stage, exc.error)
-    return True, None
+        return exc
+    return None

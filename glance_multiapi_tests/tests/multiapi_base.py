@@ -146,15 +146,26 @@ class MultiApiTest(test.BaseTestCase):
         return catalog.from_v2(auth_data.get('serviceCatalog'))
 
     @classmethod
+    def ssl_context(cls):
+        """The trust of the probes: [identity]'s, as tempest's clients."""
+        return probes.ssl_context(
+            CONF.identity.ca_certificates_file,
+            CONF.identity.disable_ssl_certificate_validation)
+
+    @classmethod
     def api_client(cls, api):
         """An images client bound to the API's own URL.
 
         probe_api_interface is preferred; when its URL does not answer and
         another interface of the same API does, that one is used, so that
         an unreachable endpoint fails the probe test alone and the store
-        checks still judge the stores.
+        checks still judge the stores. An API none of whose endpoints
+        passes TLS fails here, the certificate problem named: its
+        client would only fail later with a less readable error.
         """
         opts = CONF.glance_multiapi
+        context = cls.ssl_context()
+        tls_failures = []
         preferred = opts.probe_api_interface
         # NOTE: an edge API exposes only its internal endpoint (the DCN
         # layout), so the preferred interface may not exist at all.
@@ -166,14 +177,24 @@ class MultiApiTest(test.BaseTestCase):
                 '%s has no endpoint to reach it by (%s)' % (
                     api.name, cls.deployment.describe()))
         for interface in order:
-            ok, why = probes.answers(api.endpoints[interface],
-                                     opts.probe_timeout)
-            if ok:
+            failed = probes.failure(api.endpoints[interface],
+                                    opts.probe_timeout, context)
+            if failed is None:
                 return fixed_url_client.for_api(
                     cls.os_primary.auth_provider, api, interface)
-            LOG.warning('%s %s endpoint %s does not answer (%s); trying '
+            why = '%s: %s' % (failed.stage, failed.error)
+            if failed.stage == 'TLS':
+                tls_failures.append('%s %s' % (api.endpoints[interface],
+                                               why))
+            LOG.warning('%s %s endpoint %s fails the probe (%s); trying '
                         'another interface', api.name, interface,
                         api.endpoints[interface], why)
+        if tls_failures:
+            raise cls.failureException(
+                '%s: no endpoint passes TLS (trusting [identity] '
+                'ca_certificates_file=%s): %s' % (
+                    api.name, CONF.identity.ca_certificates_file or
+                    'the system CAs', '; '.join(tls_failures)))
         return fixed_url_client.for_api(cls.os_primary.auth_provider,
                                         api, order[0])
 
@@ -330,22 +351,37 @@ class MultiApiScenarioTest(MultiApiTest):
         return time.monotonic() - start
 
     def wait_for_answers(self, api, up):
-        """Poll until every endpoint of api answers (up) or none does."""
+        """Poll until every endpoint of api answers (up) or none does.
+
+        A TLS failure fails at once, named: the endpoint is there (it
+        answered the handshake) and waiting does not mend a certificate,
+        so it must not pass for an API that stopped answering.
+        """
         opts = CONF.glance_multiapi
+        context = self.ssl_context()
 
         def check():
-            states = {url: probes.answers(url, opts.probe_timeout)
+            failed = {url: probes.failure(url, opts.probe_timeout, context)
                       for url in api.endpoints.values()}
-            ready = all(ok == up for ok, _ in states.values())
+            tls = ['%s TLS: %s' % (url, exc.error)
+                   for url, exc in sorted(failed.items())
+                   if exc is not None and exc.stage == 'TLS']
+            if tls:
+                raise probes.TlsError('; '.join(tls))
+            ready = all((exc is None) == up for exc in failed.values())
             return ready, ', '.join(
-                '%s %s' % (url, 'answers' if ok else why)
-                for url, (ok, why) in sorted(states.items()))
+                '%s %s' % (url, 'answers' if exc is None else
+                           '%s: %s' % (exc.stage, exc.error))
+                for url, exc in sorted(failed.items()))
 
+        what = 'every endpoint of %s to %s' % (
+            api.name, 'answer' if up else 'stop answering')
         try:
-            waiters.wait_for(
-                check, what='every endpoint of %s to %s' % (
-                    api.name, 'answer' if up else 'stop answering'),
-                timeout=opts.convergence_timeout,
-                interval=opts.convergence_interval)
+            waiters.wait_for(check, what=what,
+                             timeout=opts.convergence_timeout,
+                             interval=opts.convergence_interval)
         except waiters.Timeout as exc:
             self.fail(str(exc))
+        except probes.TlsError as exc:
+            self.fail('waiting for %s: %s (a certificate problem, not an '
+                      'endpoint that is down)' % (what, exc))

@@ -78,6 +78,12 @@ class UploaderScenarioTest(test.BaseTestCase):
         region = CONF.image.region or CONF.identity.region
         if region:
             cloud['region_name'] = region
+        # NOTE: the uploader trusts what tempest trusts (an https keystone
+        # and Glance under the deployment's CA).
+        if CONF.identity.ca_certificates_file:
+            cloud['cacert'] = CONF.identity.ca_certificates_file
+        if CONF.identity.disable_ssl_certificate_validation:
+            cloud['verify'] = False
         path = os.path.join(self.workdir, 'clouds.yaml')
         with open(path, 'w') as out:
             yaml.safe_dump({'clouds': {CLOUD: cloud}}, out)

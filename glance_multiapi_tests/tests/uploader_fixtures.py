@@ -35,10 +35,14 @@ import time
 
 import fixtures
 import requests
+from tempest import config
 import yaml
 
 from glance_multiapi_tests.common import imagedata
+from glance_multiapi_tests.multiapi import probes
 from glance_multiapi_tests.tests import waiters
+
+CONF = config.CONF
 
 
 def image_bytes(size):
@@ -186,12 +190,18 @@ class SavingImage(fixtures.Fixture):
                          % self.image['id'], timeout=self.timeout)
 
     def _put(self, url, held, headers):
+        # NOTE: the same TLS trust as the tempest clients ([identity]).
+        verify = (False if CONF.identity.disable_ssl_certificate_validation
+                  else CONF.identity.ca_certificates_file or True)
         try:
             response = requests.put(url, data=held, headers=headers,
-                                    timeout=(10, self.hold_limit + 60))
+                                    timeout=(10, self.hold_limit + 60),
+                                    verify=verify)
             self.outcome = 'HTTP %d' % response.status_code
         except (_AbortUpload, requests.exceptions.RequestException) as exc:
-            self.outcome = 'aborted (%s)' % exc.__class__.__name__
+            problem = probes.tls_problem(exc)
+            self.outcome = ('TLS: %s' % problem if problem else
+                            'aborted (%s)' % exc.__class__.__name__)
 
     def status(self):
         try:

@@ -16,11 +16,16 @@ Tempest's own waiters are not a stable plugin interface; these fail fast on
 a terminal state and time out (Timeout) with a message naming the image or
 stack, the API, the wanted and last seen state and how long they waited.
 Tests wait through this module only: wait_for for any other condition.
+A client's TLS failure while waiting ends the wait at once as TlsError
+naming what was awaited and the certificate problem.
 """
+
+import functools
 
 from tempest.lib import exceptions as lib_exc
 
 from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.multiapi import probes
 
 # NOTE: glance never leaves these states on its own, so waiting on is
 # pointless.
@@ -28,6 +33,7 @@ _TERMINAL = ('killed', 'deleted', 'deactivated')
 
 
 Timeout = polling.PollTimeout
+TlsError = probes.TlsError
 
 
 class ImageFailed(Exception):
@@ -36,6 +42,20 @@ class ImageFailed(Exception):
 
 class StackFailed(Exception):
     """A stack reached a FAILED state while another one was wanted."""
+
+
+def _poll(check, *, what, **kwargs):
+    """polling.poll, with a TLS failure of check() named as one."""
+    @functools.wraps(check)
+    def checked():
+        try:
+            return check()
+        except Exception as exc:
+            problem = probes.tls_problem(exc)
+            if problem is None:
+                raise
+            raise TlsError('waiting for %s: TLS: %s' % (what, problem))
+    return polling.poll(checked, what=what, **kwargs)
 
 
 def wait_for_image_status(client, image_id, status, *, timeout,
@@ -50,7 +70,7 @@ def wait_for_image_status(client, image_id, status, *, timeout,
                               % (image_id, image['status'], where, status))
         return image['status'] == status, image
 
-    return polling.poll(
+    return _poll(
         check, what='image %s %s through %s' % (image_id, status, where),
         timeout=timeout, interval=interval,
         describe=lambda img: 'status %s' % (img or {}).get('status'))
@@ -65,15 +85,15 @@ def wait_for_image_deleted(client, image_id, *, timeout, interval=0.5):
             return True, 'gone'
         return image['status'] == 'deleted', 'status %s' % image['status']
 
-    polling.poll(check, what='image %s deleted' % image_id,
-                 timeout=timeout, interval=interval, describe=str)
+    _poll(check, what='image %s deleted' % image_id,
+          timeout=timeout, interval=interval, describe=str)
 
 
 def wait_for(check, *, what, timeout, interval=0.2, max_interval=None):
     """Poll a (ready, seen) check; the seen value is shown on timeout."""
-    return polling.poll(check, what=what, timeout=timeout,
-                        interval=interval, max_interval=max_interval,
-                        describe=str)
+    return _poll(check, what=what, timeout=timeout,
+                 interval=interval, max_interval=max_interval,
+                 describe=str)
 
 
 def _describe(stack):
@@ -105,7 +125,7 @@ def wait_for_stack(client, name, stack_id, *, wanted, timeout, interval,
                 name, stack_id, wanted, _describe(stack)))
         return False, stack
 
-    return polling.poll(
+    return _poll(
         check, timeout=timeout, interval=interval,
         what='stack %s (%s) to be %s at %s' % (name, stack_id, wanted,
                                                client.base_url),
@@ -118,7 +138,7 @@ def wait_for_terminal(client, name, stack_id, *, timeout, interval):
         stack = client.show_stack(name, stack_id)
         return not stack['stack_status'].endswith('_IN_PROGRESS'), stack
 
-    return polling.poll(
+    return _poll(
         check, timeout=timeout, interval=interval,
         what='stack %s (%s) to leave IN_PROGRESS (COMPLETE or FAILED) at %s'
         % (name, stack_id, client.base_url), describe=_describe)

@@ -27,6 +27,7 @@ from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import manage
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import spec as spec_mod
+from glance_multiapi_tests.localcloud import tlsmode
 from glance_multiapi_tests.localcloud import uwsgi
 from glance_multiapi_tests.multiapi import glance_cr
 
@@ -196,14 +197,15 @@ def api_urls(state, api, faults):
     public, internal = api_ports(state, api)
     ports = {'public': public, 'internal': internal}
     api_type = state.data['spec']['glanceAPIs'][api]['type']
-    return {iface: faults.url(api, iface, 'http://127.0.0.1:%d' %
-                              ports[iface])
+    return {iface: faults.url(api, iface, tlsmode.url(state, ports[iface]))
             for iface in glance_cr.interfaces(api_type)}
 
 
 def _start_api(state, api):
     public, internal = api_ports(state, api)
-    sockets = ['127.0.0.1:%d' % p for p in (public, internal) if p]
+    sockets = [uwsgi.socket(state, port, 'glance-%s-%s' % (api, iface))
+               for port, iface in ((public, 'public'),
+                                   (internal, 'internal')) if port]
     argv = uwsgi.argv(
         'glance_multiapi_tests.localcloud.runtime.wsgi_glance:application',
         sockets, api_service(api))
@@ -215,8 +217,15 @@ def _start_api(state, api):
 
 def _wait_api(state, api):
     _public, internal = api_ports(state, api)
+    verify = tlsmode.verify(state)
+    if faults_mod.Faults.of_state(state).untrusted_cert(
+            'glance-%s-internal' % api):
+        # NOTE: an API serving a certificate the CA did not sign is up all
+        # the same; the checks, not the cloud, judge the certificate.
+        verify = False
     processes.wait_http(state, api_service(api),
-                        'http://127.0.0.1:%d/' % internal, ok_status=(300,))
+                        tlsmode.url(state, internal, '/'), ok_status=(300,),
+                        verify=verify)
 
 
 def _publish(state):
@@ -282,10 +291,13 @@ def start(state):
         public, internal = api_ports(state, api)
         # NOTE: like the operator, only a change of the API's own config
         # restarts it: its stores (own customServiceConfig, else the
-        # top-level one), where they live, its ports.
+        # top-level one), where they live, its ports; and a certificate
+        # fault added by patch takes effect.
         shows = faults.shows_locations(api)
+        untrusted = faults.untrusted_cert('glance-%s-internal' % api)
         key = json.dumps([spec['glanceAPIs'][api], store, stores, dirs,
-                          shows, public, internal], sort_keys=True)
+                          shows, public, internal, untrusted],
+                         sort_keys=True)
         service = api_service(api)
         keys = state.data.setdefault('api_keys', {})
         if keys.get(api) != key and processes.pid_of(state, service):

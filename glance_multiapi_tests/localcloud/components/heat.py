@@ -34,6 +34,7 @@ from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import manage
 from glance_multiapi_tests.localcloud import processes
+from glance_multiapi_tests.localcloud import tlsmode
 from glance_multiapi_tests.localcloud import uwsgi
 from glance_multiapi_tests.common import polling
 
@@ -144,7 +145,7 @@ def _heat_etc():
 
 
 def api_url(state, name):
-    return 'http://127.0.0.1:%d' % state.port(name)
+    return tlsmode.url(state, state.port(name))
 
 
 def catalog_urls(state):
@@ -238,7 +239,7 @@ def _start_engine(state):
 def _start_api(state, name):
     argv = uwsgi.argv(
         'glance_multiapi_tests.localcloud.runtime.wsgi_heat:application',
-        ['127.0.0.1:%d' % state.port(name)], name)
+        [uwsgi.socket(state, state.port(name), name)], name)
     processes.start(state, name, argv, env={
         'GMT_HEAT_CONF': _conf_path(state), 'GMT_HEAT_APP': name},
         ports=[state.port(name)])
@@ -246,7 +247,7 @@ def _start_api(state, name):
 
 def _wait_api(state, name):
     processes.wait_http(state, name, api_url(state, name) + '/',
-                        ok_status=(200, 300))
+                        ok_status=(200, 300), verify=tlsmode.verify(state))
 
 
 def _engine_wanted(state):
@@ -258,7 +259,8 @@ def engines(state):
     login = keystone.admin(state).login()
     resp = requests.get('%s/v1/%s/services' % (api_url(state, 'heat-api'),
                                                login.project_id),
-                        headers={'X-Auth-Token': login.token}, timeout=45)
+                        headers={'X-Auth-Token': login.token}, timeout=45,
+                        verify=tlsmode.verify(state))
     resp.raise_for_status()
     return [s for s in resp.json()['services'] if s['binary'] == ENGINE]
 

@@ -23,6 +23,7 @@ from glance_multiapi_tests.localcloud import bootstrap
 from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import manage
 from glance_multiapi_tests.localcloud import processes
+from glance_multiapi_tests.localcloud import tlsmode
 from glance_multiapi_tests.localcloud import uwsgi
 
 NAME = 'keystone'
@@ -49,12 +50,14 @@ enforce_scope = False
 
 
 def url(state):
-    return 'http://127.0.0.1:%d' % state.data['ports'][NAME]
+    """Keystone's one URL, public and internal (https under --tls)."""
+    return tlsmode.url(state, state.data['ports'][NAME])
 
 
 def admin(state):
     """The cloud's admin (not logged in yet)."""
-    return admin_mod.Admin(url(state), state.password('admin'))
+    return admin_mod.Admin(url(state), state.password('admin'),
+                           verify=tlsmode.verify(state))
 
 
 def write_config(root):
@@ -127,7 +130,7 @@ def start(state):
     port = state.port(NAME)
     argv = uwsgi.argv(
         'glance_multiapi_tests.localcloud.runtime.wsgi_keystone:application',
-        ['127.0.0.1:%d' % port], NAME)
+        [uwsgi.socket(state, port, NAME)], NAME)
     processes.start(state, NAME, argv, env={
         'OS_KEYSTONE_CONFIG_FILES': state.path('keystone', 'keystone.conf')},
         ports=[port])
@@ -136,7 +139,8 @@ def start(state):
 
 def wait_ready(state, started):
     if NAME in started:
-        processes.wait_http(state, NAME, url(state) + '/v3')
+        processes.wait_http(state, NAME, url(state) + '/v3',
+                            verify=tlsmode.verify(state))
 
 
 def register(state, admin):

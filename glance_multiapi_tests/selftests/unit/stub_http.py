@@ -32,9 +32,15 @@ class JsonHandler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def serve(test, handler):
-    """Serve handler in a thread until test's cleanups; the port."""
+def serve(test, handler, ssl_context=None):
+    """Serve handler in a thread until test's cleanups; the port.
+
+    ssl_context: a server-side ssl.SSLContext to serve https with.
+    """
     server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    if ssl_context is not None:
+        server.socket = ssl_context.wrap_socket(server.socket,
+                                                server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     test.addCleanup(thread.join, 5)
