@@ -209,7 +209,8 @@ class MultiApiTest(test.BaseTestCase):
         """
         url = api.endpoints.get('internal')
         if url and url != getattr(client, 'api_url', None) and \
-                probes.answers(url, CONF.glance_multiapi.probe_timeout)[0]:
+                probes.answers(url, CONF.glance_multiapi.probe_timeout,
+                               cls.ssl_context())[0]:
             return fixed_url_client.for_api(cls.os_primary.auth_provider,
                                             api, 'internal')
         return client
