@@ -34,6 +34,8 @@ class Fault(object):
     help = None
     # NOTE: a fault that breaks heat would do nothing on a heat-less cloud.
     needs_heat = False
+    # NOTE: a fault that breaks a certificate does nothing over plain http.
+    needs_tls = False
     # NOTE: what ARG names: 'api' (an API of the spec, optional), None (no
     # ARG), or something check_arg() knows.
     arg_kind = 'api'
@@ -96,6 +98,10 @@ class Fault(object):
 
     def image_drifts(self, deployment):
         """Whether a heat Deployment runs another image than the rest."""
+        return False
+
+    def untrusted_cert(self, listener):
+        """Whether listener serves a certificate the CA did not sign."""
         return False
 
 
@@ -216,6 +222,18 @@ class HeatImageDrift(Fault):
         return deployment == self.arg
 
 
+@fault
+class UntrustedCert(Fault):
+    name = 'untrusted-cert'
+    needs_tls = True
+    help = ("API's listeners (public, internal, route) serve a "
+            "certificate the cloud's CA did not sign (up --tls)")
+
+    def untrusted_cert(self, listener):
+        # NOTE: listeners are named by their port key, glance-<api>-<what>.
+        return listener.startswith('glance-%s-' % self._api())
+
+
 def parse(text):
     """'NAME' or 'NAME=ARG' -> [name, arg]; Invalid for unknown names."""
     name, _sep, arg = text.partition('=')
@@ -228,11 +246,14 @@ def parse(text):
 class Faults(object):
     """The active faults of a cloud, applied hook by hook in order."""
 
-    def __init__(self, records, spec, with_heat=True):
+    def __init__(self, records, spec, with_heat=True, with_tls=True):
         self.active = [FAULTS[name](arg, spec) for name, arg in records]
         for item in self.active:
             if item.needs_heat and not with_heat:
                 raise errors.Invalid('fault %s needs heat (up --with-heat)'
+                                     % item.name)
+            if item.needs_tls and not with_tls:
+                raise errors.Invalid('fault %s needs https (up --tls)'
                                      % item.name)
             item.check_arg()
 
@@ -270,6 +291,9 @@ class Faults(object):
 
     def image_drifts(self, deployment):
         return any(item.image_drifts(deployment) for item in self.active)
+
+    def untrusted_cert(self, listener):
+        return any(item.untrusted_cert(listener) for item in self.active)
 
 
 def describe():
