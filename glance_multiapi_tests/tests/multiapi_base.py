@@ -287,7 +287,8 @@ class MultiApiScenarioTest(MultiApiTest):
             api = fresh.apis.get(owner)
             return not problems, '%s [%s]; status.apiEndpoint of %s: %s' % (
                 catalog.summary(found, self.region()), '; '.join(problems),
-                owner, api.endpoints if api else 'none')
+                owner, ', '.join('%s=%s' % item for item in sorted(
+                    api.endpoints.items())) if api else 'none')
 
         try:
             waiters.wait_for(
