@@ -141,7 +141,7 @@ class RouteHandler(http.server.BaseHTTPRequestHandler):
     def _relay_length(self, conn, length):
         left = length
         while left:
-            data = self.rfile.read1(min(CHUNK, left)) if left else b''
+            data = self.rfile.read1(min(CHUNK, left))
             if not data:
                 raise ClientGone('the client stopped %d bytes short' % left)
             conn.send(data)
