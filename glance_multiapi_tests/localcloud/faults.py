@@ -118,6 +118,14 @@ class Fault(object):
         """Whether listener serves a certificate the CA did not sign."""
         return False
 
+    def route_moves(self):
+        """Whether the route follows keystoneEndpoint to another API."""
+        return True
+
+    def keeps_removed_status(self, api):
+        """Whether a removed API's status.apiEndpoint keys stay."""
+        return False
+
 
 @fault
 class UnresolvableEndpoint(Fault):
@@ -256,6 +264,32 @@ class UntrustedCert(Fault):
         return listener.startswith('glance-%s-' % self._api())
 
 
+# -- routes (issue #12): the route and status.apiEndpoint ------------------
+@fault
+class RouteNotMoved(Fault):
+    name = 'route-not-moved'
+    arg_kind = None
+    help = ("a switchover leaves the route on the old API: its URL stays "
+            "the old API's status.apiEndpoint and the catalog's public URL")
+
+    def route_moves(self):
+        return False
+
+
+@fault
+class ShrinkLeavesStatus(Fault):
+    name = 'shrink-leaves-status'
+    help = ("a removed API (ARG, else any) keeps its status.apiEndpoint "
+            "keys, though its processes stop and the catalog is untouched")
+
+    def check_arg(self):
+        # NOTE: ARG names an API that is about to be removed, or was.
+        pass
+
+    def keeps_removed_status(self, api):
+        return self.arg in (None, api)
+
+
 def parse(text):
     """'NAME' or 'NAME=ARG' -> [name, arg]; Invalid for unknown names."""
     name, _sep, arg = text.partition('=')
@@ -329,6 +363,12 @@ class Faults(object):
 
     def untrusted_cert(self, listener):
         return any(item.untrusted_cert(listener) for item in self.active)
+
+    def route_moves(self):
+        return all(item.route_moves() for item in self.active)
+
+    def keeps_removed_status(self, api):
+        return any(item.keeps_removed_status(api) for item in self.active)
 
 
 def describe():

@@ -67,6 +67,9 @@ class Deployment:
     apis: dict
     keystone_endpoint: str
     source: str
+    # NOTE: every key of status.apiEndpoint, those of APIs no longer in
+    # the spec too: a removed API's keys must go (glanceAPICleanup).
+    status_keys: tuple = ()
 
     @property
     def keystone_api(self):
@@ -185,7 +188,8 @@ def parse_cr(text, source, strict=True):
                                'missing, and there is not exactly one '
                                'non-edge API to default to')
     deployment = Deployment(apis=apis, keystone_endpoint=keystone_endpoint,
-                            source=source)
+                            source=source,
+                            status_keys=tuple(sorted(endpoints)))
     validate(deployment, 'spec.keystoneEndpoint')
     return deployment
 
@@ -267,8 +271,9 @@ def apply_options(base, opts):
         if keystone_endpoint is None:
             raise _field_error(source, 'keystone_endpoint', 'unset, and '
                                'there is not exactly one non-edge API')
-    return validate(Deployment(apis=apis, keystone_endpoint=keystone_endpoint,
-                               source=source), 'keystone_endpoint')
+    return validate(Deployment(
+        apis=apis, keystone_endpoint=keystone_endpoint, source=source,
+        status_keys=base.status_keys if base else ()), 'keystone_endpoint')
 
 
 def has_source(opts):

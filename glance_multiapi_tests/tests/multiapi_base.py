@@ -320,36 +320,68 @@ class MultiApiScenarioTest(MultiApiTest):
         self.fail('patching the Glance spec with %s failed: %s' % (
             spec_patch, problem))
 
-    def catalog_problems(self, owner, fresh=True):
-        """What is wrong if owner should hold the catalog ([] if nothing)."""
-        expected = dataclasses.replace(self.deployment,
-                                       keystone_endpoint=owner)
+    def rediscover(self):
+        """The deployment as the Glance CR says now (fresh status).
+
+        NOTE: on OpenShift the public URL of the keystoneEndpoint API is
+        its Route's, and the Route moves with keystoneEndpoint: after a
+        patch only a fresh status.apiEndpoint tells the URLs apart.
+        """
+        try:
+            return discovery.discover(CONF.glance_multiapi)
+        except discovery.DiscoveryError as exc:
+            problem = str(exc)
+        self.fail('re-reading the deployment failed: %s' % problem)
+
+    def catalog_problems(self, owner, deployment, fresh=True):
+        """What is wrong if owner should hold the catalog ([] if nothing).
+
+        Judged against deployment, which the caller has just re-read.
+        """
+        if owner not in deployment.apis:
+            return (['%s names no API %s' % (deployment.describe(),
+                                             owner)],
+                    self.fetch_catalog(fresh=fresh))
+        expected = dataclasses.replace(deployment, keystone_endpoint=owner)
         found = self.fetch_catalog(fresh=fresh)
         return catalog.ownership_problems(found, expected, self.interfaces(),
                                           self.region()), found
 
     def wait_for_catalog_owner(self, owner):
-        """Poll fresh tokens until owner alone holds the image service.
+        """Poll until owner alone holds the image service.
 
-        Returns the seconds it took. During a switchover the catalog can
-        briefly hold zero or two image services, hence polling.
+        Each round re-reads the Glance CR and takes a fresh token, and
+        judges the catalog against owner's URLs in the FRESH
+        status.apiEndpoint. Returns (seconds it took, that deployment).
+        During a switchover the catalog can briefly hold zero or two
+        image services, and the status can lag the catalog.
         """
         opts = CONF.glance_multiapi
         start = time.monotonic()
+        seen = {}
 
         def check():
-            problems, found = self.catalog_problems(owner)
-            return not problems, '%s [%s]' % (
-                catalog.summary(found, self.region()), '; '.join(problems))
+            try:
+                fresh = discovery.discover(opts)
+            except discovery.DiscoveryError as exc:
+                return False, 'the Glance CR could not be read: %s' % exc
+            problems, found = self.catalog_problems(owner, fresh)
+            seen['deployment'] = fresh
+            api = fresh.apis.get(owner)
+            return not problems, '%s [%s]; status.apiEndpoint of %s: %s' % (
+                catalog.summary(found, self.region()), '; '.join(problems),
+                owner, ', '.join('%s=%s' % item for item in sorted(
+                    api.endpoints.items())) if api else 'none')
 
         try:
             waiters.wait_for(
                 check, what='the catalog to hold exactly one image service, '
-                'owned by %s' % owner, timeout=opts.convergence_timeout,
+                'owned by %s, with its URLs as the Glance CR\'s status now '
+                'gives them' % owner, timeout=opts.convergence_timeout,
                 interval=opts.convergence_interval)
         except waiters.Timeout as exc:
             self.fail(str(exc))
-        return time.monotonic() - start
+        return time.monotonic() - start, seen['deployment']
 
     def wait_for_answers(self, api, up):
         """Poll until every endpoint of api answers (up) or none does.

@@ -57,6 +57,7 @@ from glance_multiapi_tests.localcloud.components import keystone
 from glance_multiapi_tests.localcloud.components import kubeapi
 from glance_multiapi_tests.localcloud.components import rabbitmq
 from glance_multiapi_tests.localcloud.components import registry
+from glance_multiapi_tests.localcloud.components import router
 
 VERBS = ('enabled', 'binaries_needed', 'prepare', 'start', 'wait_ready',
          'register', 'reconcile', 'stop', 'status', 'tempest_options',
@@ -67,15 +68,18 @@ VERBS = ('enabled', 'binaries_needed', 'prepare', 'start', 'wait_ready',
 # keystone only once requests come, so they load while keystone does;
 # this halves the start-up time. (The others start in milliseconds;
 # their order is that of the lines of "status" and of tempest.conf.) The
-# Kubernetes API last: it serves what the others are.
+# route after glance: it forwards to an API's Service (glance's reconcile
+# places it before it publishes). The Kubernetes API last: it serves what
+# the others are.
 COMPONENTS = (keystone, rabbitmq, registry, fileserver, heat, glance,
-              kubeapi)
+              router, kubeapi)
 
 # NOTE: heat first: its engine drains over RPC before the broker goes
 # (and may still call the other services while it does). The others
 # then stop together, as fast as the slowest of them.
 STOP_WAVES = ((heat,),
-              (rabbitmq, glance, fileserver, registry, keystone, kubeapi))
+              (rabbitmq, glance, router, fileserver, registry, keystone,
+               kubeapi))
 
 
 def enabled(state):

@@ -21,6 +21,7 @@ import sys
 
 from glance_multiapi_tests.localcloud import bootstrap
 from glance_multiapi_tests.localcloud.components import keystone
+from glance_multiapi_tests.localcloud.components import router
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import lifecycle
@@ -192,13 +193,60 @@ def api_ports(state, api):
     return public, internal
 
 
-def api_urls(state, api, faults):
-    """{interface: URL} an API publishes, after faults."""
+def service_urls(state, api):
+    """{interface: URL} of an API's Services (what answers in-cluster)."""
     public, internal = api_ports(state, api)
     ports = {'public': public, 'internal': internal}
     api_type = state.data['spec']['glanceAPIs'][api]['type']
-    return {iface: faults.url(api, iface, tlsmode.url(state, ports[iface]))
+    return {iface: tlsmode.url(state, ports[iface])
             for iface in glance_cr.interfaces(api_type)}
+
+
+def api_urls(state, api, faults):
+    """{interface: URL} of an API's status.apiEndpoint, after faults.
+
+    The API whose public Service has the route publishes the route's URL
+    as its public one (openstack-operator's endpoint URL override); the
+    others publish their Services' URLs.
+    """
+    urls = service_urls(state, api)
+    if 'public' in urls and router.routed_api(state) == api:
+        urls['public'] = router.url(state, api)
+    return {iface: faults.url(api, iface, url)
+            for iface, url in urls.items()}
+
+
+def catalog_urls(state, api, faults):
+    """{interface: URL} the image service of api registers.
+
+    The keystoneEndpoint API's public URL is the route's, wherever the
+    route is (the route-not-moved fault leaves it on another API).
+    """
+    urls = api_urls(state, api, faults)
+    routed = router.routed_api(state)
+    if (routed and 'public' in urls and
+            api == state.data['spec']['keystoneEndpoint']):
+        urls['public'] = faults.url(api, 'public', router.url(state, routed))
+    return urls
+
+
+def status_endpoints(state, faults):
+    """status.apiEndpoint: every API's URLs, as the operator mirrors them.
+
+    A removed API's keys go (glance_controller.go glanceAPICleanup),
+    unless a fault keeps them.
+    """
+    spec = state.data['spec']
+    endpoints = {'%s-%s' % (api, iface): url
+                 for api in spec['glanceAPIs']
+                 for iface, url in api_urls(state, api, faults).items()}
+    previous = state.data.get('status', {}).get('apiEndpoint', {})
+    for key, url in previous.items():
+        api = key.rsplit('-', 1)[0]
+        if api not in spec['glanceAPIs'] and faults.keeps_removed_status(
+                api):
+            endpoints[key] = url
+    return endpoints
 
 
 def _start_api(state, api):
@@ -234,17 +282,14 @@ def _publish(state):
     faults = faults_mod.Faults.of_state(state)
     admin = keystone.admin(state)
     entries = faults.catalog([('glance', spec['keystoneEndpoint'])])
-    wanted = {service: api_urls(state, api, faults)
+    wanted = {service: catalog_urls(state, api, faults)
               for service, api in entries}
     for service in admin.services('image'):
         if service['name'] not in wanted:
             admin.delete_service(service)
     for service, urls in sorted(wanted.items()):
         admin.set_service('image', service, urls)
-    state.data['status'] = {'apiEndpoint': {
-        '%s-%s' % (api, iface): url
-        for api in spec['glanceAPIs']
-        for iface, url in api_urls(state, api, faults).items()}}
+    state.data['status'] = {'apiEndpoint': status_endpoints(state, faults)}
     state.data['reconciled_spec'] = spec
     state.save()
 
@@ -336,9 +381,11 @@ def reconcile(state):
     """APIs, catalog and status as spec and faults say.
 
     Like the glance-operator: start what changed, wait for it, then
-    publish.
+    publish; the route first, as openstack-operator creates it before
+    it gives the API its URL.
     """
     wait_ready(state, start(state))
+    router.reconcile(state)
     _publish(state)
 
 

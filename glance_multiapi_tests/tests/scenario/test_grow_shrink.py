@@ -76,24 +76,69 @@ class GrowShrinkTest(multiapi_base.MultiApiScenarioTest):
         if api_holder:
             self.wait_for_answers(api_holder[0], up=False)
 
+    def _wait_removed(self, name):
+        """Poll the Glance CR until name is gone from spec AND status.
+
+        The glance-operator deletes a removed API's status.apiEndpoint
+        keys (glance_controller.go glanceAPICleanup); keys left behind
+        point discovery and tempestconf at an API that is gone.
+        """
+        keys = {'%s-public' % name, '%s-internal' % name}
+
+        def check():
+            try:
+                found = discovery.fetch(CONF.glance_multiapi)
+            except discovery.DiscoveryError as exc:
+                return False, 'the Glance CR could not be read: %s' % exc
+            left = sorted(keys & set(found.status_keys))
+            if name in found.apis or left:
+                return False, '%s; status.apiEndpoint still has %s' % (
+                    'spec.glanceAPIs still has %s' % name
+                    if name in found.apis else 'gone from spec.glanceAPIs',
+                    ', '.join(left) or 'none of its keys')
+            return True, found
+
+        return waiters.wait_for(
+            check, what='API %s to leave the Glance CR (spec.glanceAPIs '
+            'and its status.apiEndpoint keys %s)' % (
+                name, ', '.join(sorted(keys))),
+            timeout=CONF.glance_multiapi.convergence_timeout,
+            interval=CONF.glance_multiapi.convergence_interval)
+
     def _assert_catalog_unchanged(self, before, when):
-        problems, found = self.catalog_problems(
-            self.deployment.keystone_endpoint)
+        """Fail unless the catalog is before and the fresh status's.
+
+        Exactly the keystoneEndpoint API's URLs as the Glance CR gives
+        them now, and the same endpoints as before.
+        """
+        fresh = self.rediscover()
+        problems, found = self.catalog_problems(fresh.keystone_endpoint,
+                                                fresh)
         after = catalog.snapshot(found, self.region())
         if problems or after != before:
-            self.fail('the catalog changed %s: %s\nnow: %s\nbefore: %s' % (
-                when, '; '.join(problems) or 'different endpoints',
-                catalog.summary(found, self.region()), sorted(before)))
+            self.fail('the catalog changed %s: %s\nnow: %s\nbefore: %s\n'
+                      'status.apiEndpoint of %s now: %s' % (
+                          when, '; '.join(problems) or 'different endpoints',
+                          catalog.summary(found, self.region()),
+                          sorted(before), fresh.keystone_endpoint,
+                          fresh.keystone_api.endpoints))
 
     @decorators.attr(type='slow')
     @decorators.attr(type='disruptive')
     @decorators.idempotent_id('809a6c7c-4b90-4eae-9a13-9d6b31e3fb2f')
     def test_add_and_remove_api(self):
-        """Add an API: it serves its own store; remove it: it is gone."""
+        """Add an API: it serves its own store; remove it: it is gone.
+
+        After each patch the Glance CR is re-read: the catalog must still
+        be exactly the keystoneEndpoint API's URLs of the fresh status,
+        and a removed API's status.apiEndpoint keys must be gone.
+        """
         opts = CONF.glance_multiapi
         name = opts.grow_api_name
         before = catalog.snapshot(self.fetch_catalog(fresh=True),
                                   self.region())
+        self._assert_catalog_unchanged(before, 'before anything was '
+                                       'patched')
         api_holder = []
         # NOTE: registered first so it runs last, after the image made
         # through the added API is deleted through that same API.
@@ -117,5 +162,9 @@ class GrowShrinkTest(multiapi_base.MultiApiScenarioTest):
         with self.talking_to(client, 'deleting the image'):
             self.delete_image(client, image['id'])
         self.patch_spec({'glanceAPIs': {name: None}})
+        try:
+            self._wait_removed(name)
+        except waiters.Timeout as exc:
+            self.fail('after removing %s: %s' % (name, exc))
         self.wait_for_answers(api, up=False)
         self._assert_catalog_unchanged(before, 'after removing %s' % name)

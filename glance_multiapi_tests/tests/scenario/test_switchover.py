@@ -60,8 +60,21 @@ class KeystoneEndpointSwitchoverTest(multiapi_base.MultiApiScenarioTest):
     def _restore(self, original):
         LOG.info('restoring keystoneEndpoint %s', original)
         self.patch_spec({'keystoneEndpoint': original})
-        took = self.wait_for_catalog_owner(original)
+        took, _fresh = self.wait_for_catalog_owner(original)
         LOG.info('catalog back on %s after %.1f s', original, took)
+
+    @staticmethod
+    def _moves(before, after):
+        """Which API URLs changed, e.g. 'api0 public: R0 -> S0'."""
+        lines = []
+        for name, api in sorted(after.apis.items()):
+            old = before.apis.get(name)
+            for interface, url in sorted(api.endpoints.items()):
+                was = old.endpoints.get(interface) if old else None
+                if was != url:
+                    lines.append('%s %s: %s -> %s' % (name, interface, was,
+                                                      url))
+        return '\n'.join(lines) or 'no URL moved'
 
     @decorators.attr(type='slow')
     @decorators.attr(type='disruptive')
@@ -69,12 +82,15 @@ class KeystoneEndpointSwitchoverTest(multiapi_base.MultiApiScenarioTest):
     def test_switch_keystone_endpoint(self):
         """Patch keystoneEndpoint; catalog, uploads and old images follow.
 
-        The pre-switch image is downloaded through the new owner when it
-        has that image's store.
+        The catalog is judged against the Glance CR re-read after the
+        patch: on OpenShift the public URL moves with the Route. The
+        pre-switch image is downloaded through the new owner when it has
+        that image's store.
         """
-        original = self.deployment.keystone_endpoint
+        before = self.rediscover()
+        original = before.keystone_endpoint
         target = self.target
-        problems, _ = self.catalog_problems(original)
+        problems, _ = self.catalog_problems(original, before)
         if problems:
             self.fail('the catalog is wrong before any switch, so the '
                       'switchover cannot be judged:\n%s' %
@@ -82,40 +98,43 @@ class KeystoneEndpointSwitchoverTest(multiapi_base.MultiApiScenarioTest):
         before_data = self.image_data()
         with self.talking_to(self.images_client, 'uploading before the '
                              'switch'):
-            before = self.upload_image(self.images_client, 'pre-switch',
-                                       before_data)
+            before_image = self.upload_image(self.images_client,
+                                             'pre-switch', before_data)
         # NOTE: registered before the patch, so that a failing patch or
         # wait still puts the original API back.
         self.addCleanup(self._restore, original)
         self.patch_spec({'keystoneEndpoint': target.name})
-        took = self.wait_for_catalog_owner(target.name)
+        took, after = self.wait_for_catalog_owner(target.name)
         LOG.info('catalog moved from %s to %s in %.1f s', original,
                  target.name, took)
         self.addDetail('convergence', testtools.content.text_content(
-            '%s -> %s: %.1f s' % (original, target.name, took)))
+            '%s -> %s: %.1f s\n%s' % (
+                original, target.name, took, self._moves(before, after))))
+        target = after.apis[target.name]
         data = self.image_data()
         with self.talking_to(self.images_client, 'uploading after the '
                              'switch'):
-            after = self.upload_image(self.images_client, 'post-switch',
+            image = self.upload_image(self.images_client, 'post-switch',
                                       data)
         self.assertEqual(
-            [target.default_store], multiapi_base.image_stores(after),
+            [target.default_store], multiapi_base.image_stores(image),
             'after switching keystoneEndpoint %s -> %s, image %s uploaded '
             'through the catalog landed in store(s) %r; expected %s, the '
             'default store of %s' % (
-                original, target.name, after['id'], after.get('stores'),
+                original, target.name, image['id'], image.get('stores'),
                 target.default_store, target.name))
-        old_stores = set(multiapi_base.image_stores(before))
+        old_stores = set(multiapi_base.image_stores(before_image))
         if target.stores and not old_stores & set(target.stores):
             # NOTE: one cluster per API: the new owner cannot have the
             # bytes; test_image_readable_exactly_where_api_has_store
             # judges that refusal.
             LOG.info('pre-switch image %s is in %s, which %s lacks (it has '
-                     '%s): not downloaded through the catalog', before['id'],
+                     '%s): not downloaded through the catalog',
+                     before_image['id'],
                      ', '.join(sorted(old_stores)), target.name,
                      ', '.join(target.stores))
             return
         with self.talking_to(self.images_client, 'downloading the '
                              'pre-switch image'):
-            self.assert_round_trip(self.images_client, before['id'],
+            self.assert_round_trip(self.images_client, before_image['id'],
                                    before_data)
