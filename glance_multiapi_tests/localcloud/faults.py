@@ -136,8 +136,10 @@ class UnresolvableEndpoint(Fault):
     def url(self, api, interface, url):
         if api != self._api() or interface != 'public':
             return url
-        port = url.rsplit(':', 1)[1]
-        return 'http://glance-%s-public.openstack.invalid:%s' % (api, port)
+        scheme, _sep, rest = url.partition('://')
+        port = rest.rsplit(':', 1)[1]
+        return '%s://glance-%s-public.openstack.invalid:%s' % (scheme, api,
+                                                               port)
 
 
 @fault
