@@ -203,6 +203,7 @@ class HashedStream(object):
         self.complete = False
         self.on_chunk = None
         self._used = False
+        self.producer = None
         self._stop = threading.Event()
         self._queue = queue.Queue(maxsize=self.QUEUE_CHUNKS)
 
@@ -245,8 +246,8 @@ class HashedStream(object):
                 'the connection to glance dropped during the upload; a '
                 'stream cannot be sent twice')
         self._used = True
-        producer = threading.Thread(target=self._produce, daemon=True)
-        producer.start()
+        self.producer = threading.Thread(target=self._produce, daemon=True)
+        self.producer.start()
         try:
             while True:
                 item = self._queue.get()
