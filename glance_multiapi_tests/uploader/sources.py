@@ -36,36 +36,34 @@ def _source_error(message):
     return exitcodes.UploaderError(exitcodes.SOURCE_ERROR, message)
 
 
-@contextlib.contextmanager
-def opened(spec, *, verify, plain_http, log):
-    """Connect to spec's source; yield (stream of image bytes, size).
+def stream(spec, *, verify, plain_http, log):
+    """A HashedStream of spec's image bytes, connected on first read.
 
-    The connection is made (HTTP status, OCI manifest) before the caller
-    touches Glance, so a missing source fails without leaving anything.
-    size is the image size when the source says it, else 0.
+    The source is contacted only once the stream is consumed, i.e. once
+    the upload to Glance started: an uploader that lost the race never
+    downloads. expected_size is set when the source tells the size.
 
     :param verify: True, a CA bundle path, or False (INSECURE_CLIENT)
     """
     shown = progress_mod.redact_url(spec.uri)
-    log.info('%s: downloading %s' % (spec.key, shown))
-    with contextlib.ExitStack() as stack:
+    hashed = streams.HashedStream(None)
+
+    def chunks():
+        log.info('%s: downloading %s' % (spec.key, shown))
         with _source_errors(spec, shown):
             if spec.uri.startswith('oci://'):
                 response, total, layout = _open_oci(
                     spec, verify=verify, plain_http=plain_http)
             else:
                 response, total, layout = _open_http(spec, verify=verify)
-        stack.enter_context(response)
-        # NOTE: the raw stream (no requests decoding) keeps a gzip source
-        # compressed on the wire, so it is inflated exactly once, by us.
-        chunks = streams.image_chunks(response.raw, layout, shown)
-        stream = streams.HashedStream(_guarded(spec, shown, chunks))
-        yield stream, (total if layout == 'plain' else 0)
-
-
-def _guarded(spec, shown, chunks):
-    with _source_errors(spec, shown):
-        yield from chunks
+            with response:
+                if layout == 'plain':
+                    hashed.expected_size = total
+                # NOTE: the raw stream (no requests decoding) keeps a gzip
+                # source compressed on the wire: it is inflated once, here.
+                yield from streams.image_chunks(response.raw, layout, shown)
+    hashed.chunks = chunks()
+    return hashed
 
 
 @contextlib.contextmanager

@@ -197,7 +197,8 @@ class HashedStream(object):
     QUEUE_CHUNKS = 8
 
     def __init__(self, chunks):
-        self._chunks = chunks
+        self.chunks = chunks
+        self.expected_size = 0
         self._digest = hashlib.md5(usedforsecurity=False)
         self.size = 0
         self.complete = False
@@ -226,12 +227,17 @@ class HashedStream(object):
         hasher = _Stage(self._digest.update)
         outcome = _END
         try:
-            for chunk in self._chunks:
+            for chunk in self.chunks:
                 hasher.put(chunk)
                 if not self._offer(chunk):
                     break
         except BaseException as exc:
             outcome = exc
+        finally:
+            # NOTE: closes the source's connection when the consumer quit.
+            close = getattr(self.chunks, 'close', None)
+            if close is not None:
+                close()
         hasher.finish()
         if outcome is _END and hasher.error is not None:
             outcome = hasher.error

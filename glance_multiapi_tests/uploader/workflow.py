@@ -23,9 +23,10 @@
    sylva-upload-claim property, no tag. After CLAIM_SETTLE seconds the
    oldest claim (created_at, then id) wins; the others delete theirs and
    await the winner (step 2).
-4. The winner streams the source into its record (no temp file) while
-   hashing, checks the md5 against the expected one and against Glance's
-   checksum, and only then tags it (sylva-md5-<md5>) and drops the claim.
+4. The winner streams the source into its record (no temp file; losers
+   never contact the source) while hashing, checks the md5 against the
+   expected one and against Glance's checksum, and only then tags it
+   (sylva-md5-<md5>) and drops the claim.
    A mismatch or any failure deletes the record: a bad image is never
    visible under the tag.
 """
@@ -246,24 +247,21 @@ class Uploader(object):
             % (spec.key, image['id'], spec.glance_name, image.get('owner')))
 
     def _claim_and_upload(self, spec):
-        with sources.opened(spec, verify=self.settings.verify,
-                            plain_http=self.settings.plain_http,
-                            log=self.log) as (stream, size):
-            claim = self.glance.create_claim(spec)
-            self.log.info('%s: created image %s (%s), claiming the upload'
-                          % (spec.key, claim['id'], spec.glance_name))
-            finished = False
-            try:
-                self._settle(spec, claim)
-                image = self._upload(spec, claim, stream, size)
-                finished = True
-            except Lost as lost:
-                self.log.info('%s: %s; withdrawing image %s'
-                              % (spec.key, lost, claim['id']))
-                return None
-            finally:
-                if not finished:
-                    self._discard(claim['id'])
+        claim = self.glance.create_claim(spec)
+        self.log.info('%s: created image %s (%s), claiming the upload'
+                      % (spec.key, claim['id'], spec.glance_name))
+        finished = False
+        try:
+            self._settle(spec, claim)
+            image = self._upload(spec, claim)
+            finished = True
+        except Lost as lost:
+            self.log.info('%s: %s; withdrawing image %s'
+                          % (spec.key, lost, claim['id']))
+            return None
+        finally:
+            if not finished:
+                self._discard(claim['id'])
         self.log.info('%s: image %s active' % (spec.key, image['id']))
         return image['id']
 
@@ -288,9 +286,16 @@ class Uploader(object):
             exitcodes.INTERNAL_ERROR, 'claim of %s never settled'
             % claim['id'])
 
-    def _upload(self, spec, claim, stream, size):
-        meter = self.log.progress('%s: upload' % spec.key, size)
-        stream.on_chunk = meter.update
+    def _upload(self, spec, claim):
+        stream = sources.stream(spec, verify=self.settings.verify,
+                                plain_http=self.settings.plain_http,
+                                log=self.log)
+        meter = self.log.progress('%s: upload' % spec.key)
+
+        def on_chunk(count):
+            meter.total = stream.expected_size or None
+            meter.update(count)
+        stream.on_chunk = on_chunk
         self.glance.upload(claim['id'], stream)
         meter.finish()
         sources.check_md5(spec, stream.md5)

@@ -12,8 +12,9 @@
 
 """glance-image-uploader against the real embedded cloud.
 
-Bad input of every kind gives one line, its documented exit code, no temp
-file and no image; a signal mid-run cleans up the same way.
+Bad input of every kind gives one line, its documented exit code, no file
+(in TMPDIR or the working directory) and no image; a signal mid-run cleans
+up the same way.
 """
 
 import copy
@@ -56,6 +57,8 @@ class TestUploaderCli(base.CloudTestCase):
         self.tmp = self.useFixture(fixtures.TempDir()).path
         self.temp_dir = os.path.join(self.tmp, 'uploader-tmp')
         os.mkdir(self.temp_dir)
+        self.cwd = os.path.join(self.tmp, 'uploader-cwd')
+        os.mkdir(self.cwd)
         self.clouds = self._clouds_yaml()
 
     def _clouds_yaml(self):
@@ -98,7 +101,8 @@ class TestUploaderCli(base.CloudTestCase):
             [UPLOADER, '--quiet', '--images-info', info, '--os-cloud', cloud,
              '--os-client-config-file', self.clouds, '--temp-dir',
              self.temp_dir] + list(extra),
-            capture_output=True, text=True, timeout=300)
+            capture_output=True, text=True, timeout=300, cwd=self.cwd,
+            env=dict(os.environ, TMPDIR=self.temp_dir))
 
     def _images_named(self, name):
         # NOTE: the uploader's own connection (with its retry of dropped
@@ -119,6 +123,7 @@ class TestUploaderCli(base.CloudTestCase):
         self.assertNotIn('Traceback', proc.stderr)
         self.assertEqual('', proc.stdout)
         self.assertEqual([], os.listdir(self.temp_dir))
+        self.assertEqual([], os.listdir(self.cwd))
         if key:
             self.assertEqual([], self._images_named(key))
 
@@ -158,7 +163,8 @@ class TestUploaderCli(base.CloudTestCase):
              '--os-client-config-file', self.clouds, '--temp-dir',
              self.temp_dir, '--progress-interval', '0.05'],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            preexec_fn=_default_signals)
+            preexec_fn=_default_signals, cwd=self.cwd,
+            env=dict(os.environ, TMPDIR=self.temp_dir))
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
         lines = []
         reader = threading.Thread(
@@ -176,12 +182,13 @@ class TestUploaderCli(base.CloudTestCase):
         self.assertEqual(code, proc.returncode, err)
         self.assertLess(time.monotonic() - started, 60)
         self.assertEqual([], os.listdir(self.temp_dir))
+        self.assertEqual([], os.listdir(self.cwd))
         self.assertEqual([], self._images_named(key))
         self.assertNotIn('Traceback', err)
         return err
 
-    def test_sigterm_during_download_cleans_up(self):
-        self._signal_during(': download:', signal.SIGTERM, 143)
+    def test_sigterm_while_claiming_cleans_up(self):
+        self._signal_during('claiming the upload', signal.SIGTERM, 143)
 
     def test_sigint_during_upload_deletes_image(self):
         err = self._signal_during(': upload:', signal.SIGINT, 130)

@@ -16,7 +16,6 @@ The real races run against the embedded cloud (test_uploader_races and
 the chaos functional test); here each decision is pinned down alone.
 """
 
-import contextlib
 import hashlib
 import io
 
@@ -125,8 +124,9 @@ class TestProtocol(testtools.TestCase):
                                      disk_format='raw', commit_tag='',
                                      info={})
         self.source = DATA
+        self.downloads = 0
         self.useFixture(fixtures.MonkeyPatch(
-            'glance_multiapi_tests.uploader.sources.opened', self._opened))
+            'glance_multiapi_tests.uploader.sources.stream', self._stream))
         # NOTE: the settle window is a real time window; shrink it.
         self.useFixture(fixtures.MonkeyPatch(
             'glance_multiapi_tests.uploader.workflow.CLAIM_SETTLE', 0.01))
@@ -134,9 +134,9 @@ class TestProtocol(testtools.TestCase):
             'glance_multiapi_tests.uploader.workflow.CLAIM_STALE_MIN', 0.05))
         self.log = progress.Log(stream=io.StringIO())
 
-    @contextlib.contextmanager
-    def _opened(self, spec, **kwargs):
-        yield streams.HashedStream(iter([self.source])), len(self.source)
+    def _stream(self, spec, **kwargs):
+        self.downloads += 1
+        return streams.HashedStream(iter([self.source]))
 
     def _push(self, policy='refuse'):
         settings = inputs.Settings(
@@ -186,6 +186,7 @@ class TestProtocol(testtools.TestCase):
         self.assertNotIn(image_id, mine)
         self.assertEqual(mine, self.glance.deleted)
         self.assertEqual([], self.glance.uploads)
+        self.assertEqual(0, self.downloads, 'the loser downloaded')
         self.assertEqual([image_id], self._published())
 
     def test_younger_claim_does_not_stop_ours(self):
