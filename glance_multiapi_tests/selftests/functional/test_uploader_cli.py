@@ -18,10 +18,13 @@ up the same way.
 """
 
 import copy
+import functools
 import hashlib
+import http.server
 import json
 import os
 import signal
+import ssl
 import subprocess
 import threading
 import time
@@ -32,6 +35,8 @@ import yaml
 
 from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.localcloud import certs
+from glance_multiapi_tests.localcloud import state as state_mod
 from glance_multiapi_tests.selftests.functional import base
 from glance_multiapi_tests.uploader import glance
 from glance_multiapi_tests.uploader import inputs
@@ -96,13 +101,40 @@ class TestUploaderCli(base.CloudTestCase):
         return key, self._info(yaml.safe_dump({'os_images': {key: {
             'uri': uri, 'md5': md5, 'image-format': 'raw'}}}))
 
-    def _run(self, info, cloud='demo', *extra):
+    def _run(self, info, cloud='demo', *extra, env=None):
+        environ = dict(os.environ, TMPDIR=self.temp_dir)
+        for name in ('SSL_CERT_FILE', 'REQUESTS_CA_BUNDLE',
+                     'INSECURE_CLIENT'):
+            environ.pop(name, None)
+        environ.update(env or {})
         return subprocess.run(
             [UPLOADER, '--quiet', '--images-info', info, '--os-cloud', cloud,
              '--os-client-config-file', self.clouds, '--temp-dir',
              self.temp_dir] + list(extra),
             capture_output=True, text=True, timeout=300, cwd=self.cwd,
-            env=dict(os.environ, TMPDIR=self.temp_dir))
+            env=environ)
+
+    def _serve_https(self, size):
+        """An https file server with a certificate of the cloud's CA."""
+        state = state_mod.State(self.state_dir)
+        cert, key = certs.issue(state, 'uploader-cli-source')
+        data = imagedata.raw(size, random_bytes=1 << 20)
+        directory = os.path.join(self.tmp, 'https')
+        os.mkdir(directory)
+        with open(os.path.join(directory, 'image.raw'), 'wb') as out:
+            out.write(data)
+        handler = functools.partial(_QuietHandler, directory=directory)
+        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        url = 'https://127.0.0.1:%d/image.raw' % server.server_address[1]
+        return url, hashlib.md5(data, usedforsecurity=False).hexdigest(), (
+            certs.ca_path(state))
 
     def _images_named(self, name):
         # NOTE: the uploader's own connection (with its retry of dropped
@@ -114,6 +146,10 @@ class TestUploaderCli(base.CloudTestCase):
                 wait_queued=0, insecure=False, plain_http=False)
             self._admin = glance.connect(settings)[0]
         return [image.id for image in self._admin.image.images(name=name)]
+
+    def _delete_named(self, name):
+        for image_id in self._images_named(name):
+            self._admin.image.delete_image(image_id, ignore_missing=True)
 
     def assertCleanFailure(self, proc, code, fragment, key=None):
         lines = proc.stderr.strip().splitlines()
@@ -154,6 +190,19 @@ class TestUploaderCli(base.CloudTestCase):
         self.assertCleanFailure(self._run(info, 'nosuchcloud'), 22,
                                 "cloud 'nosuchcloud'", key)
 
+    def test_https_source_trusts_the_ca_it_is_given(self):
+        uri, md5, ca = self._serve_https(1 << 20)
+        key, info = self._entry(uri, md5)
+        self.assertCleanFailure(self._run(info), 3, 'TLS with', key)
+        for env in ({'SSL_CERT_FILE': ca}, {'REQUESTS_CA_BUNDLE': ca},
+                    {'INSECURE_CLIENT': 'true'}):
+            key, info = self._entry(uri, md5)
+            self.addCleanup(self._delete_named, key)
+            proc = self._run(info, env=env)
+            self.assertEqual(0, proc.returncode, '%s: %s'
+                             % (env, proc.stderr))
+            self.assertEqual(1, len(self._images_named(key)), env)
+
     def _signal_during(self, stage, signum, code):
         """Signal the uploader once stderr shows stage; check cleanup."""
         uri, md5 = self._serve(512 << 20)
@@ -193,3 +242,9 @@ class TestUploaderCli(base.CloudTestCase):
     def test_sigint_during_upload_deletes_image(self):
         err = self._signal_during(': upload:', signal.SIGINT, 130)
         self.assertIn('created image', err)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+
+    def log_message(self, fmt, *args):
+        pass
