@@ -91,14 +91,7 @@ class Settings:
     insecure: bool
     plain_http: bool
     foreign_queued_policy: str = 'refuse'
-    ca_bundle: str = None
-
-    @property
-    def verify(self):
-        """requests' verify for the sources: False, a CA file or True."""
-        if self.insecure:
-            return False
-        return self.ca_bundle or True
+    ca_files: tuple = ()
 
 
 def parse_bool(name, text):
@@ -154,15 +147,19 @@ def settings_from(args, environ):
         raise _bad('%s=%r is not one of %s'
                    % (name, policy, ', '.join(FOREIGN_QUEUED_POLICIES)))
     # NOTE: requests reads REQUESTS_CA_BUNDLE itself but not SSL_CERT_FILE
-    # (it ships its own bundle); both name the CA a deployment trusts.
-    ca_bundle = (environ.get('REQUESTS_CA_BUNDLE') or
-                 environ.get('SSL_CERT_FILE') or None)
+    # (it ships its own bundle); either may name the CA a deployment
+    # added, while the other names the system bundle: both are trusted.
+    ca_files = []
+    for name in ('SSL_CERT_FILE', 'REQUESTS_CA_BUNDLE'):
+        value = (environ.get(name) or '').strip()
+        if value and value not in ca_files:
+            ca_files.append(value)
     return Settings(info_path=info_path, cloud=cloud or None,
                     client_config_file=config_file or None,
                     in_progress_timeout=timeout,
                     in_progress_interval=interval, wait_queued=wait_queued,
                     insecure=insecure, plain_http=plain_http,
-                    foreign_queued_policy=policy, ca_bundle=ca_bundle)
+                    foreign_queued_policy=policy, ca_files=tuple(ca_files))
 
 
 def read_info_file(path):

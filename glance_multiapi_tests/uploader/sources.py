@@ -20,9 +20,11 @@ the image is published only if it matches (workflow).
 
 import contextlib
 import posixpath
+import ssl
 import urllib.parse
 
 import requests
+import requests.adapters
 
 from glance_multiapi_tests.uploader import exitcodes
 from glance_multiapi_tests.uploader import progress as progress_mod
@@ -36,15 +38,46 @@ def _source_error(message):
     return exitcodes.UploaderError(exitcodes.SOURCE_ERROR, message)
 
 
-def stream(spec, *, verify, plain_http, log):
+class _ExtraCAAdapter(requests.adapters.HTTPAdapter):
+    """Trusts the given CA files on top of the usual bundle."""
+
+    def __init__(self, ca_files):
+        self._context = ssl.create_default_context()
+        for path in ca_files:
+            try:
+                self._context.load_verify_locations(cafile=path)
+            except (OSError, ssl.SSLError) as exc:
+                raise exitcodes.UploaderError(
+                    exitcodes.BAD_CONFIG,
+                    'CA file %s (SSL_CERT_FILE/REQUESTS_CA_BUNDLE) cannot '
+                    'be loaded: %s' % (path, getattr(exc, 'strerror', None)
+                                       or exc))
+        super().__init__()
+
+    def init_poolmanager(self, *args, **kwargs):
+        kwargs['ssl_context'] = self._context
+        return super().init_poolmanager(*args, **kwargs)
+
+
+def _trust(session, *, insecure, ca_files):
+    # NOTE: verification is turned off per request (verify=False):
+    # requests lets REQUESTS_CA_BUNDLE override a session's verify=False.
+    if ca_files and not insecure:
+        session.mount('https://', _ExtraCAAdapter(ca_files))
+    return session
+
+
+def stream(spec, *, insecure, ca_files, plain_http, log):
     """A HashedStream of spec's image bytes, connected on first read.
 
     The source is contacted only once the stream is consumed, i.e. once
     the upload to Glance started: an uploader that lost the race never
     downloads. expected_size is set when the source tells the size.
 
-    :param verify: True, a CA bundle path, or False (INSECURE_CLIENT)
+    :param insecure: no TLS verification (INSECURE_CLIENT)
+    :param ca_files: CA files trusted besides the default bundle
     """
+    verify = dict(insecure=insecure, ca_files=ca_files)
     shown = progress_mod.redact_url(spec.uri)
     hashed = streams.HashedStream(None)
 
@@ -55,7 +88,7 @@ def stream(spec, *, verify, plain_http, log):
                 response, total, layout = _open_oci(
                     spec, verify=verify, plain_http=plain_http)
             else:
-                response, total, layout = _open_http(spec, verify=verify)
+                response, total, layout = _open_http(spec, verify)
             with response:
                 if layout == 'plain':
                     hashed.expected_size = total
@@ -115,10 +148,12 @@ def _check_status(response, what):
                                response.reason or ''))
 
 
-def _open_http(spec, *, verify):
+def _open_http(spec, verify):
     shown = progress_mod.redact_url(spec.uri)
-    response = requests.get(spec.uri, stream=True, verify=verify,
-                            timeout=(CONNECT_TIMEOUT, READ_TIMEOUT))
+    session = _trust(requests.Session(), **verify)
+    response = session.get(spec.uri, stream=True,
+                           verify=not verify['insecure'],
+                           timeout=(CONNECT_TIMEOUT, READ_TIMEOUT))
     try:
         _check_status(response, '%s: %s' % (spec.key, shown))
     except exitcodes.UploaderError:
@@ -152,7 +187,8 @@ def _registry(host, *, verify, plain_http):
             return unwrapped(self, *args, **kwargs)
 
     registry = QuickRegistry(hostname=host, insecure=plain_http,
-                             tls_verify=verify)
+                             tls_verify=not verify['insecure'])
+    _trust(registry.session, **verify)
     original = registry.session.request
 
     def request(method, url, **kwargs):
@@ -191,7 +227,7 @@ def _manifest(spec, *, verify, plain_http):
     host, reference = parse_oci_uri(spec.uri)
     shown = progress_mod.redact_url(spec.uri)
     schemes = [plain_http]
-    if verify is False and not plain_http:
+    if verify['insecure'] and not plain_http:
         schemes.append(True)
     for index, plain in enumerate(schemes):
         registry = _registry(host, verify=verify, plain_http=plain)

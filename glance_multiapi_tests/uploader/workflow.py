@@ -287,7 +287,8 @@ class Uploader(object):
             % claim['id'])
 
     def _upload(self, spec, claim):
-        stream = sources.stream(spec, verify=self.settings.verify,
+        stream = sources.stream(spec, insecure=self.settings.insecure,
+                                ca_files=self.settings.ca_files,
                                 plain_http=self.settings.plain_http,
                                 log=self.log)
         meter = self.log.progress('%s: upload' % spec.key)

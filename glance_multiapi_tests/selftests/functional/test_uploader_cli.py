@@ -30,6 +30,7 @@ import threading
 import time
 import uuid
 
+import certifi
 import fixtures
 import yaml
 
@@ -145,7 +146,12 @@ class TestUploaderCli(base.CloudTestCase):
                 in_progress_timeout=1, in_progress_interval=1,
                 wait_queued=0, insecure=False, plain_http=False)
             self._admin = glance.connect(settings)[0]
-        return [image.id for image in self._admin.image.images(name=name)]
+        # NOTE: community images appear only when asked for by visibility.
+        found = set()
+        for extra in ({}, {'visibility': 'community'}):
+            found.update(image.id for image in self._admin.image.images(
+                name=name, **extra))
+        return sorted(found)
 
     def _delete_named(self, name):
         for image_id in self._images_named(name):
@@ -192,10 +198,17 @@ class TestUploaderCli(base.CloudTestCase):
 
     def test_https_source_trusts_the_ca_it_is_given(self):
         uri, md5, ca = self._serve_https(1 << 20)
-        key, info = self._entry(uri, md5)
-        self.assertCleanFailure(self._run(info), 3, 'TLS with', key)
+        system = certifi.where()
+        for env in ({}, {'REQUESTS_CA_BUNDLE': system}):
+            key, info = self._entry(uri, md5)
+            self.assertCleanFailure(self._run(info, env=env), 3,
+                                    'TLS with', key)
+        # NOTE: a deployment adds its CA in one variable while the other
+        # may name the system bundle; both are trusted.
         for env in ({'SSL_CERT_FILE': ca}, {'REQUESTS_CA_BUNDLE': ca},
-                    {'INSECURE_CLIENT': 'true'}):
+                    {'SSL_CERT_FILE': ca, 'REQUESTS_CA_BUNDLE': system},
+                    {'INSECURE_CLIENT': 'true',
+                     'REQUESTS_CA_BUNDLE': system}):
             key, info = self._entry(uri, md5)
             self.addCleanup(self._delete_named, key)
             proc = self._run(info, env=env)

@@ -158,19 +158,18 @@ class TestSettings(testtools.TestCase):
         # NOTE: insecure only turns verification off; a registry without
         # TLS is reached by the HTTPS-then-HTTP fallback of sources.py.
         self.assertFalse(settings.plain_http)
-        self.assertIs(False, settings.verify)
 
     def test_foreign_queued_policy_and_ca_bundle(self):
         settings = inputs.settings_from(_flags(), {})
         self.assertEqual('refuse', settings.foreign_queued_policy)
-        self.assertIs(True, settings.verify)
+        self.assertEqual((), settings.ca_files)
         settings = inputs.settings_from(_flags(), {
             'FOREIGN_QUEUED_POLICY': 'Ignore', 'SSL_CERT_FILE': '/ca.crt'})
         self.assertEqual('ignore', settings.foreign_queued_policy)
-        self.assertEqual('/ca.crt', settings.verify)
+        self.assertEqual(('/ca.crt',), settings.ca_files)
         settings = inputs.settings_from(_flags(), {
             'SSL_CERT_FILE': '/ca.crt', 'REQUESTS_CA_BUNDLE': '/bundle'})
-        self.assertEqual('/bundle', settings.verify)
+        self.assertEqual(('/ca.crt', '/bundle'), settings.ca_files)
         error = self.assertRaises(
             exitcodes.UploaderError, inputs.settings_from, _flags(),
             {'FOREIGN_QUEUED_POLICY': 'delete'})
