@@ -18,6 +18,10 @@ alt project created, and racing uploaders are real processes started
 together on an empty Glance.
 """
 
+import http.server
+import threading
+
+import fixtures
 from tempest import config
 from tempest.lib import decorators
 
@@ -26,6 +30,60 @@ from glance_multiapi_tests.tests import uploader_fixtures
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
+
+
+class _GateHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+
+    def do_GET(self):
+        gate = self.server.gate
+        with gate['cond']:
+            gate['arrived'] += 1
+            gate['cond'].wait_for(
+                lambda: gate['arrived'] >= gate['count'],
+                timeout=gate['hold'])
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/octet-stream')
+        self.send_header('Content-Length', str(len(gate['data'])))
+        self.end_headers()
+        self.wfile.write(gate['data'])
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def handle(self):
+        # NOTE: an uploader that lost the race may drop the connection.
+        try:
+            super().handle()
+        except (ConnectionError, BrokenPipeError):
+            pass
+
+
+class StartingGate(fixtures.Fixture):
+    """An http source that answers nobody until count GETs arrived.
+
+    Uploaders that download before they look at Glance (Sylva's) are then
+    released together and meet in Glance at the same instant, which is
+    the race; one that downloads only after winning waits hold s at most.
+    """
+
+    def __init__(self, data, count, hold):
+        super().__init__()
+        self.gate = {'data': data, 'count': count, 'hold': hold,
+                     'arrived': 0, 'cond': threading.Condition()}
+
+    def _setUp(self):
+        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
+                                                 _GateHandler)
+        server.daemon_threads = True
+        server.gate = self.gate
+        thread = threading.Thread(target=server.serve_forever,
+                                  kwargs={'poll_interval': 0.2}, daemon=True)
+        thread.start()
+        self.addCleanup(thread.join, 10)
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        self.url = 'http://127.0.0.1:%d/image.raw' % server.server_address[1]
 
 
 class UploaderRacesTest(uploader_base.UploaderScenarioTest):
@@ -64,7 +122,11 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
 
     def _race(self, count):
         """count uploaders started together on an empty Glance."""
-        key, entry, _ = self.new_image('upl-race%d' % count)
+        key, entry, data = self.new_image('upl-race%d' % count)
+        if entry['uri'].startswith('http'):
+            gate = self.useFixture(StartingGate(data, count,
+                                                self.opts.saving_hold))
+            entry = dict(entry, uri=gate.url)
         self.assertEqual([], self.named(self.images, key, entry))
         runs = [self.uploader({key: entry}) for _ in range(count)]
         for run in runs:
