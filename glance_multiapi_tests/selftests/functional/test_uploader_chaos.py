@@ -48,7 +48,7 @@ IMAGE_SIZE = 96 << 20
 STAGES = (('glance endpoint', 1.0),
           ('claiming the upload', 2.5),
           (': upload:', 1.0),
-          (': upload: 100%', 0.3))
+          (': upload: 100%', 0.15))
 RUN_TIMEOUT = 120
 GRACE = 2
 # NOTE: how the rerun dealt with what the kill left, from its log.
