@@ -46,7 +46,8 @@ environment (flags win):
   FOREIGN_QUEUED_POLICY      refuse (exit 1) or ignore another project's
                              image that stays queued (refuse)
   SSL_CERT_FILE, REQUESTS_CA_BUNDLE
-                             CA file for https sources and registries
+                             CA files trusted (both, on top of the
+                             default bundle) by https sources/registries
 """ % inputs.DEFAULT_INFO_PATH
 
 
