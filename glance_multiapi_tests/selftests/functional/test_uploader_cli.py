@@ -216,6 +216,37 @@ class TestUploaderCli(base.CloudTestCase):
                              % (env, proc.stderr))
             self.assertEqual(1, len(self._images_named(key)), env)
 
+    def _foreign_queued(self, key, md5):
+        """A queued image of that name and tag in another project."""
+        settings = inputs.Settings(
+            info_path='', cloud='alt_demo', client_config_file=self.clouds,
+            in_progress_timeout=1, in_progress_interval=1, wait_queued=0,
+            insecure=False, plain_http=False)
+        alt = glance.connect(settings)[0]
+        image = alt.image.create_image(
+            name=key, disk_format='raw', container_format='bare',
+            visibility='community', tags=[inputs.TAG_PREFIX + md5])
+        self.addCleanup(alt.image.delete_image, image.id,
+                        ignore_missing=True)
+        return alt, image.id
+
+    def test_foreign_queued_policy(self):
+        uri, md5 = self._serve(2 << 20)
+        key, info = self._entry(uri, md5)
+        alt, foreign = self._foreign_queued(key, md5)
+        env = {'WAIT_QUEUED_IMAGE': '1'}
+        proc = self._run(info, env=env)
+        self.assertCleanFailure(proc, 1, foreign)
+        self.assertEqual([foreign], self._images_named(key))
+        self.addCleanup(self._delete_named, key)
+        proc = self._run(info, env=dict(env, FOREIGN_QUEUED_POLICY='ignore'))
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        ours = yaml.safe_load(proc.stdout)['os_images'][key][
+            'openstack_glance_uuid']
+        self.assertEqual(sorted([foreign, ours]), self._images_named(key))
+        self.assertEqual('queued', alt.image.get_image(foreign).status)
+        self.assertEqual('active', self._admin.image.get_image(ours).status)
+
     def _signal_during(self, stage, signum, code):
         """Signal the uploader once stderr shows stage; check cleanup."""
         uri, md5 = self._serve(512 << 20)
