@@ -14,18 +14,17 @@
 
 The images come from an os_images YAML file (Sylva's os-images-info); each
 one ends up as one active community image named after it, tagged with its
-md5, and the run prints the UUID map. Every failure is one line on stderr
-and a documented exit code; temp files and unfinished images are removed
-on every exit path, including SIGINT and SIGTERM.
+md5, and the run prints the UUID map. Sources are streamed into Glance:
+no temp file is written. Every failure is one line on stderr and a
+documented exit code; unfinished images are removed on every exit path,
+including SIGINT and SIGTERM.
 """
 
 import argparse
 import logging
 import os
-import shutil
 import signal
 import sys
-import tempfile
 
 from glance_multiapi_tests.uploader import exitcodes
 from glance_multiapi_tests.uploader import inputs
@@ -40,9 +39,15 @@ environment (flags win):
   IMAGE_IN_PROGRESS_TIMEOUT  seconds to wait for another upload (3600)
   IMAGE_IN_PROGRESS_INTERVAL seconds between status polls (10)
   WAIT_QUEUED_IMAGE          seconds a queued image may stay queued (10)
-  INSECURE_CLIENT            true: skip TLS verification everywhere and
-                             talk plain HTTP to the OCI registry
+  INSECURE_CLIENT            true: skip TLS verification everywhere (an
+                             OCI registry without TLS is then reached
+                             over plain HTTP)
   OCI_PLAIN_HTTP             true: plain HTTP to the OCI registry only
+  FOREIGN_QUEUED_POLICY      refuse (exit 1) or ignore another project's
+                             image that stays queued (refuse)
+  SSL_CERT_FILE, REQUESTS_CA_BUNDLE
+                             CA files trusted (both, on top of the
+                             default bundle) by https sources/registries
 """ % inputs.DEFAULT_INFO_PATH
 
 
@@ -79,8 +84,8 @@ def build_parser():
     parser.add_argument('--plain-http', action='store_const', const='true',
                         help='OCI_PLAIN_HTTP=true')
     parser.add_argument('--temp-dir', metavar='DIR',
-                        help='where the per-run temp dir is made (default: '
-                             'TMPDIR or /tmp); it must exist')
+                        help='accepted for compatibility; nothing is '
+                             'written there (it must exist)')
     parser.add_argument('--output', metavar='FILE', default='-',
                         help='write the UUID map here ("-": stdout)')
     parser.add_argument('--configmap', metavar='NAME',
@@ -119,10 +124,10 @@ def main(argv=None, environ=None):
         log.error(exc.message)
         return exc.code
     except KeyboardInterrupt:
-        log.error('interrupted; temp files and unfinished images removed')
+        log.error('interrupted; unfinished images removed')
         return exitcodes.INTERRUPTED
     except Terminated:
-        log.error('terminated; temp files and unfinished images removed')
+        log.error('terminated; unfinished images removed')
         return exitcodes.TERMINATED
     except Exception as exc:
         log.error('unexpected %s: %s' % (exc.__class__.__name__,
@@ -156,17 +161,11 @@ def _run(argv, environ, log):
     api = glance.Glance(conn, project, log)
     log.info('glance endpoint %s, project %s'
              % (progress.redact_url(api.endpoint()), project))
-    workdir = tempfile.mkdtemp(prefix='glance-image-uploader-',
-                               dir=args.temp_dir)
-    try:
-        uploader = workflow.Uploader(api, settings, log, workdir)
-        uuids = {}
-        for spec in specs:
-            uuids[spec.key] = uploader.push(spec)
-            for name in os.listdir(workdir):
-                os.unlink(os.path.join(workdir, name))
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    # NOTE: sources stream into Glance; the run writes no file at all.
+    uploader = workflow.Uploader(api, settings, log)
+    uuids = {}
+    for spec in specs:
+        uuids[spec.key] = uploader.push(spec)
     text = output.render(uuids)
     if args.output in (None, '-'):
         sys.stdout.write(text)

@@ -35,13 +35,14 @@ TERMINATED = 143
 MEANINGS = (
     (SUCCESS, 'every image is active in Glance; the UUID map was written'),
     (FOREIGN_QUEUED, 'an image of the same name and md5 tag owned by another '
-                     'project stayed queued; nothing was deleted or '
-                     'uploaded'),
+                     'project stayed queued (FOREIGN_QUEUED_POLICY=refuse); '
+                     'nothing was deleted or uploaded'),
     (INPUT_MISSING, 'the images info file does not exist or is unreadable'),
     (SOURCE_ERROR, 'an image could not be downloaded (HTTP error, registry '
                    'unreachable, artifact without an image)'),
-    (CHECKSUM_MISMATCH, 'the downloaded image does not match its md5; '
-                        'nothing was uploaded'),
+    (CHECKSUM_MISMATCH, 'the image does not match its md5 (ours or '
+                        'Glance\'s checksum); its record was deleted before '
+                        'it was ever tagged'),
     (GLANCE_ERROR, 'Glance (or the cloud config) refused or could not be '
                    'reached'),
     (AUTH_ERROR, 'the credentials were refused by keystone'),
@@ -51,10 +52,10 @@ MEANINGS = (
     (BAD_CONFIG, 'bad configuration: malformed YAML, missing or invalid '
                  'keys, invalid environment variable or flag'),
     (INTERNAL_ERROR, 'an unexpected error (a bug); its one line names it'),
-    (INTERRUPTED, 'interrupted by SIGINT; temp files and our unfinished '
-                  'image were removed'),
-    (TERMINATED, 'terminated by SIGTERM; temp files and our unfinished '
-                 'image were removed'),
+    (INTERRUPTED, 'interrupted by SIGINT; our unfinished image was '
+                  'removed'),
+    (TERMINATED, 'terminated by SIGTERM; our unfinished image was '
+                 'removed'),
 )
 
 

@@ -13,11 +13,10 @@
 """The Glance calls of the uploader, on an openstacksdk connection.
 
 Raw /v2 requests through the sdk's image adapter (catalog, auth and TLS
-from clouds.yaml) keep every call explicit: list by name + md5 tag among
-community images, wait, delete, create and stream the data.
+from clouds.yaml) keep every call explicit: list by name + md5 tag (or
+claim) among community images, wait, delete, create, stream the data and
+finalize.
 """
-
-import os
 
 from keystoneauth1 import exceptions as ks_exc
 import openstack
@@ -27,11 +26,13 @@ import urllib3.util
 
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.uploader import exitcodes
-from glance_multiapi_tests.uploader import streams
 
 IN_PROGRESS = ('saving', 'uploading', 'importing')
 GONE = ('killed', 'deleted', 'pending_delete')
 PATCH_TYPE = 'application/openstack-images-v2.1-json-patch'
+# NOTE: the image property that marks an upload in progress of this
+# uploader; its value is the md5 tag the image gets once verified.
+CLAIM = 'sylva-upload-claim'
 
 
 def _glance_error(message):
@@ -73,7 +74,7 @@ def _retry_dropped_connections(http):
     # NOTE: servers may close an idle keep-alive connection just as the
     # next request goes out on it ("Connection reset by peer"); the server
     # never read that request, so sending it again on a fresh connection is
-    # safe. The upload body is rewound through UploadReader.seek.
+    # safe. A streamed upload body refuses a second pass (HashedStream).
     retry = urllib3.util.Retry(total=3, connect=3, read=2, status=0,
                                other=0, allowed_methods=None,
                                backoff_factor=0.2, raise_on_status=False)
@@ -84,37 +85,6 @@ def _retry_dropped_connections(http):
 def _first_line(exc):
     text = str(exc).strip().splitlines()
     return text[0] if text else exc.__class__.__name__
-
-
-class UploadReader(object):
-    """File-like over the image file that reports progress to a meter."""
-
-    def __init__(self, path, meter):
-        self._file = open(path, 'rb')
-        self._size = os.fstat(self._file.fileno()).st_size
-        self._meter = meter
-
-    def __len__(self):
-        return self._size
-
-    def tell(self):
-        return self._file.tell()
-
-    def seek(self, offset, whence=os.SEEK_SET):
-        position = self._file.seek(offset, whence)
-        self._meter.done = position
-        return position
-
-    def read(self, size=-1):
-        # NOTE: http clients ask for 8-16 KiB; bigger reads mean far fewer
-        # calls for a multi-GiB image and the socket takes them whole.
-        data = self._file.read(max(size, streams.CHUNK))
-        if data:
-            self._meter.update(len(data))
-        return data
-
-    def close(self):
-        self._file.close()
 
 
 class Glance(object):
@@ -151,22 +121,32 @@ class Glance(object):
         except (ks_exc.ClientException, sdk_exc.SDKException) as exc:
             raise _glance_error('no image endpoint: %s' % _first_line(exc))
 
-    def find(self, name, tag):
-        """Community images named name with tag, oldest first."""
+    def _list(self, params, what):
         images = []
         url = '/images'
-        params = {'name': name, 'tag': tag, 'visibility': 'community',
-                  'limit': 100}
+        params = dict(params, visibility='community', limit=100)
         while url:
-            body = self._call('GET', url, 'list images named %s' % name,
-                              params=params).json()
+            body = self._call('GET', url, what, params=params).json()
             images.extend(body.get('images', []))
             url = body.get('next')
             params = None
             if url and url.startswith('/v2/'):
                 url = url[3:]
-        return sorted(images, key=lambda image: (image.get('created_at', ''),
-                                                 image['id']))
+        return images
+
+    def find(self, name, tag):
+        """Community images named name with tag or claim, oldest first.
+
+        Images tagged from the start are what other uploaders (Sylva's)
+        make; claims are ours before their md5 was verified.
+        """
+        what = 'list images named %s' % name
+        found = {}
+        for params in ({'name': name, 'tag': tag},
+                       {'name': name, CLAIM: tag}):
+            for image in self._list(params, what):
+                found[image['id']] = image
+        return sorted(found.values(), key=age_key)
 
     def get(self, image_id):
         """The image, or None if it is gone."""
@@ -211,23 +191,42 @@ class Glance(object):
                        json=ops, headers={'Content-Type': PATCH_TYPE})
         return len(ops)
 
-    def create(self, spec):
+    def create_claim(self, spec):
+        """Create our image record: community, claimed, not yet tagged."""
         body = {'name': spec.glance_name, 'disk_format': spec.disk_format,
                 'container_format': 'bare', 'visibility': 'community',
-                'tags': [spec.tag]}
+                CLAIM: spec.tag}
         body.update(spec.properties)
         return self._call('POST', '/images', 'create image %s'
                           % spec.glance_name, ok=(201,), json=body).json()
 
-    def upload(self, image_id, path, meter):
-        reader = UploadReader(path, meter)
-        try:
-            self._call('PUT', '/images/%s/file' % image_id,
-                       'upload data of image %s' % image_id, ok=(204,),
-                       data=reader,
-                       headers={'Content-Type': 'application/octet-stream'})
-        finally:
-            reader.close()
+    def upload(self, image_id, stream):
+        """PUT the stream as the image data (chunked, one pass)."""
+        self._call('PUT', '/images/%s/file' % image_id,
+                   'upload data of image %s' % image_id, ok=(204,),
+                   data=stream,
+                   headers={'Content-Type': 'application/octet-stream'})
+
+    def finalize(self, image, tag):
+        """Tag a verified image and drop its claim: now it is published."""
+        # NOTE: glance's JSON pointers do not index into /tags.
+        tags = sorted(set(image.get('tags') or ()) | {tag})
+        ops = [{'op': 'replace', 'path': '/tags', 'value': tags}]
+        if CLAIM in image:
+            ops.append({'op': 'remove', 'path': '/' + _pointer(CLAIM)})
+        return self._call('PATCH', '/images/%s' % image['id'],
+                          'tag image %s' % image['id'], json=ops,
+                          headers={'Content-Type': PATCH_TYPE}).json()
+
+
+def age_key(image):
+    """Order of the race protocol: oldest created_at, then lowest id."""
+    return (image.get('created_at') or '', image['id'])
+
+
+def is_published(image, tag):
+    return image.get('status') == 'active' and tag in (image.get('tags')
+                                                       or ())
 
 
 def _pointer(key):

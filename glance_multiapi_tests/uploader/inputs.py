@@ -33,6 +33,7 @@ TAG_PREFIX = 'sylva-md5-'
 PROPERTY_PREFIX = 'sylva/'
 NAME_SUFFIX = '-sylva-diskimage-builder-'
 _MD5 = re.compile(r'^[0-9a-fA-F]{32}$')
+FOREIGN_QUEUED_POLICIES = ('refuse', 'ignore')
 _TRUE = ('1', 'true', 'yes', 'on')
 _FALSE = ('0', 'false', 'no', 'off', '')
 # NOTE: glance refuses property values and names over 255 characters.
@@ -89,6 +90,8 @@ class Settings:
     wait_queued: float
     insecure: bool
     plain_http: bool
+    foreign_queued_policy: str = 'refuse'
+    ca_files: tuple = ()
 
 
 def parse_bool(name, text):
@@ -137,11 +140,26 @@ def settings_from(args, environ):
         'insecure', 'INSECURE_CLIENT', 'false')))
     plain_http = parse_bool(*reversed(pick(
         'plain_http', 'OCI_PLAIN_HTTP', 'false')))
+    policy, name = pick('foreign_queued_policy', 'FOREIGN_QUEUED_POLICY',
+                        'refuse')
+    policy = str(policy).strip().lower()
+    if policy not in FOREIGN_QUEUED_POLICIES:
+        raise _bad('%s=%r is not one of %s'
+                   % (name, policy, ', '.join(FOREIGN_QUEUED_POLICIES)))
+    # NOTE: requests reads REQUESTS_CA_BUNDLE itself but not SSL_CERT_FILE
+    # (it ships its own bundle); either may name the CA a deployment
+    # added, while the other names the system bundle: both are trusted.
+    ca_files = []
+    for name in ('SSL_CERT_FILE', 'REQUESTS_CA_BUNDLE'):
+        value = (environ.get(name) or '').strip()
+        if value and value not in ca_files:
+            ca_files.append(value)
     return Settings(info_path=info_path, cloud=cloud or None,
                     client_config_file=config_file or None,
                     in_progress_timeout=timeout,
                     in_progress_interval=interval, wait_queued=wait_queued,
-                    insecure=insecure, plain_http=plain_http or insecure)
+                    insecure=insecure, plain_http=plain_http,
+                    foreign_queued_policy=policy, ca_files=tuple(ca_files))
 
 
 def read_info_file(path):

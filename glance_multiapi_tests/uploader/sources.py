@@ -13,15 +13,18 @@
 """Download an image from an http(s) URL or an oci:// artifact.
 
 Both sources end in streams.image_chunks, so an OCI tar.gz is pulled,
-unpacked, gunzipped and hashed in one pass, straight into the one file the
-upload reads. The md5 is checked before anything reaches Glance.
+unpacked, gunzipped and hashed in one pass while its bytes are sent to
+Glance; no file is written. The md5 is checked once the stream ended, and
+the image is published only if it matches (workflow).
 """
 
-import os
+import contextlib
 import posixpath
+import ssl
 import urllib.parse
 
 import requests
+import requests.adapters
 
 from glance_multiapi_tests.uploader import exitcodes
 from glance_multiapi_tests.uploader import progress as progress_mod
@@ -35,31 +38,89 @@ def _source_error(message):
     return exitcodes.UploaderError(exitcodes.SOURCE_ERROR, message)
 
 
-def fetch(spec, directory, *, insecure, plain_http, log):
-    """Download spec's image into directory; return (path, size)."""
-    path = os.path.join(directory, 'image.%s' % spec.disk_format)
+class _ExtraCAAdapter(requests.adapters.HTTPAdapter):
+    """Trusts the given CA files on top of the usual bundle."""
+
+    def __init__(self, ca_files):
+        self._context = ssl.create_default_context()
+        for path in ca_files:
+            try:
+                self._context.load_verify_locations(cafile=path)
+            except (OSError, ssl.SSLError) as exc:
+                raise exitcodes.UploaderError(
+                    exitcodes.BAD_CONFIG,
+                    'CA file %s (SSL_CERT_FILE/REQUESTS_CA_BUNDLE) cannot '
+                    'be loaded: %s' % (path, getattr(exc, 'strerror', None)
+                                       or exc))
+        super().__init__()
+
+    def init_poolmanager(self, *args, **kwargs):
+        kwargs['ssl_context'] = self._context
+        return super().init_poolmanager(*args, **kwargs)
+
+
+def _trust(session, *, insecure, ca_files):
+    # NOTE: verification is turned off per request (verify=False):
+    # requests lets REQUESTS_CA_BUNDLE override a session's verify=False.
+    if ca_files and not insecure:
+        session.mount('https://', _ExtraCAAdapter(ca_files))
+    return session
+
+
+def stream(spec, *, insecure, ca_files, plain_http, log):
+    """A HashedStream of spec's image bytes, connected on first read.
+
+    The source is contacted only once the stream is consumed, i.e. once
+    the upload to Glance started: an uploader that lost the race never
+    downloads. expected_size is set when the source tells the size.
+
+    :param insecure: no TLS verification (INSECURE_CLIENT)
+    :param ca_files: CA files trusted besides the default bundle
+    """
+    verify = dict(insecure=insecure, ca_files=ca_files)
     shown = progress_mod.redact_url(spec.uri)
-    log.info('%s: downloading %s' % (spec.key, shown))
+    hashed = streams.HashedStream(None)
+
+    def chunks():
+        log.info('%s: downloading %s' % (spec.key, shown))
+        with _source_errors(spec, shown):
+            if spec.uri.startswith('oci://'):
+                response, total, layout = _open_oci(
+                    spec, verify=verify, plain_http=plain_http)
+            else:
+                response, total, layout = _open_http(spec, verify)
+            with response:
+                if layout == 'plain':
+                    hashed.expected_size = total
+                # NOTE: the raw stream (no requests decoding) keeps a gzip
+                # source compressed on the wire: it is inflated once, here.
+                yield from streams.image_chunks(response.raw, layout, shown)
+    hashed.chunks = chunks()
+    return hashed
+
+
+@contextlib.contextmanager
+def _source_errors(spec, shown):
     try:
-        if spec.uri.startswith('oci://'):
-            md5, size = _fetch_oci(spec, path, insecure=insecure,
-                                   plain_http=plain_http, log=log)
-        else:
-            md5, size = _fetch_http(spec, path, insecure=insecure, log=log)
+        yield
     except requests.exceptions.SSLError as exc:
         raise _source_error(
-            '%s: TLS with %s failed (%s); a plain-HTTP registry needs '
-            '--plain-http, an untrusted certificate INSECURE_CLIENT=true'
+            '%s: TLS with %s failed (%s); give its CA in SSL_CERT_FILE or '
+            'REQUESTS_CA_BUNDLE, or INSECURE_CLIENT=true'
             % (spec.key, shown, _cause(exc)))
-    except requests.exceptions.RequestException as exc:
+    except (requests.exceptions.RequestException,
+            # NOTE: urllib3 errors reach us raw from response.raw.read.
+            requests.packages.urllib3.exceptions.HTTPError) as exc:
         raise _source_error('%s: download of %s failed: %s'
                             % (spec.key, shown, _cause(exc)))
+
+
+def check_md5(spec, md5):
     if md5 != spec.md5:
         raise exitcodes.UploaderError(
             exitcodes.CHECKSUM_MISMATCH,
-            '%s: md5 of the image from %s is %s, expected %s; nothing '
-            'uploaded' % (spec.key, shown, md5, spec.md5))
-    return path, size
+            '%s: md5 of the image from %s is %s, expected %s'
+            % (spec.key, progress_mod.redact_url(spec.uri), md5, spec.md5))
 
 
 def _cause(exc):
@@ -87,26 +148,20 @@ def _check_status(response, what):
                                response.reason or ''))
 
 
-def _fetch_http(spec, path, *, insecure, log):
+def _open_http(spec, verify):
     shown = progress_mod.redact_url(spec.uri)
-    with requests.get(spec.uri, stream=True, verify=not insecure,
-                      timeout=(CONNECT_TIMEOUT, READ_TIMEOUT)) as response:
+    session = _trust(requests.Session(), **verify)
+    response = session.get(spec.uri, stream=True,
+                           verify=not verify['insecure'],
+                           timeout=(CONNECT_TIMEOUT, READ_TIMEOUT))
+    try:
         _check_status(response, '%s: %s' % (spec.key, shown))
-        total = int(response.headers.get('Content-Length') or 0)
-        name = posixpath.basename(urllib.parse.urlsplit(spec.uri).path)
-        return _pull_into(response, total, streams.layout_for(name),
-                          path, '%s: download' % spec.key, shown, log)
-
-
-def _pull_into(response, total, layout, path, label, source, log):
-    meter = log.progress(label, total)
-    # NOTE: the raw stream (no requests decoding) keeps a gzip source
-    # compressed on the wire, so it is inflated exactly once, by us.
-    reader = streams.CountingReader(response.raw, meter.update)
-    md5, size = streams.store(
-        streams.image_chunks(reader, layout, source), path)
-    meter.finish()
-    return md5, size
+    except exitcodes.UploaderError:
+        response.close()
+        raise
+    total = int(response.headers.get('Content-Length') or 0)
+    name = posixpath.basename(urllib.parse.urlsplit(spec.uri).path)
+    return response, total, streams.layout_for(name)
 
 
 def parse_oci_uri(uri):
@@ -120,7 +175,7 @@ def parse_oci_uri(uri):
     return host, reference
 
 
-def _registry(host, *, insecure, plain_http):
+def _registry(host, *, verify, plain_http):
     # NOTE: oras retries every failed request 5 times with sleeps up to
     # 83 s; an unreachable registry must fail in seconds, so its retry
     # wrapper is bypassed and every request gets a timeout.
@@ -132,7 +187,8 @@ def _registry(host, *, insecure, plain_http):
             return unwrapped(self, *args, **kwargs)
 
     registry = QuickRegistry(hostname=host, insecure=plain_http,
-                             tls_verify=not insecure)
+                             tls_verify=not verify['insecure'])
+    _trust(registry.session, **verify)
     original = registry.session.request
 
     def request(method, url, **kwargs):
@@ -159,29 +215,54 @@ def _pick_layer(manifest, source):
                         'file' % source)
 
 
-def _fetch_oci(spec, path, *, insecure, plain_http, log):
+def _manifest(spec, *, verify, plain_http):
+    """Return (registry, container, manifest) of spec's artifact.
+
+    With verification off (INSECURE_CLIENT) and no plain-HTTP request,
+    HTTPS is tried first and plain HTTP only if the registry does not
+    speak TLS, as docker does for its insecure registries.
+    """
     import oras.container
 
     host, reference = parse_oci_uri(spec.uri)
-    registry = _registry(host, insecure=insecure, plain_http=plain_http)
-    container = oras.container.Container(reference, registry=host)
     shown = progress_mod.redact_url(spec.uri)
-    manifest_url = '%s://%s' % (registry.prefix, container.manifest_url())
-    response = registry.do_request(
-        manifest_url, 'GET', headers={'Accept': ', '.join((
-            'application/vnd.oci.image.manifest.v1+json',
-            'application/vnd.docker.distribution.manifest.v2+json'))})
+    schemes = [plain_http]
+    if verify['insecure'] and not plain_http:
+        schemes.append(True)
+    for index, plain in enumerate(schemes):
+        registry = _registry(host, verify=verify, plain_http=plain)
+        container = oras.container.Container(reference, registry=host)
+        url = '%s://%s' % (registry.prefix, container.manifest_url())
+        try:
+            response = registry.do_request(url, 'GET', headers={
+                'Accept': ', '.join((
+                    'application/vnd.oci.image.manifest.v1+json',
+                    'application/vnd.docker.distribution.manifest.v2'
+                    '+json'))})
+        except requests.exceptions.SSLError:
+            if index + 1 < len(schemes):
+                continue
+            raise
+        break
     _check_status(response, '%s: manifest of %s' % (spec.key, shown))
     try:
-        manifest = response.json()
+        return registry, container, response.json()
     except ValueError:
         raise _source_error('%s: manifest of %s is not JSON'
                             % (spec.key, shown))
+
+
+def _open_oci(spec, *, verify, plain_http):
+    shown = progress_mod.redact_url(spec.uri)
+    registry, container, manifest = _manifest(spec, verify=verify,
+                                              plain_http=plain_http)
     layer, title = _pick_layer(manifest, '%s: %s' % (spec.key, shown))
     layout = streams.layout_for(title, layer.get('mediaType', ''))
     blob = registry.get_blob(container, layer['digest'], stream=True)
-    with blob:
+    try:
         _check_status(blob, '%s: blob %s of %s'
                       % (spec.key, layer['digest'][:19], shown))
-        return _pull_into(blob, int(layer.get('size') or 0), layout, path,
-                          '%s: download' % spec.key, shown, log)
+    except exitcodes.UploaderError:
+        blob.close()
+        raise
+    return blob, int(layer.get('size') or 0), layout

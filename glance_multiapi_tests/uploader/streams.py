@@ -14,8 +14,8 @@
 
 A source is read once: tar.gz is unpacked and gunzipped while it arrives,
 the image member (.gz, .raw, .qcow2, .img) is gunzipped again when needed,
-and the md5 of the image bytes is computed as they are written. Nothing but
-the final image touches the disk, so the temp disk peak is the image size.
+and the md5 of the image bytes is computed while they are sent on. Nothing
+touches the disk: the temp disk peak is zero.
 """
 
 import hashlib
@@ -148,8 +148,8 @@ def _tar_image_chunks(reader, source):
 class _Stage(object):
     """A thread applying one function to every chunk, in order.
 
-    hashlib and file writes release the GIL on large buffers, so hashing
-    and writing in their own threads overlap with reading and inflating.
+    hashlib releases the GIL on large buffers, so hashing in its own
+    thread overlaps with reading, inflating and sending.
     """
 
     def __init__(self, apply):
@@ -182,21 +182,89 @@ class _Stage(object):
         self._thread.join()
 
 
-def store(chunks, path):
-    """Write chunks to path; return (md5 hex digest, size in bytes)."""
-    digest = hashlib.md5(usedforsecurity=False)
-    size = 0
-    with open(path, 'wb') as out:
-        stages = [_Stage(digest.update), _Stage(out.write)]
+_END = object()
+
+
+class HashedStream(object):
+    """Chunks produced in a thread, hashed on the way, iterated once.
+
+    The producer (download + inflate) runs ahead of the consumer (the
+    socket to Glance) by at most QUEUE_CHUNKS chunks, so memory stays
+    bounded whatever the image size. md5 and size are final once the
+    iteration ended without error.
+    """
+
+    QUEUE_CHUNKS = 8
+
+    def __init__(self, chunks):
+        self.chunks = chunks
+        self.expected_size = 0
+        self._digest = hashlib.md5(usedforsecurity=False)
+        self.size = 0
+        self.complete = False
+        self.on_chunk = None
+        self._used = False
+        self.producer = None
+        self._stop = threading.Event()
+        self._queue = queue.Queue(maxsize=self.QUEUE_CHUNKS)
+
+    @property
+    def md5(self):
+        return self._digest.hexdigest()
+
+    def _offer(self, item):
+        # NOTE: a consumer that gave up (failed upload) no longer reads;
+        # the producer must notice instead of blocking forever.
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.2)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _produce(self):
+        hasher = _Stage(self._digest.update)
+        outcome = _END
         try:
-            for chunk in chunks:
-                size += len(chunk)
-                for stage in stages:
-                    stage.put(chunk)
+            for chunk in self.chunks:
+                hasher.put(chunk)
+                if not self._offer(chunk):
+                    break
+        except BaseException as exc:
+            outcome = exc
         finally:
-            for stage in stages:
-                stage.finish()
-        for stage in stages:
-            if stage.error is not None:
-                raise stage.error
-    return digest.hexdigest(), size
+            # NOTE: closes the source's connection when the consumer quit.
+            close = getattr(self.chunks, 'close', None)
+            if close is not None:
+                close()
+        hasher.finish()
+        if outcome is _END and hasher.error is not None:
+            outcome = hasher.error
+        self._offer(outcome)
+
+    def __iter__(self):
+        if self._used:
+            # NOTE: a retried request would resend an exhausted stream as
+            # an empty body; refuse instead of uploading nothing.
+            raise exitcodes.UploaderError(
+                exitcodes.GLANCE_ERROR,
+                'the connection to glance dropped during the upload; a '
+                'stream cannot be sent twice')
+        self._used = True
+        self.producer = threading.Thread(target=self._produce, daemon=True)
+        self.producer.start()
+        try:
+            while True:
+                item = self._queue.get()
+                if item is _END:
+                    self.complete = True
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                self.size += len(item)
+                if self.on_chunk is not None:
+                    self.on_chunk(len(item))
+                yield item
+        finally:
+            self._stop.set()

@@ -10,54 +10,109 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The uploader's algorithm for one image (Sylva's seed steps 1-5).
+"""The uploader's algorithm for one image: Sylva's steps, race-safe.
 
 1. An active image with our name, md5 tag and community visibility is
    reused without downloading (its properties refreshed if it is ours).
-2. Otherwise the image is downloaded, which can take long.
-3. Images of the same name and tag that appeared meanwhile are settled:
-   saving -> wait for it (use it when active; delete it if it falls back
-   to queued); queued -> give it WAIT_QUEUED_IMAGE, then delete ours or
-   stop with code 1 on another project's.
-4. Upload: visibility community, tag sylva-md5-<md5>, sylva/<key>
-   properties; an image we created but could not finish is deleted.
-5. The temp dir is the caller's (cli), removed on every exit path.
+2. Images of that name in progress (tagged by another uploader, or
+   claimed by one of ours) are awaited, oldest first: saving -> wait (use
+   it when published; delete ours if it falls back to queued); queued ->
+   give it the grace, then delete ours, or apply FOREIGN_QUEUED_POLICY to
+   another project's (refuse: code 1; ignore: leave it, upload our own).
+3. Otherwise we claim: a community record with our name and the
+   sylva-upload-claim property, no tag. After CLAIM_SETTLE seconds the
+   oldest claim (created_at, then id) wins; the others delete theirs and
+   await the winner (step 2).
+4. The winner streams the source into its record (no temp file; losers
+   never contact the source) while hashing, checks the md5 against the
+   expected one and against Glance's checksum, and only then tags it
+   (sylva-md5-<md5>) and drops the claim.
+   A mismatch or any failure deletes the record: a bad image is never
+   visible under the tag.
 """
+
+import time
 
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.uploader import exitcodes
 from glance_multiapi_tests.uploader import glance as glance_api
 from glance_multiapi_tests.uploader import sources
 
+# NOTE: Glance's created_at has whole seconds. A record created after our
+# deciding list has a later created_at only if that list runs at least one
+# second after ours was created; the second second covers the commit of a
+# record whose created_at was taken just before ours.
+CLAIM_SETTLE = 2.0
+# NOTE: a claim stays queued for CLAIM_SETTLE plus the source's connect
+# time; it must not be judged stale by a short WAIT_QUEUED_IMAGE.
+CLAIM_STALE_MIN = 10.0
+MAX_ROUNDS = 20
+
+
+def older(image, than):
+    return glance_api.age_key(image) < glance_api.age_key(than)
+
+
+def contenders(images, tag, *, skip=()):
+    """The images that may still become the published one, oldest first.
+
+    Published images are not contenders (they are reused); killed or
+    deleted ones and those already judged (skip) are ignored.
+    """
+    found = []
+    for image in sorted(images, key=glance_api.age_key):
+        if image['id'] in skip or image['status'] in glance_api.GONE:
+            continue
+        if glance_api.is_published(image, tag):
+            continue
+        if image['status'] in ('queued', 'active') + glance_api.IN_PROGRESS:
+            found.append(image)
+    return found
+
+
+def published(images, tag):
+    for image in sorted(images, key=glance_api.age_key):
+        if glance_api.is_published(image, tag):
+            return image
+    return None
+
+
+class Lost(Exception):
+    """An older claim or image appeared: ours was withdrawn."""
+
 
 class Uploader(object):
     """Pushes images through one Glance connection."""
 
-    def __init__(self, glance, settings, log, workdir):
+    def __init__(self, glance, settings, log, workdir=None,
+                 clock=time.monotonic):
         self.glance = glance
         self.settings = settings
         self.log = log
+        # NOTE: kept for callers; nothing is written there any more.
         self.workdir = workdir
+        self.clock = clock
+        self._ignored = set()
 
     def push(self, spec):
         """Make spec's image active in Glance; return its UUID."""
-        found = self._active(spec)
-        if found:
-            return self._reuse(spec, found, 'already active')
-        path, size = sources.fetch(spec, self.workdir,
-                                   insecure=self.settings.insecure,
-                                   plain_http=self.settings.plain_http,
-                                   log=self.log)
-        found = self._settle(spec)
-        if found:
-            return self._reuse(spec, found, 'made active by another upload')
-        return self._upload(spec, path, size)
-
-    def _active(self, spec):
-        for image in self.glance.find(spec.glance_name, spec.tag):
-            if image['status'] == 'active':
-                return image
-        return None
+        self._ignored = set()
+        for _ in range(MAX_ROUNDS):
+            images = self.glance.find(spec.glance_name, spec.tag)
+            found = published(images, spec.tag)
+            if found:
+                return self._reuse(spec, found, 'already active')
+            waiting = contenders(images, spec.tag, skip=self._ignored)
+            if waiting:
+                found = self._await(spec, waiting[0])
+            else:
+                found = self._claim_and_upload(spec)
+            if found:
+                return found
+        raise exitcodes.UploaderError(
+            exitcodes.GLANCE_ERROR,
+            '%s: no image of %s settled after %d rounds of the race '
+            'protocol' % (spec.key, spec.glance_name, MAX_ROUNDS))
 
     def _reuse(self, spec, image, why):
         if self.glance.owns(image):
@@ -69,23 +124,54 @@ class Uploader(object):
                                                 spec.glance_name))
         return image['id']
 
-    def _settle(self, spec):
-        """Resolve same-name images in progress; return an active one."""
-        for image in self.glance.find(spec.glance_name, spec.tag):
-            status = image['status']
-            if status == 'active':
-                return image
-            if status in glance_api.IN_PROGRESS:
-                status = self._wait_in_progress(spec, image)
-                if status == 'active':
-                    return self.glance.get(image['id'])
-                if status == 'queued':
-                    self._drop_failed(spec, image)
-            elif status == 'queued':
-                status = self._wait_queued(spec, image)
-                if status == 'active':
-                    return self.glance.get(image['id'])
+    def _stale_after(self, image):
+        if glance_api.CLAIM in image:
+            return max(self.settings.wait_queued, CLAIM_STALE_MIN)
+        return self.settings.wait_queued
+
+    def _await(self, spec, image):
+        """Wait for another upload; return the published id or None."""
+        status = image['status']
+        if status == 'queued':
+            status = self._wait_queued(spec, image)
+            if status is None:
+                return None
+        if status in glance_api.IN_PROGRESS:
+            status = self._wait_in_progress(spec, image)
+        if status == 'queued':
+            self._drop_failed(spec, image)
+            return None
+        if status == 'active':
+            return self._await_publication(spec, image)
         return None
+
+    def _wait_queued(self, spec, image):
+        wait = self._stale_after(image)
+        self.log.info('%s: image %s is queued; waiting %d s for it to move'
+                      % (spec.key, image['id'], wait))
+        try:
+            return self.glance.wait_while(
+                image['id'], ('queued',), timeout=wait,
+                interval=min(self.settings.in_progress_interval,
+                             max(wait / 4.0, 0.1)))
+        except polling.PollTimeout:
+            self._stale(spec, image)
+            return None
+
+    def _stale(self, spec, image):
+        """image stayed queued past the grace: delete ours, judge others."""
+        if self.glance.owns(image):
+            self.log.info('%s: our image %s is a stale queued upload; '
+                          'deleting it' % (spec.key, image['id']))
+            self.glance.delete(image['id'])
+            return
+        if self.settings.foreign_queued_policy == 'ignore':
+            self.log.info('%s: image %s of project %s stays queued; '
+                          'leaving it alone and uploading our own'
+                          % (spec.key, image['id'], image.get('owner')))
+            self._ignored.add(image['id'])
+            return
+        raise self._foreign(spec, image)
 
     def _wait_in_progress(self, spec, image):
         self.log.info('%s: image %s is %s by another upload; waiting up to '
@@ -103,35 +189,55 @@ class Uploader(object):
                 '%d s' % (spec.key, image['id'],
                           self.settings.in_progress_timeout))
 
-    def _drop_failed(self, spec, image):
-        """The other upload failed and left a queued image: remove it."""
+    def _await_publication(self, spec, image):
+        """An active claim is being verified by its uploader: wait."""
+        wait = self._stale_after(image)
+        seen = {}
+
+        def check():
+            current = self.glance.get(image['id'])
+            seen['image'] = current
+            return (current is None or
+                    glance_api.is_published(current, spec.tag)), current
+        try:
+            current = polling.poll(
+                check,
+                what='image %s to be tagged %s' % (image['id'], spec.tag),
+                timeout=wait, interval=min(self.settings.in_progress_interval,
+                                           1.0))
+        except polling.PollTimeout:
+            return self._abandoned(spec, seen.get('image') or image)
+        if current is None:
+            return None
+        return self._reuse(spec, current, 'made active by another upload')
+
+    def _abandoned(self, spec, image):
+        """An uploaded claim nobody finalized (its uploader died)."""
         if not self.glance.owns(image):
+            self._ignored.add(image['id'])
+            return None
+        if image.get('checksum') == spec.md5:
+            self.log.info('%s: image %s was uploaded and never tagged; its '
+                          'checksum matches, publishing it'
+                          % (spec.key, image['id']))
+            return self._reuse(spec, self.glance.finalize(image, spec.tag),
+                               'published')
+        self.log.info('%s: image %s was uploaded with checksum %s, not %s; '
+                      'deleting it' % (spec.key, image['id'],
+                                       image.get('checksum'), spec.md5))
+        self.glance.delete(image['id'])
+        return None
+
+    def _drop_failed(self, spec, image):
+        """The other upload failed and left a queued image."""
+        if not self.glance.owns(image):
+            if self.settings.foreign_queued_policy == 'ignore':
+                self._ignored.add(image['id'])
+                return
             raise self._foreign(spec, image)
         self.log.info('%s: upload of image %s failed (queued again); '
                       'deleting it' % (spec.key, image['id']))
         self.glance.delete(image['id'])
-
-    def _wait_queued(self, spec, image):
-        wait = self.settings.wait_queued
-        self.log.info('%s: image %s is queued; waiting %d s for it to move'
-                      % (spec.key, image['id'], wait))
-        try:
-            status = self.glance.wait_while(
-                image['id'], ('queued',), timeout=wait,
-                interval=min(self.settings.in_progress_interval,
-                             max(wait / 4.0, 0.1)))
-        except polling.PollTimeout:
-            if not self.glance.owns(image):
-                raise self._foreign(spec, image)
-            self.log.info('%s: our image %s is a stale queued upload; '
-                          'deleting it' % (spec.key, image['id']))
-            self.glance.delete(image['id'])
-            return 'deleted'
-        if status in glance_api.IN_PROGRESS:
-            status = self._wait_in_progress(spec, image)
-            if status == 'queued':
-                self._drop_failed(spec, image)
-        return status
 
     def _foreign(self, spec, image):
         return exitcodes.UploaderError(
@@ -140,33 +246,72 @@ class Uploader(object):
             'deleting nothing, uploading nothing'
             % (spec.key, image['id'], spec.glance_name, image.get('owner')))
 
-    def _upload(self, spec, path, size):
-        image = self.glance.create(spec)
-        self.log.info('%s: created image %s (%s), uploading %d bytes'
-                      % (spec.key, image['id'], spec.glance_name, size))
+    def _claim_and_upload(self, spec):
+        claim = self.glance.create_claim(spec)
+        self.log.info('%s: created image %s (%s), claiming the upload'
+                      % (spec.key, claim['id'], spec.glance_name))
         finished = False
         try:
-            meter = self.log.progress('%s: upload' % spec.key, size)
-            self.glance.upload(image['id'], path, meter)
-            meter.finish()
-            uploaded = self.glance.get(image['id']) or {}
-            if uploaded.get('status') != 'active':
-                raise exitcodes.UploaderError(
-                    exitcodes.GLANCE_ERROR,
-                    '%s: image %s is %s after its upload, not active'
-                    % (spec.key, image['id'], uploaded.get('status')))
-            if uploaded.get('checksum') not in (None, spec.md5):
-                raise exitcodes.UploaderError(
-                    exitcodes.CHECKSUM_MISMATCH,
-                    '%s: glance computed md5 %s for image %s, expected %s'
-                    % (spec.key, uploaded.get('checksum'), image['id'],
-                       spec.md5))
+            self._settle(spec, claim)
+            image = self._upload(spec, claim)
             finished = True
+        except Lost as lost:
+            self.log.info('%s: %s; withdrawing image %s'
+                          % (spec.key, lost, claim['id']))
+            return None
         finally:
             if not finished:
-                self._discard(image['id'])
+                self._discard(claim['id'])
         self.log.info('%s: image %s active' % (spec.key, image['id']))
         return image['id']
+
+    def _settle(self, spec, claim):
+        """Keep our claim only if no older contender shows up.
+
+        :raises Lost: an older claim or a published image exists.
+        """
+        deadline = self.clock() + CLAIM_SETTLE
+        for _ in range(int(CLAIM_SETTLE / 0.25) + 4):
+            last = self.clock() >= deadline
+            images = self.glance.find(spec.glance_name, spec.tag)
+            if published(images, spec.tag):
+                raise Lost('an image of the same name and tag is active')
+            for image in contenders(images, spec.tag, skip=self._ignored):
+                if image['id'] != claim['id'] and older(image, claim):
+                    raise Lost('image %s is older' % image['id'])
+            if last:
+                return
+            time.sleep(min(0.25, max(deadline - self.clock(), 0)))
+        raise exitcodes.UploaderError(
+            exitcodes.INTERNAL_ERROR, 'claim of %s never settled'
+            % claim['id'])
+
+    def _upload(self, spec, claim):
+        stream = sources.stream(spec, insecure=self.settings.insecure,
+                                ca_files=self.settings.ca_files,
+                                plain_http=self.settings.plain_http,
+                                log=self.log)
+        meter = self.log.progress('%s: upload' % spec.key)
+
+        def on_chunk(count):
+            meter.total = stream.expected_size or None
+            meter.update(count)
+        stream.on_chunk = on_chunk
+        self.glance.upload(claim['id'], stream)
+        meter.finish()
+        sources.check_md5(spec, stream.md5)
+        image = self.glance.get(claim['id']) or {}
+        if image.get('status') != 'active':
+            raise exitcodes.UploaderError(
+                exitcodes.GLANCE_ERROR,
+                '%s: image %s is %s after its upload, not active'
+                % (spec.key, claim['id'], image.get('status')))
+        if image.get('checksum') not in (None, spec.md5):
+            raise exitcodes.UploaderError(
+                exitcodes.CHECKSUM_MISMATCH,
+                '%s: glance computed md5 %s for image %s, expected %s'
+                % (spec.key, image.get('checksum'), claim['id'], spec.md5))
+        return self.glance.finalize(image, spec.tag)
 
     def _discard(self, image_id):
         # NOTE: runs while another error (or a signal) is propagating; a

@@ -18,8 +18,8 @@ behaviour broken, so that the functional tests can show that the matching
 Tempest scenario fails. Nothing in the product imports this module.
 """
 
-import os
 import sys
+import tempfile
 
 from glance_multiapi_tests.uploader import cli
 from glance_multiapi_tests.uploader import exitcodes
@@ -29,7 +29,7 @@ from glance_multiapi_tests.uploader import workflow
 
 
 def _private():
-    original = glance.Glance.create
+    original = glance.Glance.create_claim
 
     def create(self, spec):
         image = original(self, spec)
@@ -38,19 +38,38 @@ def _private():
                           'value': 'private'}],
                    headers={'Content-Type': glance.PATCH_TYPE})
         return image
-    glance.Glance.create = create
+    glance.Glance.create_claim = create
 
 
 def _ignore_saving():
-    workflow.Uploader._settle = lambda self, spec: None
+    original = workflow.contenders
+
+    def contenders(images, tag, skip=()):
+        return [image for image in original(images, tag, skip=skip)
+                if image['status'] not in glance.IN_PROGRESS]
+    workflow.contenders = contenders
+
+
+def _no_race_protocol():
+    # NOTE: every run uploads its own copy unless one is already published.
+    workflow.contenders = lambda images, tag, skip=(): []
+    workflow.Uploader._settle = lambda self, spec, claim: None
 
 
 def _keep_failed():
-    workflow.Uploader._drop_failed = lambda self, spec, image: None
+    def drop_failed(self, spec, image):
+        self._ignored.add(image['id'])
+    workflow.Uploader._drop_failed = drop_failed
 
 
 def _keep_stale_queued():
-    glance.Glance.delete = lambda self, image_id: None
+    original = workflow.Uploader._stale
+
+    def stale(self, spec, image):
+        if not self.glance.owns(image):
+            return original(self, spec, image)
+        self._ignored.add(image['id'])
+    workflow.Uploader._stale = stale
 
 
 def _delete_foreign():
@@ -68,26 +87,31 @@ def _exit0_foreign():
 
 
 def _leave_temp():
-    cli.shutil = type('NoRmtree', (), {
-        'rmtree': staticmethod(lambda *a, **k: None)})
+    original = workflow.Uploader.push
+
+    def push(self, spec):
+        handle, _ = tempfile.mkstemp(prefix='glance-image-uploader-')
+        with open(handle, 'wb') as left:
+            left.write(b'left behind')
+        return original(self, spec)
+    workflow.Uploader.push = push
 
 
 def _redownload():
-    workflow.Uploader._active = lambda self, spec: None
+    original = workflow.Uploader.push
+
+    def push(self, spec):
+        for _ in sources.stream(spec, insecure=self.settings.insecure,
+                                ca_files=self.settings.ca_files,
+                                plain_http=self.settings.plain_http,
+                                log=self.log):
+            pass
+        return original(self, spec)
+    workflow.Uploader.push = push
 
 
 def _no_md5_check():
-    original = sources.fetch
-
-    def fetch(spec, directory, **kwargs):
-        try:
-            return original(spec, directory, **kwargs)
-        except exitcodes.UploaderError as exc:
-            if exc.code != exitcodes.CHECKSUM_MISMATCH:
-                raise
-            path = os.path.join(directory, 'image.' + spec.disk_format)
-            return path, os.path.getsize(path)
-    sources.fetch = fetch
+    sources.check_md5 = lambda spec, md5: None
     # NOTE: and hide glance's checksum so the post-upload check passes.
     original_get = glance.Glance.get
 
@@ -109,6 +133,7 @@ MODES = {
     'leave-temp': _leave_temp,
     'redownload': _redownload,
     'no-md5-check': _no_md5_check,
+    'no-race-protocol': _no_race_protocol,
 }
 
 

@@ -43,6 +43,10 @@ BROKEN_CASES = (
      'expected exit 1'),
     ('exit0-foreign', 'test_foreign_queued_image_stops_upload',
      'expected exit 1'),
+    ('no-race-protocol', 'test_two_racing_uploaders_make_one_image',
+     'expected exactly one image'),
+    ('no-race-protocol', 'test_four_racing_uploaders_make_one_image',
+     'expected exactly one image'),
 )
 
 

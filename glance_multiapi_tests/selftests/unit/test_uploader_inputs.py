@@ -155,8 +155,26 @@ class TestSettings(testtools.TestCase):
                           settings.in_progress_interval,
                           settings.wait_queued))
         self.assertTrue(settings.insecure)
-        # NOTE: oras-py's "insecure" means plain HTTP; Sylva relied on it.
-        self.assertTrue(settings.plain_http)
+        # NOTE: insecure only turns verification off; a registry without
+        # TLS is reached by the HTTPS-then-HTTP fallback of sources.py.
+        self.assertFalse(settings.plain_http)
+
+    def test_foreign_queued_policy_and_ca_bundle(self):
+        settings = inputs.settings_from(_flags(), {})
+        self.assertEqual('refuse', settings.foreign_queued_policy)
+        self.assertEqual((), settings.ca_files)
+        settings = inputs.settings_from(_flags(), {
+            'FOREIGN_QUEUED_POLICY': 'Ignore', 'SSL_CERT_FILE': '/ca.crt'})
+        self.assertEqual('ignore', settings.foreign_queued_policy)
+        self.assertEqual(('/ca.crt',), settings.ca_files)
+        settings = inputs.settings_from(_flags(), {
+            'SSL_CERT_FILE': '/ca.crt', 'REQUESTS_CA_BUNDLE': '/bundle'})
+        self.assertEqual(('/ca.crt', '/bundle'), settings.ca_files)
+        error = self.assertRaises(
+            exitcodes.UploaderError, inputs.settings_from, _flags(),
+            {'FOREIGN_QUEUED_POLICY': 'delete'})
+        self.assertEqual(22, error.code)
+        self.assertIn('FOREIGN_QUEUED_POLICY', error.message)
 
     def test_flags_win(self):
         settings = inputs.settings_from(

@@ -17,7 +17,6 @@ import hashlib
 import io
 import os
 import tarfile
-import tempfile
 
 import testtools
 
@@ -64,12 +63,11 @@ class TestLayout(testtools.TestCase):
 class TestImageChunks(testtools.TestCase):
 
     def _store(self, data, layout, reader=None):
-        with tempfile.TemporaryDirectory() as directory:
-            path = os.path.join(directory, 'image')
-            md5, size = streams.store(streams.image_chunks(
-                reader or io.BytesIO(data), layout, 'src'), path)
-            with open(path, 'rb') as written:
-                return md5, size, written.read()
+        stream = streams.HashedStream(streams.image_chunks(
+            reader or io.BytesIO(data), layout, 'src'))
+        out = b''.join(stream)
+        self.assertTrue(stream.complete)
+        return stream.md5, stream.size, out
 
     def test_plain(self):
         md5, size, data = self._store(IMAGE, 'plain')
@@ -136,28 +134,49 @@ class TestImageChunks(testtools.TestCase):
         self.assertEqual([4, 2], seen)
 
 
-class TestStore(testtools.TestCase):
+class TestHashedStream(testtools.TestCase):
 
-    def test_write_error_surfaces(self):
-        with tempfile.TemporaryDirectory() as directory:
-            self.assertRaises(OSError, streams.store, iter([b'x'] * 50),
-                              os.path.join(directory, 'no', 'such', 'f'))
-
-    def test_source_error_stops_stages(self):
+    def test_source_error_reaches_the_consumer(self):
         def chunks():
             yield b'a' * 10
             raise exitcodes.UploaderError(3, 'cut')
-        with tempfile.TemporaryDirectory() as directory:
-            error = self.assertRaises(exitcodes.UploaderError, streams.store,
-                                      chunks(), os.path.join(directory, 'f'))
+        stream = streams.HashedStream(chunks())
+        seen = []
+        error = self.assertRaises(exitcodes.UploaderError,
+                                  lambda: seen.extend(stream))
         self.assertEqual('cut', error.message)
+        self.assertEqual([b'a' * 10], seen)
+        self.assertFalse(stream.complete)
 
-    def test_many_chunks_in_order(self):
+    def test_many_chunks_in_order_with_progress(self):
         parts = [os.urandom(1000) for _ in range(200)]
-        with tempfile.TemporaryDirectory() as directory:
-            path = os.path.join(directory, 'f')
-            md5, size = streams.store(iter(parts), path)
-            with open(path, 'rb') as written:
-                self.assertEqual(b''.join(parts), written.read())
-        self.assertEqual(hashlib.md5(b''.join(parts)).hexdigest(), md5)
-        self.assertEqual(200000, size)
+        stream = streams.HashedStream(iter(parts))
+        counted = []
+        stream.on_chunk = counted.append
+        self.assertEqual(b''.join(parts), b''.join(stream))
+        self.assertEqual(hashlib.md5(b''.join(parts)).hexdigest(),
+                         stream.md5)
+        self.assertEqual(200000, stream.size)
+        self.assertEqual(200000, sum(counted))
+
+    def test_second_pass_refused(self):
+        # NOTE: a retried PUT must not send an exhausted, empty body.
+        stream = streams.HashedStream(iter([b'x']))
+        self.assertEqual(b'x', b''.join(stream))
+        error = self.assertRaises(exitcodes.UploaderError, list, stream)
+        self.assertEqual(exitcodes.GLANCE_ERROR, error.code)
+
+    def test_consumer_that_gives_up_stops_the_producer(self):
+        produced = []
+
+        def endless():
+            for index in range(10000):
+                produced.append(index)
+                yield b'y' * 100
+        stream = streams.HashedStream(endless())
+        iterator = iter(stream)
+        next(iterator)
+        iterator.close()
+        stream.producer.join(5)
+        self.assertFalse(stream.producer.is_alive())
+        self.assertLess(len(produced), 10000)

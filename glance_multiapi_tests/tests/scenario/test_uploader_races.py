@@ -14,9 +14,14 @@
 
 Every state is real: `queued` is an image created without data, `saving`
 is a real upload held open by a throttled body, a foreign image is one the
-alt project created.
+alt project created, and racing uploaders are real processes started
+together on an empty Glance.
 """
 
+import http.server
+import threading
+
+import fixtures
 from tempest import config
 from tempest.lib import decorators
 
@@ -25,6 +30,60 @@ from glance_multiapi_tests.tests import uploader_fixtures
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
+
+
+class _GateHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+
+    def do_GET(self):
+        gate = self.server.gate
+        with gate['cond']:
+            gate['arrived'] += 1
+            gate['cond'].wait_for(
+                lambda: gate['arrived'] >= gate['count'],
+                timeout=gate['hold'])
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/octet-stream')
+        self.send_header('Content-Length', str(len(gate['data'])))
+        self.end_headers()
+        self.wfile.write(gate['data'])
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def handle(self):
+        # NOTE: an uploader that lost the race may drop the connection.
+        try:
+            super().handle()
+        except (ConnectionError, BrokenPipeError):
+            pass
+
+
+class StartingGate(fixtures.Fixture):
+    """An http source that answers nobody until count GETs arrived.
+
+    Uploaders that download before they look at Glance (Sylva's) are then
+    released together and meet in Glance at the same instant, which is
+    the race; one that downloads only after winning waits hold s at most.
+    """
+
+    def __init__(self, data, count, hold):
+        super().__init__()
+        self.gate = {'data': data, 'count': count, 'hold': hold,
+                     'arrived': 0, 'cond': threading.Condition()}
+
+    def _setUp(self):
+        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
+                                                 _GateHandler)
+        server.daemon_threads = True
+        server.gate = self.gate
+        thread = threading.Thread(target=server.serve_forever,
+                                  kwargs={'poll_interval': 0.2}, daemon=True)
+        thread.start()
+        self.addCleanup(thread.join, 10)
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        self.url = 'http://127.0.0.1:%d/image.raw' % server.server_address[1]
 
 
 class UploaderRacesTest(uploader_base.UploaderScenarioTest):
@@ -37,12 +96,20 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
             hold_limit=hold_limit, timeout=CONF.image.build_timeout))
 
     def _wait_download_then_hold(self, run, key, saving):
-        """The uploader must still wait saving_hold s after downloading."""
+        """The uploader must not finish while the other upload is saving.
+
+        An uploader may download first (Sylva's does) or wait without
+        downloading (a streaming one): either way it must still be
+        running saving_hold s after its download, or after its start.
+        """
         path = '/%s.raw' % key
-        waiters.wait_for(
-            lambda: self.source.downloads(path) or run.finished(),
-            what='uploader to download %s' % path,
-            timeout=self.opts.run_timeout)
+        try:
+            waiters.wait_for(
+                lambda: self.source.downloads(path) or run.finished(),
+                what='uploader to download %s' % path,
+                timeout=self.opts.saving_hold)
+        except waiters.Timeout:
+            pass
         try:
             waiters.wait_for(run.finished, what='uploader to exit',
                              timeout=self.opts.saving_hold, interval=0.5)
@@ -52,6 +119,32 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
         self.fail('uploader did not wait for image %s, which is still %s: '
                   '%s' % (saving.image['id'], saving.status(),
                           result.describe()))
+
+    def _race(self, count):
+        """count uploaders started together on an empty Glance."""
+        key, entry, data = self.new_image('upl-race%d' % count)
+        if entry['uri'].startswith('http'):
+            gate = self.useFixture(StartingGate(data, count,
+                                                self.opts.saving_hold))
+            entry = dict(entry, uri=gate.url)
+        self.assertEqual([], self.named(self.images, key, entry))
+        runs = [self.uploader({key: entry}) for _ in range(count)]
+        for run in runs:
+            run.start()
+        results = [run.wait() for run in runs]
+        for index, result in enumerate(results):
+            self.assertEqual(0, result.code, 'racing uploader %d of %d: %s'
+                             % (index + 1, count, result.describe()))
+        image = self.assertOneActive(key, entry, results[0])
+        if self.opts.uuid_output == 'stdout':
+            reported = [result.uuids().get(key) for result in results]
+            self.assertEqual([image['id']] * count, reported,
+                             'racing uploaders reported different UUIDs')
+        leftovers = [i['id'] for i in self.images.list_images(
+            params={'name': self.glance_name(key, entry)})['images']
+            if i['id'] != image['id']]
+        self.assertEqual([], leftovers, 'racing uploaders left images '
+                         'of that name besides %s' % image['id'])
 
     @decorators.idempotent_id('69f84436-861e-4dbd-9a54-faa46092a673')
     def test_own_stale_queued_image_replaced(self):
@@ -111,3 +204,15 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
                 if i['id'] != foreign['id']]
         self.assertEqual([], mine, 'images were uploaded despite the '
                          'foreign queued image')
+
+    @decorators.attr(type='slow')
+    @decorators.idempotent_id('d62b3897-12fa-42e6-8b88-227e3f5db365')
+    def test_two_racing_uploaders_make_one_image(self):
+        """Two uploaders started together: one active image, one UUID."""
+        self._race(2)
+
+    @decorators.attr(type='slow')
+    @decorators.idempotent_id('781e8768-1388-4aaa-b427-0412b9e89103')
+    def test_four_racing_uploaders_make_one_image(self):
+        """Four uploaders started together: one active image, one UUID."""
+        self._race(4)
