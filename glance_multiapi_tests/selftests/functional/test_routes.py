@@ -31,6 +31,7 @@ import yaml
 
 from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.multiapi import glance_cr
 from glance_multiapi_tests.multiapi import probes
 from glance_multiapi_tests.selftests.functional import kube_base
 from glance_multiapi_tests.selftests.functional import test_kubeapi
@@ -63,18 +64,17 @@ class RoutesTest(kube_base.KubeCloudTestCase):
     def route_url(self, api):
         return self.url('route-glance-%s-public' % api)
 
-    def service_urls(self, api):
-        return {'public': self.url('glance-%s-public' % api),
-                'internal': self.url('glance-%s-internal' % api)}
+    def service_urls(self, api, api_type='split'):
+        # NOTE: an edge API has no public Service (nor its port).
+        return {iface: self.url('glance-%s-%s' % (api, iface))
+                for iface in glance_cr.interfaces(api_type)}
 
     def assertRouteOnlyFor(self, obj, owner):
         """status.apiEndpoint: owner's public is its route, all else not."""
         endpoints = obj['status']['apiEndpoint']
         wanted = {}
         for api, api_spec in obj['spec']['glanceAPIs'].items():
-            urls = self.service_urls(api)
-            if api_spec['type'] == 'edge':
-                del urls['public']
+            urls = self.service_urls(api, api_spec['type'])
             if api == owner:
                 urls['public'] = self.route_url(api)
             wanted.update(('%s-%s' % (api, i), u) for i, u in urls.items())
