@@ -28,7 +28,10 @@ CONF = config.CONF
 
 
 class UploaderRacesTest(uploader_base.UploaderScenarioTest):
-    """Stale queued images, concurrent saving uploads, foreign images."""
+    """Stale queued images and concurrent saving uploads.
+
+    Foreign images: test_uploader_policies.
+    """
 
     def _saving(self, key, entry, data):
         hold_limit = (self.opts.saving_hold + self.opts.run_timeout)
@@ -96,18 +99,3 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
         self.assertNotEqual(saving.image['id'], image['id'])
         self.assertGone(self.images, saving.image['id'],
                         'the failed upload (queued) was not deleted')
-
-    @decorators.idempotent_id('4d5481ca-6bb6-48fd-996b-a182d804e24d')
-    def test_foreign_queued_image_stops_upload(self):
-        """Another project's queued image: exit code, untouched, no upload."""
-        key, entry, _ = self.new_image('upl-foreign')
-        foreign = self.queued_image(self.alt_images, key, entry)
-        result = self.uploader({key: entry}).run()
-        self.assertExit(result, self.opts.foreign_queued_exit_code)
-        still = self.alt_images.show_image(foreign['id'])
-        self.assertEqual('queued', still['status'],
-                         'the foreign queued image was changed')
-        mine = [i['id'] for i in self.named(self.images, key, entry)
-                if i['id'] != foreign['id']]
-        self.assertEqual([], mine, 'images were uploaded despite the '
-                         'foreign queued image')
