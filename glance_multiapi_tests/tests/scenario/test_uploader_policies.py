@@ -23,6 +23,7 @@ import io
 
 from tempest import config
 from tempest.lib import decorators
+from tempest.lib import exceptions as lib_exc
 
 from glance_multiapi_tests.tests import uploader_base
 from glance_multiapi_tests.tests import uploader_fixtures
@@ -139,8 +140,10 @@ class UploaderOwnQueuedTest(uploader_base.UploaderScenarioTest):
                             env={'WAIT_QUEUED_IMAGE': str(grace)}).start()
         self._wait_until_busy(run, key, entry, queued, grace / 2.0)
         if run.finished():
-            self.fail('the uploader ended during the grace of our queued '
-                      'image %s: %s' % (queued['id'], run.wait().describe()))
+            self.fail('the uploader ended within the WAIT_QUEUED_IMAGE '
+                      'grace (%d s) of our queued image %s, now %s: %s'
+                      % (grace, queued['id'], self._status(queued['id']),
+                         run.wait().describe()))
         saving = self.useFixture(uploader_fixtures.SavingImage(
             self.images, None, data,
             hold_limit=self.opts.saving_hold + self.opts.run_timeout,
@@ -166,6 +169,12 @@ class UploaderOwnQueuedTest(uploader_base.UploaderScenarioTest):
         self.assertEqual(queued['id'], image['id'],
                          'the uploader did not use our image that started '
                          'saving during the grace')
+
+    def _status(self, image_id):
+        try:
+            return self.images.show_image(image_id)['status']
+        except lib_exc.NotFound:
+            return 'deleted'
 
     def _wait_until_busy(self, run, key, entry, queued, timeout):
         """Until the uploader has downloaded or made its own record.
