@@ -37,17 +37,17 @@ environment (flags win):
   OS_IMAGES_INFO_PATH        images info file (default %s)
   OS_CLOUD                   cloud of clouds.yaml to use
   OS_CLIENT_CONFIG_FILE      clouds.yaml to read
+  UUID_OUTPUT                configmap: write the UUID map to ConfigMap
+                             openstack-images-uuids (data key values.yaml)
+                             too; stdout (default): stdout or --output
+  TARGET_NAMESPACE           namespace of that ConfigMap (required then)
+  KUBECONFIG                 kubeconfig used outside a pod
   IMAGE_IN_PROGRESS_TIMEOUT  seconds to wait for another upload (3600)
   IMAGE_IN_PROGRESS_INTERVAL seconds between status polls (10)
   WAIT_QUEUED_IMAGE          seconds a queued image may stay queued (10)
   INSECURE_CLIENT            true: skip TLS verification everywhere and
                              talk plain HTTP to the OCI registry
   OCI_PLAIN_HTTP             true: plain HTTP to the OCI registry only
-  UUID_OUTPUT                configmap: write the UUID map to ConfigMap
-                             openstack-images-uuids (data key values.yaml)
-                             too; stdout (default): stdout or --output
-  TARGET_NAMESPACE           namespace of that ConfigMap (required then)
-  KUBECONFIG                 kubeconfig used outside a pod
 """ % inputs.DEFAULT_INFO_PATH
 
 
