@@ -360,14 +360,15 @@ class UploaderRun(fixtures.Fixture):
             'IMAGE_IN_PROGRESS_TIMEOUT': str(self.opts.in_progress_timeout),
             'IMAGE_IN_PROGRESS_INTERVAL':
                 str(self.opts.in_progress_interval),
-            'FOREIGN_QUEUED_POLICY': self.opts.foreign_queued_policy,
-            'UUID_OUTPUT': self.opts.uuid_output})
+            'FOREIGN_QUEUED_POLICY': self.opts.foreign_queued_policy})
         if self.opts.insecure_client:
             self.env['INSECURE_CLIENT'] = 'true'
         elif self.opts.registry_ca_file:
             self.env['SSL_CERT_FILE'] = self.opts.registry_ca_file
             self.env['REQUESTS_CA_BUNDLE'] = self.opts.registry_ca_file
         if self.configmaps is not None:
+            # NOTE: UUID_OUTPUT tells the bundled uploader; others ignore it.
+            self.env['UUID_OUTPUT'] = 'configmap'
             self.env['KUBECONFIG'] = self.configmaps.kubeconfig
             self.env['TARGET_NAMESPACE'] = self.configmaps.namespace
         self.env.update(self.opts.extra_env or {})
