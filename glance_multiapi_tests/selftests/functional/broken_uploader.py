@@ -112,6 +112,15 @@ def _no_delete():
     _intercept(before=before)
 
 
+def _no_race_protocol():
+    """Only active images are seen: racing runs each upload their own."""
+    def after(session, verb, path, body):
+        if _listed(path, verb):
+            body['images'] = [i for i in body.get('images', [])
+                              if i.get('status') == 'active']
+    _intercept(after=after)
+
+
 def _blind_foreign():
     """Another project's queued image is not seen: ours goes up anyway."""
     def after(session, verb, path, body):
@@ -207,6 +216,7 @@ MODES = {
     'refuse-only': _refuse_only,
     'only-own-images': _only_own_images,
     'no-grace': _no_grace,
+    'no-race-protocol': _no_race_protocol,
     'leave-temp': _leave_temp,
     'write-cwd': _write_cwd,
     'no-md5-check': _no_md5_check,
