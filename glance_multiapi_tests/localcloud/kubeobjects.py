@@ -55,7 +55,7 @@ RESOURCES = (
     Resource('', 'v1', 'namespaces', 'Namespace', 'namespace', ('ns',),
              False, ('get', 'list')),
     Resource('', 'v1', 'configmaps', 'ConfigMap', 'configmap', ('cm',),
-             True, ('get', 'list')),
+             True, ('create', 'delete', 'get', 'list', 'patch', 'update')),
 )
 
 # NOTE: Deployment names from heat-operator (internal/heatapi/const.go,

@@ -13,9 +13,11 @@
 """Base class of the uploader scenarios: credentials, runs and checks.
 
 Each test gets its own image names (rand_name), its own loopback source
-and temp dir, so the scenarios are safe under stestr --concurrency N.
+(or OCI repository), temp dir, empty working directory and, in configmap
+mode, namespace, so the scenarios are safe under stestr --concurrency N.
 Images the uploader makes are deleted by a cleanup registered before the
-uploader runs.
+uploader runs. ``[image_uploader] source`` decides where every image
+comes from: the loopback HTTP server or an OCI artifact in the registry.
 """
 
 import os
@@ -27,6 +29,7 @@ from tempest.lib.common.utils import test_utils
 from tempest import test
 import yaml
 
+from glance_multiapi_tests.tests import configmap_api
 from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import uploader_fixtures
 from glance_multiapi_tests.tests import waiters
@@ -45,8 +48,15 @@ class UploaderScenarioTest(test.BaseTestCase):
         """Skip without Glance or when the uploader scenarios are off."""
         super().skip_checks()
         skips.skip_unless_glance(cls)
-        if not CONF.image_uploader.enabled:
+        opts = CONF.image_uploader
+        if not opts.enabled:
             raise cls.skipException('[image_uploader] enabled is False')
+        if opts.source == 'oci' and not opts.registry:
+            raise cls.skipException('[image_uploader] source is oci but '
+                                    'registry is unset')
+        if opts.uuid_output == 'file' and '{output}' not in opts.command:
+            raise cls.skipException('[image_uploader] uuid_output is file '
+                                    'but command has no {output}')
 
     @classmethod
     def setup_clients(cls):
@@ -61,8 +71,14 @@ class UploaderScenarioTest(test.BaseTestCase):
         self.workdir = self.useFixture(fixtures.TempDir()).path
         self.temp_dir = os.path.join(self.workdir, 'uploader-tmp')
         os.mkdir(self.temp_dir)
+        self.cwd = os.path.join(self.workdir, 'uploader-cwd')
+        os.mkdir(self.cwd)
         self.clouds_yaml = self._write_clouds_yaml()
         self.source = self.useFixture(uploader_fixtures.ImageSource())
+        self.configmaps = None
+        if self.opts.uuid_output == 'configmap':
+            self.configmaps = self.useFixture(
+                configmap_api.ConfigMapNamespace(self.opts, self.workdir))
 
     def _write_clouds_yaml(self):
         creds = self.os_primary.credentials
@@ -92,19 +108,50 @@ class UploaderScenarioTest(test.BaseTestCase):
 
     # -- what a test sets up ------------------------------------------
 
-    def new_image(self, prefix, *, commit_tag='1.0', data=None):
-        """A fresh image entry served over HTTP: (key, entry, data)."""
+    def new_image(self, prefix, *, commit_tag='1.0', data=None,
+                  source=None, broken=False):
+        """A fresh image entry from the configured source: (key, entry, data).
+
+        source: 'http' or 'oci' to force one; default [image_uploader]
+        source. broken: the source breaks half way (the connection closes,
+        or the artifact's tar.gz is cut), so every run fails mid-download.
+        """
         key = data_utils.rand_name(prefix=CONF.resource_name_prefix,
                                    name=prefix)
         data = data if data is not None else uploader_fixtures.image_bytes(
             self.opts.image_size)
-        path = '/%s.raw' % key
-        entry = {'uri': self.source.add(path, data),
-                 'md5': uploader_fixtures.md5_of(data),
+        if (source or self.opts.source) == 'oci':
+            uri = uploader_fixtures.push_oci_artifact(
+                self.opts.registry, 'glance-multiapi-tests/%s' % key.lower(),
+                commit_tag or 'latest', key, data,
+                verify=self.registry_verify(), cut=broken)
+        else:
+            uri = self.source.add('/%s.raw' % key, data,
+                                  cut_at=len(data) // 2 if broken else None)
+        entry = {'uri': uri, 'md5': uploader_fixtures.md5_of(data),
                  'image-format': 'raw', 'commit-tag': commit_tag,
                  'scenario': prefix}
         self.addCleanup(self.delete_named, self.glance_name(key, entry))
         return key, entry, data
+
+    def registry_verify(self):
+        if self.opts.insecure_client:
+            return False
+        return self.opts.registry_ca_file or True
+
+    def downloads(self, key, entry):
+        """GETs of an http source so far; None for an oci:// one."""
+        if entry['uri'].startswith('oci://'):
+            return None
+        return self.source.downloads('/%s.raw' % key)
+
+    def remove_source(self, key, entry):
+        """Make the source unreachable: a later download fails."""
+        if entry['uri'].startswith('oci://'):
+            uploader_fixtures.delete_oci_artifact(
+                entry['uri'], verify=self.registry_verify())
+        else:
+            self.source.remove('/%s.raw' % key)
 
     def glance_name(self, key, entry):
         if entry.get('commit-tag'):
@@ -132,11 +179,13 @@ class UploaderScenarioTest(test.BaseTestCase):
         self.assertEqual('queued', image['status'])
         return image
 
-    def uploader(self, images):
+    def uploader(self, images, env=None):
+        """A run of the uploader under test (env: more environment)."""
         return self.useFixture(uploader_fixtures.UploaderRun(
             self.opts, workdir=self.workdir, images=images,
             clouds_yaml=self.clouds_yaml, cloud=CLOUD,
-            temp_dir=self.temp_dir))
+            temp_dir=self.temp_dir, cwd=self.cwd,
+            configmaps=self.configmaps, env=env))
 
     # -- what a test checks -------------------------------------------
 
@@ -169,9 +218,13 @@ class UploaderScenarioTest(test.BaseTestCase):
         self.assertEqual(code, result.code,
                          'expected exit %d: %s' % (code, result.describe()))
 
-    def assertOneActive(self, key, entry, result):
-        """Exactly one image of name+tag, active, the one reported."""
-        images = self.named(self.images, key, entry)
+    def assertOneActive(self, key, entry, result, exclude=()):
+        """Exactly one image of name+tag, active, the one reported.
+
+        exclude: ids of images (another project's) left out of the count.
+        """
+        images = [i for i in self.named(self.images, key, entry)
+                  if i['id'] not in exclude]
         self.assertEqual(
             1, len(images),
             'expected exactly one image %s tagged %s, found %s'
@@ -181,16 +234,39 @@ class UploaderScenarioTest(test.BaseTestCase):
         self.assertEqual('active', image['status'],
                          'image %s is %s' % (image['id'], image['status']))
         self.assertEqual(entry['md5'], image.get('checksum'))
-        if self.opts.uuid_output == 'stdout':
-            self.assertEqual(image['id'], result.uuids().get(key),
-                             'reported UUID differs from the image in '
-                             'Glance')
+        self.assertReported(key, image['id'], result)
         return image
+
+    def assertReported(self, key, image_id, result):
+        """The UUID map the uploader reported gives image_id for key."""
+        if self.opts.uuid_output == 'none':
+            return
+        self.assertEqual(image_id, result.uuids().get(key),
+                         'reported UUID (%s) differs from the image in '
+                         'Glance' % result.uuid_where)
+        if self.configmaps is not None:
+            self.assertNoConfigMapLeak(key)
+
+    def assertNoConfigMapLeak(self, key):
+        """Nothing of ours went to the kubeconfig's own namespace."""
+        home = self.configmaps.home
+        if home == self.configmaps.namespace:
+            return
+        data, where = self.configmaps.read(home)
+        text = (data or {}).get(self.opts.configmap_key) or ''
+        self.assertNotIn(key, text, 'the UUID map went to %s, outside '
+                         'TARGET_NAMESPACE %s' % (where,
+                                                  self.configmaps.namespace))
 
     def assertTempDirEmpty(self, result):
         left = sorted(os.listdir(self.temp_dir))
         self.assertEqual([], left, 'uploader left %s in its temp dir (%s)'
                          % (left, result.describe()))
+
+    def assertCwdEmpty(self, result):
+        left = sorted(os.listdir(self.cwd))
+        self.assertEqual([], left, 'uploader left %s in its working '
+                         'directory (%s)' % (left, result.describe()))
 
     def assertGone(self, client, image_id, why):
         try:

@@ -32,6 +32,7 @@ import tarfile
 import tempfile
 import threading
 import time
+import uuid
 
 import fixtures
 import requests
@@ -66,6 +67,13 @@ class _SourceHandler(http.server.BaseHTTPRequestHandler):
         self.send_header('Content-Type', 'application/octet-stream')
         self.send_header('Content-Length', str(len(data)))
         self.end_headers()
+        cut = self.server.cuts.get(self.path)
+        if cut is not None:
+            # NOTE: a source that breaks mid-download: half the promised
+            # body, then the connection closes.
+            self.wfile.write(data[:cut])
+            self.close_connection = True
+            return
         self.wfile.write(data)
         with self.server.lock:
             self.server.counts[self.path] = (
@@ -83,6 +91,7 @@ class ImageSource(fixtures.Fixture):
                                                       _SourceHandler)
         self.server.daemon_threads = True
         self.server.files = {}
+        self.server.cuts = {}
         self.server.counts = {}
         self.server.lock = threading.Lock()
         thread = threading.Thread(target=self.server.serve_forever,
@@ -93,11 +102,20 @@ class ImageSource(fixtures.Fixture):
         self.addCleanup(self.server.server_close)
         self.addCleanup(self.server.shutdown)
 
-    def add(self, path, data):
-        """Serve data at path; return its URL."""
+    def add(self, path, data, cut_at=None):
+        """Serve data at path; return its URL.
+
+        cut_at: close the connection after that many bytes.
+        """
         self.server.files[path] = data
+        if cut_at is not None:
+            self.server.cuts[path] = cut_at
         host, port = self.server.server_address[:2]
         return 'http://%s:%d%s' % (host, port, path)
+
+    def remove(self, path):
+        """Stop serving path (later GETs get 404)."""
+        self.server.files.pop(path, None)
 
     def downloads(self, path):
         """How many complete GETs of path were served."""
@@ -105,8 +123,13 @@ class ImageSource(fixtures.Fixture):
             return self.server.counts.get(path, 0)
 
 
-def push_oci_artifact(registry, repository, tag, member_name, data):
-    """Push an artifact holding <member_name>.gz in a tar.gz; return uri."""
+def push_oci_artifact(registry, repository, tag, member_name, data, *,
+                      verify=True, cut=False):
+    """Push an artifact holding <member_name>.gz in a tar.gz; return uri.
+
+    verify: True (system CAs), a CA bundle path, or False. cut: push
+    only the first half of the tar.gz, which breaks mid-unpacking.
+    """
     import oras.provider
 
     with tempfile.TemporaryDirectory(prefix='uploader-oci-') as work:
@@ -116,10 +139,29 @@ def push_oci_artifact(registry, repository, tag, member_name, data):
             info = tarfile.TarInfo(member_name + '.gz')
             info.size = len(inner)
             archive.addfile(info, io.BytesIO(inner))
-        client = oras.provider.Registry(hostname=registry, insecure=True)
+        if cut:
+            with open(blob, 'r+b') as f:
+                f.truncate(os.path.getsize(blob) // 2)
+        client = oras.provider.Registry(hostname=registry, insecure=False,
+                                        tls_verify=verify)
         client.push(target='%s/%s:%s' % (registry, repository, tag),
                     files=[blob], disable_path_validation=True, quiet=True)
     return 'oci://%s/%s:%s' % (registry, repository, tag)
+
+
+def delete_oci_artifact(uri, *, verify=True):
+    """Delete the manifest of an oci:// uri (later pulls get 404)."""
+    host, _, rest = uri[len('oci://'):].partition('/')
+    repository, _, tag = rest.rpartition(':')
+    base = 'https://%s/v2/%s/manifests/' % (host, repository)
+    accept = ('application/vnd.oci.image.manifest.v1+json, '
+              'application/vnd.docker.distribution.manifest.v2+json')
+    head = requests.head(base + tag, headers={'Accept': accept},
+                         verify=verify, timeout=30)
+    head.raise_for_status()
+    digest = head.headers['Docker-Content-Digest']
+    requests.delete(base + digest, verify=verify,
+                    timeout=30).raise_for_status()
 
 
 class _AbortUpload(Exception):
@@ -160,17 +202,22 @@ class SavingImage(fixtures.Fixture):
     queued). Unreleased, it aborts after hold_limit seconds.
     """
 
-    def __init__(self, client, body, data, *, hold_limit, timeout):
+    def __init__(self, client, body, data, *, hold_limit, timeout,
+                 image=None):
         super().__init__()
         self.client = client
         self.body = body
+        self.existing = image
         self.data = data
         self.hold_limit = hold_limit
         self.timeout = timeout
         self.outcome = None
 
     def _setUp(self):
-        self.image = self.client.create_image(**self.body)
+        if self.existing is None:
+            self.image = self.client.create_image(**self.body)
+        else:
+            self.image = self.existing
         self.addCleanup(_delete_quietly, self.client, self.image['id'])
         self._release = threading.Event()
         self._abort = threading.Event()
@@ -185,7 +232,7 @@ class SavingImage(fixtures.Fixture):
         self._thread.start()
         self.addCleanup(self._thread.join, self.timeout)
         self.addCleanup(self.release, 'abort')
-        waiters.wait_for(lambda: self.status() == 'saving',
+        waiters.wait_for(lambda: self.status() in ('saving', 'deleted'),
                          what='image %s saving under a held upload'
                          % self.image['id'], timeout=self.timeout)
 
@@ -230,6 +277,15 @@ def _delete_quietly(client, image_id):
             raise
 
 
+def last_line(*texts):
+    """The last non-empty line of the first text that has one."""
+    for text in texts:
+        lines = [ln for ln in (text or '').splitlines() if ln.strip()]
+        if lines:
+            return lines[-1].strip()
+    return '-'
+
+
 @dataclasses.dataclass
 class RunResult:
     """What one uploader run did."""
@@ -239,28 +295,44 @@ class RunResult:
     stdout: str
     stderr: str
     duration: float
+    # NOTE: the UUID map as the uploader reported it (uuid_output) and
+    # where it was read; None when nothing was there.
+    uuid_text: str = None
+    uuid_where: str = 'stdout'
 
     def describe(self):
         tail = ' | '.join(self.stderr.strip().splitlines()[-3:])
         return ('%s exited %s after %.1f s; stderr tail: %s'
                 % (self.command, self.code, self.duration, tail or '-'))
 
+    def output(self):
+        """Everything the uploader printed."""
+        return self.stdout + '\n' + self.stderr
+
     def uuids(self):
-        """The os_images UUID map printed on stdout ({name: uuid})."""
+        """The os_images UUID map the uploader reported ({name: uuid})."""
+        if self.uuid_text is None:
+            raise AssertionError('the uploader wrote no UUID map to %s: %s'
+                                 % (self.uuid_where, self.describe()))
         try:
-            document = yaml.safe_load(self.stdout) or {}
+            document = yaml.safe_load(self.uuid_text) or {}
             return {name: entry['openstack_glance_uuid']
                     for name, entry in document['os_images'].items()}
         except (yaml.YAMLError, KeyError, TypeError, AttributeError):
-            raise AssertionError('uploader stdout is not an os_images UUID '
-                                 'map: %r' % self.stdout[:300])
+            raise AssertionError('%s is not an os_images UUID map: %r'
+                                 % (self.uuid_where, self.uuid_text[:300]))
 
 
 class UploaderRun(fixtures.Fixture):
-    """One run of the uploader under test, as a real process."""
+    """One run of the uploader under test, as a real process.
+
+    It runs in cwd (an empty directory it must leave empty), with TMPDIR
+    temp_dir, and reports its UUID map as opts.uuid_output says; a
+    ConfigMapNamespace (configmaps) is where configmap mode reads it.
+    """
 
     def __init__(self, opts, *, workdir, images, clouds_yaml, cloud,
-                 temp_dir):
+                 temp_dir, cwd, configmaps=None, env=None):
         super().__init__()
         self.opts = opts
         self.workdir = workdir
@@ -268,18 +340,28 @@ class UploaderRun(fixtures.Fixture):
         self.clouds_yaml = clouds_yaml
         self.cloud = cloud
         self.temp_dir = temp_dir
+        self.cwd = cwd
+        self.configmaps = configmaps
+        self.extra = env or {}
         self.process = None
 
     def _setUp(self):
-        self.info = os.path.join(self.workdir, 'os-images-info.yaml')
+        tag = uuid.uuid4().hex[:8]
+        self.info = os.path.join(self.workdir, 'os-images-info-%s.yaml' % tag)
         with open(self.info, 'w') as out:
             yaml.safe_dump({'os_images': self.images}, out)
+        self.output_file = os.path.join(self.workdir, 'uuids-%s.yaml' % tag)
         values = {'python': sys.executable, 'info': self.info,
                   'clouds': self.clouds_yaml, 'cloud': self.cloud,
-                  'temp_dir': self.temp_dir}
+                  'temp_dir': self.temp_dir, 'output': self.output_file}
         self.argv = shlex.split(self.opts.command.format(
             **{key: shlex.quote(value) for key, value in values.items()}))
         self.env = dict(os.environ)
+        for name in ('OS_AUTH_URL', 'OS_USERNAME', 'OS_PASSWORD',
+                     'OS_PROJECT_NAME', 'OS_TOKEN', 'KUBECONFIG',
+                     'TARGET_NAMESPACE', 'INSECURE_CLIENT', 'SSL_CERT_FILE',
+                     'REQUESTS_CA_BUNDLE', 'UUID_OUTPUT'):
+            self.env.pop(name, None)
         self.env.update({
             'OS_IMAGES_INFO_PATH': self.info, 'OS_CLOUD': self.cloud,
             'OS_CLIENT_CONFIG_FILE': self.clouds_yaml,
@@ -287,11 +369,20 @@ class UploaderRun(fixtures.Fixture):
             'WAIT_QUEUED_IMAGE': str(self.opts.wait_queued_image),
             'IMAGE_IN_PROGRESS_TIMEOUT': str(self.opts.in_progress_timeout),
             'IMAGE_IN_PROGRESS_INTERVAL':
-                str(self.opts.in_progress_interval)})
-        for name in ('OS_AUTH_URL', 'OS_USERNAME', 'OS_PASSWORD',
-                     'OS_PROJECT_NAME', 'OS_TOKEN'):
-            self.env.pop(name, None)
+                str(self.opts.in_progress_interval),
+            'FOREIGN_QUEUED_POLICY': self.opts.foreign_queued_policy})
+        if self.opts.insecure_client:
+            self.env['INSECURE_CLIENT'] = 'true'
+        elif self.opts.registry_ca_file:
+            self.env['SSL_CERT_FILE'] = self.opts.registry_ca_file
+            self.env['REQUESTS_CA_BUNDLE'] = self.opts.registry_ca_file
+        if self.configmaps is not None:
+            # NOTE: UUID_OUTPUT tells the bundled uploader; others ignore it.
+            self.env['UUID_OUTPUT'] = 'configmap'
+            self.env['KUBECONFIG'] = self.configmaps.kubeconfig
+            self.env['TARGET_NAMESPACE'] = self.configmaps.namespace
         self.env.update(self.opts.extra_env or {})
+        self.env.update(self.extra)
         self.addCleanup(self._kill)
 
     def start(self):
@@ -300,33 +391,58 @@ class UploaderRun(fixtures.Fixture):
         self.started = time.monotonic()
         self.process = subprocess.Popen(
             self.argv, env=self.env, stdout=self._stdout,
-            stderr=self._stderr, stdin=subprocess.DEVNULL,
+            stderr=self._stderr, stdin=subprocess.DEVNULL, cwd=self.cwd,
             start_new_session=True)
         return self
 
     def finished(self):
         return self.process.poll() is not None
 
+    def _read(self, stream):
+        stream.seek(0)
+        return stream.read().decode('utf-8', 'replace')
+
     def wait(self):
-        """Wait up to run_timeout; return a RunResult."""
+        """Wait up to run_timeout; return a RunResult.
+
+        A run still going then is killed and reported as hung, with the
+        last line it printed (what it was doing when it stopped moving).
+        """
         try:
             self.process.wait(timeout=self.opts.run_timeout)
         except subprocess.TimeoutExpired:
             self._kill()
-            raise AssertionError('%s still running after %d s; killed'
-                                 % (' '.join(self.argv),
-                                    self.opts.run_timeout))
+            raise AssertionError(
+                'uploader hung: %s still running after %d s (run_timeout), '
+                'killed; last output line: %s'
+                % (' '.join(self.argv[:3]), self.opts.run_timeout,
+                   last_line(self._read(self._stderr),
+                             self._read(self._stdout))))
         duration = time.monotonic() - self.started
-        self._stdout.seek(0)
-        self._stderr.seek(0)
-        return RunResult(command=os.path.basename(self.argv[0]) + ' ' +
-                         ' '.join(self.argv[1:3]),
-                         code=self.process.returncode,
-                         stdout=self._stdout.read().decode('utf-8',
-                                                           'replace'),
-                         stderr=self._stderr.read().decode('utf-8',
-                                                           'replace'),
-                         duration=duration)
+        result = RunResult(command=os.path.basename(self.argv[0]) + ' ' +
+                           ' '.join(self.argv[1:3]),
+                           code=self.process.returncode,
+                           stdout=self._read(self._stdout),
+                           stderr=self._read(self._stderr),
+                           duration=duration)
+        self._collect_uuids(result)
+        return result
+
+    def _collect_uuids(self, result):
+        mode = self.opts.uuid_output
+        if mode == 'stdout':
+            result.uuid_text = result.stdout
+        elif mode == 'file':
+            result.uuid_where = 'file %s ({output})' % self.output_file
+            if os.path.exists(self.output_file):
+                with open(self.output_file) as f:
+                    result.uuid_text = f.read()
+        elif mode == 'configmap':
+            data, where = self.configmaps.read()
+            result.uuid_where = '%s, key %s' % (where,
+                                                self.opts.configmap_key)
+            if data is not None:
+                result.uuid_text = data.get(self.opts.configmap_key)
 
     def run(self):
         return self.start().wait()

@@ -36,6 +36,11 @@ environment (flags win):
   OS_IMAGES_INFO_PATH        images info file (default %s)
   OS_CLOUD                   cloud of clouds.yaml to use
   OS_CLIENT_CONFIG_FILE      clouds.yaml to read
+  UUID_OUTPUT                configmap: write the UUID map to ConfigMap
+                             openstack-images-uuids (data key values.yaml)
+                             too; stdout (default): stdout or --output
+  TARGET_NAMESPACE           namespace of that ConfigMap (required then)
+  KUBECONFIG                 kubeconfig used outside a pod
   IMAGE_IN_PROGRESS_TIMEOUT  seconds to wait for another upload (3600)
   IMAGE_IN_PROGRESS_INTERVAL seconds between status polls (10)
   WAIT_QUEUED_IMAGE          seconds a queued image may stay queued (10)
@@ -88,16 +93,18 @@ def build_parser():
                              'written there (it must exist)')
     parser.add_argument('--output', metavar='FILE', default='-',
                         help='write the UUID map here ("-": stdout)')
-    parser.add_argument('--configmap', metavar='NAME',
+    parser.add_argument('--configmap', metavar='NAME', nargs='?',
+                        const=output.CONFIGMAP_NAME,
                         help='also write the UUID map to this Kubernetes '
-                             'ConfigMap (needs the kubernetes package)')
+                             'ConfigMap (default name %s; needs the '
+                             'kubernetes package; in-cluster config or '
+                             'KUBECONFIG)' % output.CONFIGMAP_NAME)
     parser.add_argument('--configmap-namespace', metavar='NS',
-                        default=os.environ.get('POD_NAMESPACE', 'default'),
-                        help='namespace of --configmap (POD_NAMESPACE or '
-                             'default)')
+                        help='namespace of the ConfigMap (TARGET_NAMESPACE)')
     parser.add_argument('--configmap-key', metavar='KEY',
-                        default='os-images-uuids.yaml',
-                        help='data key of --configmap')
+                        default=output.CONFIGMAP_KEY,
+                        help='data key of the ConfigMap (%s)'
+                             % output.CONFIGMAP_KEY)
     parser.add_argument('--progress-interval', metavar='SECONDS',
                         type=float, default=5.0,
                         help='seconds between progress lines (5)')
@@ -148,6 +155,9 @@ def _run(argv, environ, log):
     settings = inputs.settings_from(args, environ)
     text = inputs.read_info_file(settings.info_path)
     specs = inputs.parse_images(text, source=settings.info_path)
+    configmap = output.configmap_target(args.configmap,
+                                        args.configmap_namespace,
+                                        args.configmap_key, environ)
     if args.temp_dir and not os.path.isdir(args.temp_dir):
         raise exitcodes.UploaderError(
             exitcodes.BAD_CONFIG,
@@ -172,9 +182,8 @@ def _run(argv, environ, log):
         sys.stdout.flush()
     else:
         output.write_file(args.output, text)
-    if args.configmap:
-        output.write_configmap(args.configmap, args.configmap_namespace,
-                               args.configmap_key, text)
+    if configmap:
+        output.write_configmap(*configmap, text=text)
     return exitcodes.SUCCESS
 
 

@@ -17,11 +17,19 @@ The map has the shape Sylva stores in its ConfigMap:
 """
 
 import os
+import re
 import tempfile
 
 import yaml
 
 from glance_multiapi_tests.uploader import exitcodes
+
+# NOTE: the names Sylva's uploader job writes and its consumers read.
+CONFIGMAP_NAME = 'openstack-images-uuids'
+CONFIGMAP_KEY = 'values.yaml'
+UUID_OUTPUTS = ('stdout', 'configmap')
+CONFLICT_RETRIES = 5
+_LABEL = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')
 
 
 def uuid_map(uuids):
@@ -55,8 +63,67 @@ def write_file(path, text):
             'cannot write the UUID map to %s: %s' % (path, exc.strerror))
 
 
+def configmap_target(configmap, namespace, key, environ):
+    """(name, namespace, key) of the ConfigMap to write, or None.
+
+    The map goes to a ConfigMap when --configmap names one or when
+    UUID_OUTPUT=configmap (then named openstack-images-uuids, as Sylva's
+    uploader does); its namespace is --configmap-namespace or
+    TARGET_NAMESPACE, and without either the run stops before any work
+    with exit 22.
+    """
+    mode = (environ.get('UUID_OUTPUT') or 'stdout').strip().lower()
+    if mode not in UUID_OUTPUTS:
+        raise exitcodes.UploaderError(
+            exitcodes.BAD_CONFIG, 'UUID_OUTPUT=%s: expected one of %s'
+            % (environ.get('UUID_OUTPUT'), ', '.join(UUID_OUTPUTS)))
+    name = configmap or (CONFIGMAP_NAME if mode == 'configmap' else None)
+    if not name:
+        return None
+    namespace = (namespace or environ.get('TARGET_NAMESPACE') or '').strip()
+    if not namespace:
+        raise exitcodes.UploaderError(
+            exitcodes.BAD_CONFIG, 'the UUID map goes to ConfigMap %s but '
+            'TARGET_NAMESPACE is not set' % name)
+    if len(namespace) > 63 or not _LABEL.match(namespace):
+        raise exitcodes.UploaderError(
+            exitcodes.BAD_CONFIG, 'TARGET_NAMESPACE=%s is not a valid '
+            'namespace (a lowercase RFC 1123 label)' % namespace)
+    return name, namespace, key or CONFIGMAP_KEY
+
+
+def _load_client(kubernetes):
+    """A CoreV1Api from the pod's service account, else KUBECONFIG."""
+    try:
+        kubernetes.config.load_incluster_config()
+    except kubernetes.config.ConfigException:
+        # NOTE: load_kube_config reads $KUBECONFIG (a path list too),
+        # falling back to ~/.kube/config.
+        kubernetes.config.load_kube_config(
+            config_file=os.environ.get('KUBECONFIG') or None)
+    return kubernetes.client.CoreV1Api()
+
+
+def merged(existing_text, text):
+    """The os_images of existing_text updated with those of text.
+
+    NOTE: several uploader jobs may share one ConfigMap; each adds its
+    images and keeps the others'.
+    """
+    try:
+        current = yaml.safe_load(existing_text or '') or {}
+    except yaml.YAMLError:
+        current = {}
+    if not isinstance(current, dict) or not isinstance(
+            current.get('os_images'), dict):
+        current = {'os_images': {}}
+    current['os_images'].update(yaml.safe_load(text)['os_images'])
+    return yaml.safe_dump(current, default_flow_style=False,
+                          sort_keys=True)
+
+
 def write_configmap(name, namespace, key, text):
-    """Create or replace ConfigMap name with data {key: text}.
+    """Create ConfigMap name with data {key: text}, or merge into it.
 
     The kubernetes client is optional: it is imported only here, and its
     absence is a clear error, not an import failure at start-up.
@@ -69,23 +136,47 @@ def write_configmap(name, namespace, key, text):
             '--configmap needs the kubernetes python package, which is not '
             'installed')
     try:
-        try:
-            kubernetes.config.load_incluster_config()
-        except kubernetes.config.ConfigException:
-            kubernetes.config.load_kube_config()
-        api = kubernetes.client.CoreV1Api()
-        body = kubernetes.client.V1ConfigMap(
-            metadata=kubernetes.client.V1ObjectMeta(name=name),
-            data={key: text})
-        try:
-            api.replace_namespaced_config_map(name, namespace, body)
-        except kubernetes.client.exceptions.ApiException as exc:
-            if exc.status != 404:
-                raise
-            api.create_namespaced_config_map(namespace, body)
+        api = _load_client(kubernetes)
+        ApiException = kubernetes.client.exceptions.ApiException
+        for _attempt in range(CONFLICT_RETRIES):
+            body = kubernetes.client.V1ConfigMap(
+                metadata=kubernetes.client.V1ObjectMeta(name=name),
+                data={key: text})
+            try:
+                api.create_namespaced_config_map(namespace, body)
+                return
+            except ApiException as exc:
+                if exc.status != 409:
+                    raise
+            current = api.read_namespaced_config_map(name, namespace)
+            data = dict(current.data or {})
+            data[key] = merged(data.get(key), text)
+            current.data = data
+            try:
+                # NOTE: conditional on the resourceVersion just read, so
+                # a concurrent writer's images are not lost.
+                api.replace_namespaced_config_map(name, namespace, current)
+                return
+            except ApiException as exc:
+                if exc.status not in (404, 409):
+                    raise
+        raise exitcodes.UploaderError(
+            exitcodes.OUTPUT_ERROR,
+            'cannot write ConfigMap %s/%s: still conflicting after %d '
+            'attempts' % (namespace, name, CONFLICT_RETRIES))
+    except exitcodes.UploaderError:
+        raise
     except Exception as exc:
         raise exitcodes.UploaderError(
             exitcodes.OUTPUT_ERROR,
             'cannot write ConfigMap %s/%s: %s'
-            % (namespace, name, str(exc).splitlines()[0] if str(exc)
-               else exc.__class__.__name__))
+            % (namespace, name, _one_line(exc)))
+
+
+def _one_line(exc):
+    status = getattr(exc, 'status', None)
+    reason = getattr(exc, 'reason', None)
+    if status and reason:
+        return 'HTTP %s %s' % (status, reason)
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else exc.__class__.__name__

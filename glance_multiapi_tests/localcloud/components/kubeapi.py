@@ -198,6 +198,10 @@ def tempest_options(state, sections, cli):
         'kubernetes_api': 'True', 'kubeconfig': state.path(KUBECONFIG),
         'namespace': kubeobjects.NAMESPACE,
         'patch_object': 'openstackcontrolplane'})
+    # NOTE: where the uploader scenarios in uuid_output = configmap mode
+    # let the uploader write its ConfigMap (each in its own namespace).
+    sections.setdefault('image_uploader', {})['kubeconfig'] = state.path(
+        KUBECONFIG)
     if state.data.get('options', {}).get('heat'):
         sections['consolidated_images'] = {
             'kubernetes_api': 'True', 'mappings_file': state.path(MAPPINGS),

@@ -38,6 +38,7 @@ import threading
 import traceback
 from urllib import parse
 
+from glance_multiapi_tests.common import configmaps
 from glance_multiapi_tests.localcloud import cloud
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
@@ -49,6 +50,12 @@ from glance_multiapi_tests.localcloud import spec as spec_mod
 from glance_multiapi_tests.localcloud import state as state_mod
 
 MERGE_PATCH = 'application/merge-patch+json'
+# NOTE: on a ConfigMap (string data, no lists) a strategic merge patch is
+# a merge patch; the kubernetes client sends either for a dict body.
+CONFIGMAP_PATCHES = (MERGE_PATCH, 'application/strategic-merge-patch+json')
+# NOTE: state-dir folder of the ConfigMaps clients write (one JSON file
+# per object under <namespace>/), e.g. the uploader's UUID map.
+CONFIGMAPS_DIR = 'kube-configmaps'
 # NOTE: a patch reconciles the cloud (restarts APIs, rewrites the
 # catalog) before it answers, as the control plane's patch is awaited.
 PATCH_TIMEOUT = 600
@@ -132,6 +139,8 @@ class Api(object):
         self.root = os.path.abspath(state_dir)
         self.server_address = server_address
         self.audit_lock = threading.Lock()
+        self.configmaps = configmaps.Store(os.path.join(self.root,
+                                                        CONFIGMAPS_DIR))
 
     def state(self):
         return state_mod.State(self.root).load()
@@ -250,6 +259,8 @@ class Api(object):
         res = request.resource
         if request.verb not in res.verbs:
             raise Response(405, kuberbac.method_not_allowed(request.verb))
+        if res.plural == 'configmaps':
+            return self._configmaps(request, headers, body)
         items = self._world(state)[res.plural]
         if request.namespace not in (None, kubeobjects.NAMESPACE):
             items = []
@@ -263,6 +274,50 @@ class Api(object):
             return 200, self._listing(res, found, headers, request,
                                       single=True)
         return self._patch(state, request, found[0], headers, body)
+
+    def _configmaps(self, request, headers, body):
+        """ConfigMaps are stored, not derived: any namespace, all verbs.
+
+        NOTE: unlike a real cluster, a namespace exists as soon as a
+        ConfigMap is written into it, so a client may use its own.
+        """
+        store, ns, name = self.configmaps, request.namespace, request.name
+        try:
+            if request.verb == 'list':
+                items = store.list(ns)
+                if 'as=Table' in (headers.get('Accept') or ''):
+                    return 200, self._listing(request.resource, items,
+                                              headers, request)
+                listing = kubeobjects.object_list(request.resource, items)
+                listing['metadata'] = {
+                    'resourceVersion': store.resource_version()}
+                return 200, listing
+            if request.verb == 'get':
+                return 200, self._listing(request.resource,
+                                          [store.get(ns, name)], headers,
+                                          request, single=True)
+            if request.verb == 'delete':
+                return 200, store.delete(ns, name)
+            if request.verb == 'patch':
+                kind = (headers.get('Content-Type') or '').split(';')[0]
+                if kind.strip() not in CONFIGMAP_PATCHES:
+                    raise Response(415, kuberbac.unsupported_media_type(
+                        kind))
+            document = self._json_body(body)
+            if request.verb == 'create':
+                return 201, store.create(ns, document)
+            if request.verb == 'update':
+                return 200, store.replace(ns, name, document)
+            return 200, store.patch(ns, name, document)
+        except configmaps.StoreError as exc:
+            raise Response(exc.code, exc.status(name))
+
+    def _json_body(self, body):
+        try:
+            return json.loads(body or b'null')
+        except ValueError as exc:
+            raise Response(400, kuberbac.bad_request(
+                'error decoding body: %s' % exc))
 
     def _listing(self, res, items, headers, request, single=False):
         accept = headers.get('Accept') or ''

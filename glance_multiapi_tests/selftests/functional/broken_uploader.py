@@ -18,122 +18,211 @@ behaviour broken, so that the functional tests can show that the matching
 Tempest scenario fails. Nothing in the product imports this module.
 """
 
+import hashlib
+import json
+import os
+import re
 import sys
 import tempfile
+import time
+
+import requests
+import yaml
 
 from glance_multiapi_tests.uploader import cli
-from glance_multiapi_tests.uploader import exitcodes
-from glance_multiapi_tests.uploader import glance
-from glance_multiapi_tests.uploader import sources
-from glance_multiapi_tests.uploader import workflow
+
+# NOTE: every breakage acts at the uploader's edges (its environment, its
+# files, its HTTP calls to Glance), not on its internals, so it keeps
+# meaning the same whatever algorithm the bundled uploader runs.
+_IMAGE = re.compile(r'/images/[0-9a-f-]{36}$')
+
+
+def _intercept(before=None, after=None):
+    """Hook every Glance call the uploader makes through keystoneauth.
+
+    before(session, METHOD, path, kwargs) may change kwargs or return a
+    response to answer without calling Glance; after(session, METHOD,
+    path, body) may change a JSON answer in place.
+    """
+    from keystoneauth1 import session
+
+    original = session.Session.request
+
+    def request(self, url, method, *args, **kwargs):
+        path = url.split('?', 1)[0].rstrip('/')
+        verb = method.upper()
+        if before is not None:
+            answer = before(self, verb, path, kwargs)
+            if answer is not None:
+                return answer
+        response = original(self, url, method, *args, **kwargs)
+        if after is not None and response.status_code == 200 and \
+                'json' in (response.headers.get('Content-Type') or ''):
+            body = response.json()
+            after(self, verb, path, body)
+            response._content = json.dumps(body).encode()
+        return response
+    session.Session.request = request
+
+
+def _listed(path, verb):
+    return verb == 'GET' and path.endswith('/images')
 
 
 def _private():
-    original = glance.Glance.create_claim
-
-    def create(self, spec):
-        image = original(self, spec)
-        self._call('PATCH', '/images/%s' % image['id'], 'make it private',
-                   json=[{'op': 'replace', 'path': '/visibility',
-                          'value': 'private'}],
-                   headers={'Content-Type': glance.PATCH_TYPE})
-        return image
-    glance.Glance.create_claim = create
-
-
-def _ignore_saving():
-    original = workflow.contenders
-
-    def contenders(images, tag, skip=()):
-        return [image for image in original(images, tag, skip=skip)
-                if image['status'] not in glance.IN_PROGRESS]
-    workflow.contenders = contenders
-
-
-def _no_race_protocol():
-    # NOTE: every run uploads its own copy unless one is already published.
-    workflow.contenders = lambda images, tag, skip=(): []
-    workflow.Uploader._settle = lambda self, spec, claim: None
-
-
-def _keep_failed():
-    def drop_failed(self, spec, image):
-        self._ignored.add(image['id'])
-    workflow.Uploader._drop_failed = drop_failed
-
-
-def _keep_stale_queued():
-    original = workflow.Uploader._stale
-
-    def stale(self, spec, image):
-        if not self.glance.owns(image):
-            return original(self, spec, image)
-        self._ignored.add(image['id'])
-    workflow.Uploader._stale = stale
-
-
-def _delete_foreign():
-    def foreign(self, spec, image):
-        self.glance.delete(image['id'])
-        return exitcodes.UploaderError(exitcodes.FOREIGN_QUEUED,
-                                       'deleted the foreign image')
-    workflow.Uploader._foreign = foreign
-
-
-def _exit0_foreign():
-    def foreign(self, spec, image):
-        return exitcodes.UploaderError(exitcodes.SUCCESS, 'ignored it')
-    workflow.Uploader._foreign = foreign
-
-
-def _leave_temp():
-    original = workflow.Uploader.push
-
-    def push(self, spec):
-        handle, _ = tempfile.mkstemp(prefix='glance-image-uploader-')
-        with open(handle, 'wb') as left:
-            left.write(b'left behind')
-        return original(self, spec)
-    workflow.Uploader.push = push
+    def before(session, verb, path, kwargs):
+        body = kwargs.get('json')
+        if verb == 'POST' and path.endswith('/images') and body:
+            body['visibility'] = 'private'
+        if verb == 'PATCH' and isinstance(body, list):
+            for op in body:
+                if op.get('path') == '/visibility':
+                    op['value'] = 'private'
+    _intercept(before=before)
 
 
 def _redownload():
-    original = workflow.Uploader.push
+    """Active images are not seen in listings: nothing is ever reused."""
+    def after(session, verb, path, body):
+        if _listed(path, verb):
+            body['images'] = [i for i in body.get('images', [])
+                              if i.get('status') != 'active']
+    _intercept(after=after)
 
-    def push(self, spec):
-        for _ in sources.stream(spec, insecure=self.settings.insecure,
-                                ca_files=self.settings.ca_files,
-                                plain_http=self.settings.plain_http,
-                                log=self.log):
-            pass
-        return original(self, spec)
-    workflow.Uploader.push = push
+
+def _ignore_saving():
+    """A saving image looks active at once: nobody waits for it."""
+    def after(session, verb, path, body):
+        images = body.get('images', []) if _listed(path, verb) else (
+            [body] if verb == 'GET' and _IMAGE.search(path) else [])
+        for image in images:
+            if image.get('status') == 'saving':
+                image['status'] = 'active'
+    _intercept(after=after)
+
+
+def _no_delete():
+    """DELETE of an image answers 204 and deletes nothing."""
+    def before(session, verb, path, kwargs):
+        if verb == 'DELETE' and _IMAGE.search(path):
+            response = requests.models.Response()
+            response.status_code = 204
+            response._content = b''
+            return response
+    _intercept(before=before)
+
+
+def _no_race_protocol():
+    """Only active images are seen: racing runs each upload their own."""
+    def after(session, verb, path, body):
+        if _listed(path, verb):
+            body['images'] = [i for i in body.get('images', [])
+                              if i.get('status') == 'active']
+    _intercept(after=after)
+
+
+def _blind_foreign():
+    """Another project's queued image is not seen: ours goes up anyway."""
+    def after(session, verb, path, body):
+        if _listed(path, verb):
+            project = session.get_project_id()
+            body['images'] = [i for i in body.get('images', [])
+                              if i.get('owner') == project or
+                              i.get('status') != 'queued']
+    _intercept(after=after)
+
+
+def _only_own_images():
+    """Glance image listings lose every image of another project."""
+    def after(session, verb, path, body):
+        if _listed(path, verb):
+            project = session.get_project_id()
+            body['images'] = [i for i in body.get('images', [])
+                              if i.get('owner') == project]
+    _intercept(after=after)
+
+
+def _leave_temp():
+    handle, _path = tempfile.mkstemp(prefix='glance-image-uploader-',
+                                     suffix='.part')
+    os.write(handle, b'half an image')
+    os.close(handle)
 
 
 def _no_md5_check():
-    sources.check_md5 = lambda spec, md5: None
-    # NOTE: and hide glance's checksum so the post-upload check passes.
-    original_get = glance.Glance.get
+    """Trust the source, not the md5 it was given (http sources)."""
+    path = os.environ['OS_IMAGES_INFO_PATH']
+    with open(path) as f:
+        info = yaml.safe_load(f)
+    for entry in info['os_images'].values():
+        if entry['uri'].startswith('http'):
+            data = requests.get(entry['uri'], timeout=60).content
+            entry['md5'] = hashlib.md5(
+                data, usedforsecurity=False).hexdigest()
+    fixed = path + '.trusted'
+    with open(fixed, 'w') as f:
+        yaml.safe_dump(info, f)
+    os.environ['OS_IMAGES_INFO_PATH'] = fixed
 
-    def get(self, image_id):
-        image = original_get(self, image_id)
-        if image:
-            image.pop('checksum', None)
-        return image
-    glance.Glance.get = get
+
+def _hang():
+    sys.stderr.write('broken uploader: waiting for nothing, forever\n')
+    sys.stderr.flush()
+    while True:
+        time.sleep(60)
+
+
+def _write_cwd():
+    # NOTE: a log file where the job happens to start.
+    with open('uploader.log', 'w') as f:
+        f.write('broken uploader: logging into its working directory\n')
+
+
+def _no_grace():
+    os.environ['WAIT_QUEUED_IMAGE'] = '0'
+
+
+def _crash_exit1():
+    sys.stderr.write('broken uploader: unexpected KeyError\n')
+    sys.exit(1)
+
+
+def _refuse_only():
+    os.environ['FOREIGN_QUEUED_POLICY'] = 'refuse'
+
+
+def _no_ca():
+    for name in ('SSL_CERT_FILE', 'REQUESTS_CA_BUNDLE'):
+        os.environ.pop(name, None)
+
+
+def _configmap_home():
+    """Write the ConfigMap to the kubeconfig's namespace, not the target."""
+    import kubernetes.config
+    _contexts, current = kubernetes.config.list_kube_config_contexts(
+        config_file=os.environ.get('KUBECONFIG'))
+    os.environ['TARGET_NAMESPACE'] = (current.get('context') or {}).get(
+        'namespace', 'default')
 
 
 MODES = {
     'private': _private,
-    'ignore-saving': _ignore_saving,
-    'keep-failed-saving': _keep_failed,
-    'keep-stale-queued': _keep_stale_queued,
-    'delete-foreign': _delete_foreign,
-    'exit0-foreign': _exit0_foreign,
-    'leave-temp': _leave_temp,
     'redownload': _redownload,
-    'no-md5-check': _no_md5_check,
+    'ignore-saving': _ignore_saving,
+    'keep-stale-queued': _no_delete,
+    'keep-failed-saving': _no_delete,
+    'blind-foreign': _blind_foreign,
+    'crash-exit1': _crash_exit1,
+    'refuse-only': _refuse_only,
+    'only-own-images': _only_own_images,
+    'no-grace': _no_grace,
     'no-race-protocol': _no_race_protocol,
+    'leave-temp': _leave_temp,
+    'write-cwd': _write_cwd,
+    'no-md5-check': _no_md5_check,
+    'hang': _hang,
+    'no-ca': _no_ca,
+    'configmap-home': _configmap_home,
 }
 
 

@@ -187,7 +187,7 @@ class TestLocalCloud(base.CloudTestCase):
     def test_restarts_under_client_load_never_lose_a_port(self):
         apis = sorted(self.doc()['spec']['glanceAPIs'])
         made = self.restart_under_load(
-            ['keystone', 'registry', 'fileserver'] +
+            ['keystone', 'registry', 'registry-tls', 'fileserver'] +
             ['glance-' + api for api in apis])
         self.assertGreater(made, 1000)
         status = json.loads(self.cli('status', '-o', 'json').stdout)

@@ -17,57 +17,121 @@ The broken uploaders are broken_uploader.py modes; each row names the
 scenario that must catch it and a fragment of the failure message.
 """
 
+import os
+import re
+
 from glance_multiapi_tests.selftests.functional import base
 
 SCENARIOS = 'glance_multiapi_tests.tests.scenario.test_uploader'
 BROKEN = ('{python} -m glance_multiapi_tests.selftests.functional.'
           'broken_uploader %s')
+# NOTE: the two configurations the bundled uploader must pass whole: every
+# source kind, every UUID output worth reading, both foreign policies.
+VARIANTS = {
+    'http': {'source': 'http', 'uuid_output': 'stdout',
+             'foreign_queued_policy': 'refuse'},
+    'oci': {'source': 'oci', 'uuid_output': 'configmap',
+            'foreign_queued_policy': 'ignore'},
+}
+CONFIGMAP = {'uuid_output': 'configmap'}
+OCI = {'source': 'oci'}
+IGNORE = {'foreign_queued_policy': 'ignore'}
+HANG = {'run_timeout': 20}
 
-# (broken mode, test that must fail, fragment of its failure message)
+# (broken mode, test that must fail, fragments of its failure message,
+# [image_uploader] overrides). A tuple among the fragments is a choice:
+# one of them, since an uploader may fail the same check in two ways.
+# NOTE: without deletes, an uploader that keeps the stale image ends with
+# two images, one that insists on deleting it ends in an error.
+KEPT = ('expected exactly one image', 'expected exit 0')
 BROKEN_CASES = (
     ('private', 'test_uploaded_image_is_community',
-     'is private, not community'),
+     ('is private, not community',), {}),
     ('redownload', 'test_rerun_reuses_image',
-     'the second run downloaded the image again'),
+     ('the second run downloaded the image again',), {}),
     ('leave-temp', 'test_temp_dir_empty_after_success_and_failure',
-     'uploader left'),
-    ('no-md5-check', 'test_temp_dir_empty_after_success_and_failure',
-     'a wrong md5 was accepted'),
+     ('in its temp dir',), {}),
+    ('write-cwd', 'test_working_directory_stays_empty',
+     ('in its working directory', 'uploader.log'), {}),
+    ('no-md5-check', 'test_md5_mismatch_uploads_nothing',
+     ('a wrong md5 was accepted',), {}),
     ('keep-stale-queued', 'test_own_stale_queued_image_replaced',
-     'expected exactly one image'),
+     (KEPT,), {}),
     ('ignore-saving', 'test_waits_for_saving_image',
-     'uploader did not wait for image'),
+     ('uploader did not wait for image',), {}),
     ('keep-failed-saving', 'test_saving_then_queued_is_replaced',
-     'expected exactly one image'),
-    ('delete-foreign', 'test_foreign_queued_image_stops_upload',
-     'expected exit 1'),
-    ('exit0-foreign', 'test_foreign_queued_image_stops_upload',
-     'expected exit 1'),
+     (KEPT,), {}),
+    ('no-grace', 'test_own_queued_image_saving_in_grace_awaited',
+     ('WAIT_QUEUED_IMAGE grace',), {}),
+    ('blind-foreign', 'test_foreign_queued_image_refused',
+     ('expected exit 1',), {}),
+    ('crash-exit1', 'test_foreign_queued_image_refused',
+     ('did not name the foreign image',), {}),
+    ('refuse-only', 'test_foreign_queued_image_ignored',
+     ('expected exit 0',), IGNORE),
+    ('only-own-images', 'test_foreign_active_community_image_reused',
+     ('did not reuse the foreign active image',), {}),
+    ('hang', 'test_upload_image[',
+     ('uploader hung', 'after 20 s', 'waiting for nothing, forever'), HANG),
+    ('configmap-home', 'test_upload_image[',
+     ('wrote no UUID map to ConfigMap upl-',), CONFIGMAP),
+    ('no-ca', 'test_upload_image[', ('expected exit 0',), OCI),
     ('no-race-protocol', 'test_two_racing_uploaders_make_one_image',
-     'expected exactly one image'),
+     ('expected exactly one image',), {}),
     ('no-race-protocol', 'test_four_racing_uploaders_make_one_image',
-     'expected exactly one image'),
+     ('expected exactly one image',), {}),
 )
 
 
 class TestUploaderScenarios(base.CloudTestCase):
     """Each scenario passes for the real uploader, fails for its breakage."""
 
-    def test_bundled_uploader_passes_all(self):
-        results = self.run_tempest(SCENARIOS, concurrency=4)
+    def _passes_all(self, variant):
+        results = self.run_tempest(
+            SCENARIOS, concurrency=4,
+            overrides={'image_uploader': VARIANTS[variant]})
         failed = {k: v[1][-1500:] for k, v in results.items()
-                  if v[0] != 'success'}
+                  if v[0] == 'fail'}
         self.assertEqual({}, failed)
-        self.assertGreaterEqual(len(results), 8)
+        passed = [k for k, v in results.items() if v[0] == 'success']
+        self.assertGreaterEqual(len(passed), 13, sorted(results))
+
+    def test_bundled_uploader_passes_all_from_http(self):
+        self._passes_all('http')
+
+    def test_bundled_uploader_passes_all_from_oci(self):
+        self._passes_all('oci')
+
+    def _drop_leaked_configmap(self):
+        """configmap-home wrote into the kubeconfig's own namespace."""
+        import kubernetes.client
+        import kubernetes.config
+        client = kubernetes.config.new_client_from_config(
+            config_file=os.path.join(self.state_dir, 'kubeconfig'))
+        try:
+            kubernetes.client.CoreV1Api(client).delete_namespaced_config_map(
+                'openstack-images-uuids', 'openstack')
+        except kubernetes.client.exceptions.ApiException as exc:
+            if exc.status != 404:
+                raise
+        finally:
+            client.close()
 
     def test_broken_uploaders_fail_their_scenario(self):
+        self.addCleanup(self._drop_leaked_configmap)
         wrong = []
-        for mode, test_name, fragment in BROKEN_CASES:
+        for mode, test_name, fragments, overrides in BROKEN_CASES:
             results = self.run_tempest(
-                '%s.*%s' % (SCENARIOS, test_name),
-                overrides={'image_uploader': {'command': BROKEN % mode}})
+                '%s.*%s' % (SCENARIOS, re.escape(test_name)),
+                overrides={'image_uploader': dict(
+                    overrides, command=BROKEN % mode)})
             try:
-                self.assertOutcome(results, test_name, 'fail', fragment)
+                details = self.assertOutcome(
+                    results, test_name, 'fail',
+                    *[f for f in fragments if isinstance(f, str)])
+                for choice in [f for f in fragments if isinstance(f, tuple)]:
+                    self.assertTrue(any(f in details for f in choice),
+                                    'message lacks all of %s' % (choice,))
             except self.failureException as exc:
                 wrong.append('%s: %s' % (mode, str(exc)[-600:]))
         self.assertEqual([], wrong)

@@ -13,7 +13,8 @@
 """The uploader puts each image once, as a community image, and cleans up.
 
 These run the configured uploader (by default the bundled
-glance-image-uploader) as a real process against the real cloud.
+glance-image-uploader) as a real process against the real cloud, every
+image from the ``[image_uploader] source`` (http or oci).
 """
 
 from tempest import config
@@ -31,9 +32,9 @@ class UploaderBasicsTest(uploader_base.UploaderScenarioTest):
     """Straight uploads, community visibility, reruns and temp files."""
 
     @decorators.idempotent_id('0ff1b248-b03e-488a-b175-fe3fa6b58cba')
-    def test_upload_image_from_http(self):
-        """One http image becomes one active, tagged, named image."""
-        key, entry, _ = self.new_image('upl-http')
+    def test_upload_image(self):
+        """One source image becomes one active, tagged, named image."""
+        key, entry, _ = self.new_image('upl-straight')
         result = self.uploader({key: entry}).run()
         self.assertExit(result, 0)
         image = self.assertOneActive(key, entry, result)
@@ -44,7 +45,7 @@ class UploaderBasicsTest(uploader_base.UploaderScenarioTest):
                 self.assertEqual(str(value), image.get(
                     self.opts.property_prefix + name),
                     'property %s%s' % (self.opts.property_prefix, name))
-        self.assertEqual(1, self.source.downloads('/%s.raw' % key))
+        self.assertIn(self.downloads(key, entry), (1, None))
 
     @decorators.idempotent_id('bbc4b9b5-250b-438f-a2dd-bec014d85af7')
     def test_uploaded_image_is_community(self):
@@ -75,37 +76,83 @@ class UploaderBasicsTest(uploader_base.UploaderScenarioTest):
 
     @decorators.idempotent_id('2bbcac15-2536-4fba-bb30-3612cd221245')
     def test_rerun_reuses_image(self):
-        """A second run downloads nothing and reports the same UUID."""
+        """A second run downloads nothing and reports the same UUID.
+
+        The source is gone before the second run, so an uploader that
+        downloads again fails whatever the source kind.
+        """
         key, entry, _ = self.new_image('upl-rerun')
         first = self.uploader({key: entry}).run()
         self.assertExit(first, 0)
         image = self.assertOneActive(key, entry, first)
+        self.remove_source(key, entry)
         second = self.uploader({key: entry}).run()
-        self.assertExit(second, 0)
+        self.assertEqual(0, second.code, 'the second run downloaded the '
+                         'image again (its source was removed after the '
+                         'first run): %s' % second.describe())
         again = self.assertOneActive(key, entry, second)
         self.assertEqual(image['id'], again['id'])
-        self.assertEqual(1, self.source.downloads('/%s.raw' % key),
-                         'the second run downloaded the image again')
+        self.assertIn(self.downloads(key, entry), (1, None),
+                      'the second run downloaded the image again')
+
+    def _run_ok_and_broken(self, prefix):
+        """A run that works and one whose source breaks half way."""
+        key, entry, _ = self.new_image(prefix + '-ok')
+        result = self.uploader({key: entry}).run()
+        self.assertExit(result, 0)
+        bad_key, bad_entry, _ = self.new_image(prefix + '-cut', broken=True)
+        failed = self.uploader({bad_key: bad_entry}).run()
+        self.assertNotEqual(0, failed.code, 'a source that broke half way '
+                            'was accepted: %s' % failed.describe())
+        self.assertEqual([], self.named(self.images, bad_key, bad_entry),
+                         'an image from a broken source reached Glance')
+        return result, failed
 
     @decorators.idempotent_id('ca111596-1c3d-4e18-ae01-a92109e0d8b9')
     def test_temp_dir_empty_after_success_and_failure(self):
-        """Nothing is left in TMPDIR, whether the run works or not."""
-        key, entry, _ = self.new_image('upl-tmp-ok')
-        result = self.uploader({key: entry}).run()
-        self.assertExit(result, 0)
+        """Nothing is left in TMPDIR, whether the run works or not.
+
+        The failure is a source that breaks half way: whatever was
+        downloaded or unpacked by then must be gone.
+        """
+        result, failed = self._run_ok_and_broken('upl-tmp')
         self.assertTempDirEmpty(result)
-        # NOTE: a wrong md5 fails after the full download, when the temp
-        # file is at its largest.
-        bad_key, bad_entry, data = self.new_image('upl-tmp-bad')
-        bad_entry['md5'] = uploader_fixtures.md5_of(data + b'x')
-        self.addCleanup(self.delete_named,
-                        self.glance_name(bad_key, bad_entry))
-        failed = self.uploader({bad_key: bad_entry}).run()
+        self.assertTempDirEmpty(failed)
+
+    @decorators.idempotent_id('69672347-e20d-4004-8244-4d9263677b45')
+    def test_working_directory_stays_empty(self):
+        """The uploader writes nothing where it runs, success or failure.
+
+        It starts in an empty directory; a Kubernetes job's working
+        directory is often read-only or the image's, not scratch space.
+        """
+        result, failed = self._run_ok_and_broken('upl-cwd')
+        self.assertCwdEmpty(result)
+        self.assertCwdEmpty(failed)
+
+    @decorators.idempotent_id('4e770ce1-23a1-4648-b42b-4061af76bb35')
+    def test_md5_mismatch_uploads_nothing(self):
+        """A source that does not match its md5 fails; Glance has nothing.
+
+        No image of that name may be left in any state, nor visible under
+        the md5 tag, and the temp dir is empty (the mismatch is known
+        only after the full download, when temp files are largest).
+        """
+        key, entry, data = self.new_image('upl-md5')
+        entry['md5'] = uploader_fixtures.md5_of(data + b'x')
+        self.addCleanup(self.delete_named, self.glance_name(key, entry))
+        failed = self.uploader({key: entry}).run()
         self.assertNotEqual(0, failed.code, 'a wrong md5 was accepted: %s'
                             % failed.describe())
+        self.assertEqual([], self.named(self.images, key, entry),
+                         'an image with a wrong md5 is in Glance under the '
+                         'md5 tag')
+        left = self.images.list_images(
+            params={'name': self.glance_name(key, entry)})['images']
+        self.assertEqual([], ['%s:%s' % (i['id'], i['status'])
+                              for i in left],
+                         'the uploader left an image of the wrong md5')
         self.assertTempDirEmpty(failed)
-        self.assertEqual([], self.named(self.images, bad_key, bad_entry),
-                         'an image with a wrong md5 reached Glance')
 
 
 class UploaderOciTest(uploader_base.UploaderScenarioTest):
@@ -126,7 +173,7 @@ class UploaderOciTest(uploader_base.UploaderScenarioTest):
         data = uploader_fixtures.image_bytes(self.opts.image_size)
         uri = uploader_fixtures.push_oci_artifact(
             self.opts.registry, 'glance-multiapi-tests/%s' % key.lower(),
-            '1.0', key, data)
+            '1.0', key, data, verify=self.registry_verify())
         entry = {'uri': uri, 'md5': uploader_fixtures.md5_of(data),
                  'image-format': 'raw', 'commit-tag': '1.0'}
         self.addCleanup(self.delete_named, self.glance_name(key, entry))
