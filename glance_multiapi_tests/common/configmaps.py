@@ -28,6 +28,8 @@ import tempfile
 import threading
 import uuid
 
+from glance_multiapi_tests.common import jsonmerge
+
 # NOTE: RFC 1123 names as the API server validates them
 # (k8s.io/apimachinery/pkg/util/validation).
 _LABEL = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')
@@ -73,19 +75,6 @@ def check_namespace(namespace):
         raise StoreError(400, 'BadRequest',
                          'invalid namespace %r: must be a DNS-1123 label'
                          % namespace)
-
-
-def merge_patch(target, patch):
-    """RFC 7386 JSON merge patch of target (copies, never mutates)."""
-    if not isinstance(patch, dict):
-        return patch
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
 
 
 class Store(object):
@@ -175,7 +164,7 @@ class Store(object):
             current = self._read(namespace, name)
             if current is None:
                 raise _not_found(name)
-            body = merge_patch(current, patch)
+            body = jsonmerge.merge_patch(current, patch)
             self._check_version(current, patch)
             self._check_body(namespace, body)
             meta = dict(body['metadata'])

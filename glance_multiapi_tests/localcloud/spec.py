@@ -23,9 +23,12 @@ import re
 
 import yaml
 
+from glance_multiapi_tests.common import jsonmerge
 from glance_multiapi_tests.multiapi import glance_cr
 
 API_TYPES = glance_cr.API_TYPES
+# NOTE: kept under this name: the spec is patched the way kubectl does.
+merge_patch = jsonmerge.merge_patch
 # NOTE: GlanceAPI CRs are named <glance>-<api>-<type> and the Services
 # glance-<api>-public; a DNS-1123 label keeps both legal.
 _API_NAME = re.compile(r'^[a-z0-9]([-a-z0-9]{0,28}[a-z0-9])?$')
@@ -139,19 +142,6 @@ def all_stores(spec):
     for name in spec['glanceAPIs']:
         names.update(api_stores(spec, name)[1])
     return sorted(names)
-
-
-def merge_patch(target, patch):
-    """Apply an RFC 7386 JSON merge patch; return a new document."""
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    result = copy.deepcopy(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
 
 
 def apply_patch(spec, patch_text, source='patch'):

@@ -34,7 +34,9 @@ import tempfile
 import threading
 import time
 
+import requests
 import testtools
+import yaml
 
 from glance_multiapi_tests.localcloud import ports
 from glance_multiapi_tests.selftests import subunit_results
@@ -217,6 +219,28 @@ class CloudTestCase(testtools.TestCase):
         return proc
 
     @contextlib.contextmanager
+    def verify(self, url):
+        """The cloud's CA for an https URL (localcloud/certs.py), else True."""
+        if url.startswith('https:'):
+            return os.path.join(self.state_dir, 'tls', 'ca.crt')
+        return True
+
+    def token_and_catalog(self, cloud='demo'):
+        """(token, catalog) of a clouds.yaml user, from keystone itself."""
+        with open(os.path.join(self.state_dir, 'clouds.yaml')) as f:
+            auth = yaml.safe_load(f)['clouds'][cloud]['auth']
+        identity = {'methods': ['password'], 'password': {'user': {
+            'name': auth['username'], 'domain': {'id': 'default'},
+            'password': auth['password']}}}
+        scope = {'project': {'name': auth['project_name'],
+                             'domain': {'id': 'default'}}}
+        resp = requests.post(auth['auth_url'] + '/auth/tokens', json={
+            'auth': {'identity': identity, 'scope': scope}}, timeout=30,
+            verify=self.verify(auth['auth_url']))
+        self.assertEqual(201, resp.status_code, resp.text)
+        return resp.headers['X-Subject-Token'], resp.json()['token'][
+            'catalog']
+
     def fault(self, *names):
         """Inject faults for the duration of the block, then clear them."""
         args = []

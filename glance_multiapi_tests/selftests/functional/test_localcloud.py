@@ -82,19 +82,6 @@ class TestLocalCloud(base.CloudTestCase):
     def doc(self):
         return json.loads(self.cli('get', '-o', 'json', check=True).stdout)
 
-    def token_and_catalog(self, cloud='demo'):
-        auth = self.clouds[cloud]['auth']
-        identity = {'methods': ['password'], 'password': {'user': {
-            'name': auth['username'], 'domain': {'id': 'default'},
-            'password': auth['password']}}}
-        scope = {'project': {'name': auth['project_name'],
-                             'domain': {'id': 'default'}}}
-        resp = requests.post(auth['auth_url'] + '/auth/tokens', json={
-            'auth': {'identity': identity, 'scope': scope}}, timeout=30)
-        self.assertEqual(201, resp.status_code, resp.text)
-        return resp.headers['X-Subject-Token'], resp.json()['token'][
-            'catalog']
-
     def image_services(self):
         _token, catalog = self.token_and_catalog()
         return [{e['interface']: e['url'] for e in svc['endpoints']}

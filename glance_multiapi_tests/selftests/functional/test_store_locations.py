@@ -19,11 +19,9 @@ judge, under the store faults.
 """
 
 import json
-import os
 import uuid
 
 import requests
-import yaml
 
 from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.selftests.functional import base
@@ -39,32 +37,12 @@ PLACEMENT = r'glance_multiapi_tests\.tests\.api\.test_store_placement\.'
 class StoreLocationsTest(base.CloudTestCase):
     """Each API serves its own stores; the checks see where bytes are."""
 
-    def _token(self):
-        with open(os.path.join(self.state_dir, 'clouds.yaml')) as f:
-            auth = yaml.safe_load(f)['clouds']['demo']['auth']
-        identity = {'methods': ['password'], 'password': {'user': {
-            'name': auth['username'], 'domain': {'id': 'default'},
-            'password': auth['password']}}}
-        scope = {'project': {'name': auth['project_name'],
-                             'domain': {'id': 'default'}}}
-        resp = requests.post(auth['auth_url'] + '/auth/tokens', json={
-            'auth': {'identity': identity, 'scope': scope}}, timeout=30,
-            verify=self._verify(auth['auth_url']))
-        self.assertEqual(201, resp.status_code, resp.text)
-        return resp.headers['X-Subject-Token']
-
-    def _verify(self, url):
-        """The cloud's CA for https URLs (localcloud/certs.py), else True."""
-        if url.startswith('https:'):
-            return os.path.join(self.state_dir, 'tls', 'ca.crt')
-        return True
-
     def _internal(self, api):
         doc = json.loads(self.cli('get', '-o', 'json', check=True).stdout)
         return doc['status']['apiEndpoint'][api + '-internal']
 
     def _upload(self, url, headers):
-        verify = self._verify(url)
+        verify = self.verify(url)
         resp = requests.post(url + '/v2/images', headers=headers, json={
             'name': 'fn-stores-%s' % uuid.uuid4().hex,
             'disk_format': 'raw', 'container_format': 'bare'}, timeout=60,
@@ -83,12 +61,12 @@ class StoreLocationsTest(base.CloudTestCase):
 
     def test_api_without_the_store_refuses_the_bytes(self):
         """Real glance: metadata 200, download refused, never served."""
-        headers = {'X-Auth-Token': self._token()}
+        headers = {'X-Auth-Token': self.token_and_catalog()[0]}
         maker, reader = self._internal('api1'), self._internal('api0')
         image_id = self._upload(maker, headers)
         shown = requests.get(reader + '/v2/images/' + image_id,
                              headers=headers, timeout=30,
-                             verify=self._verify(reader))
+                             verify=self.verify(reader))
         self.assertEqual(200, shown.status_code, shown.text)
         image = shown.json()
         self.assertEqual(('active', 'ceph1'),
@@ -98,7 +76,7 @@ class StoreLocationsTest(base.CloudTestCase):
         try:
             resp = requests.get(reader + '/v2/images/%s/file' % image_id,
                                 headers=headers, timeout=30,
-                                verify=self._verify(reader))
+                                verify=self.verify(reader))
         except requests.ConnectionError as exc:
             self.assertIn('Remote end closed connection without response',
                           str(exc))

@@ -20,8 +20,6 @@ directory. GLANCE_MULTIAPI_CHAOS_SEED picks the kill points (default
 1410); GLANCE_MULTIAPI_CHAOS_REPORT names a file for the table of runs.
 """
 
-import hashlib
-import json
 import os
 import random
 import signal
@@ -30,17 +28,15 @@ import threading
 import time
 import uuid
 
-import fixtures
 from testtools import content
 import yaml
 
-from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.common import polling
-from glance_multiapi_tests.selftests.functional import base
+from glance_multiapi_tests.selftests.functional import uploader_runs
 from glance_multiapi_tests.uploader import glance
 from glance_multiapi_tests.uploader import inputs
 
-UPLOADER = os.path.join(base.BIN, 'glance-image-uploader')
+UPLOADER = uploader_runs.UPLOADER
 RUNS = 10
 IMAGE_SIZE = 96 << 20
 # NOTE: the stderr line after which the kill timer starts, and how long
@@ -59,34 +55,16 @@ PATHS = (('stale queued', 'deleted a stale queued claim'),
          ('claiming the upload', 'uploaded afresh'))
 
 
-class TestUploaderChaos(base.CloudTestCase):
+class TestUploaderChaos(uploader_runs.UploaderRunTestCase):
 
     def setUp(self):
         super().setUp()
-        status = json.loads(self.cli('status', '-o', 'json',
-                                     check=True).stdout)
-        self.fileserver = status['services']['fileserver']['url']
-        self.tmp = self.useFixture(fixtures.TempDir()).path
-        self.temp_dir = os.path.join(self.tmp, 'tmp')
-        self.cwd = os.path.join(self.tmp, 'cwd')
-        os.mkdir(self.temp_dir)
-        os.mkdir(self.cwd)
         self.clouds = os.path.join(self.state_dir, 'clouds.yaml')
         settings = inputs.Settings(
             info_path='', cloud='demo', client_config_file=self.clouds,
             in_progress_timeout=1, in_progress_interval=1, wait_queued=0,
             insecure=False, plain_http=False)
         self.conn = glance.connect(settings)[0]
-
-    def _serve(self):
-        name = 'uploader-chaos-%s.raw' % uuid.uuid4().hex
-        path = os.path.join(self.state_dir, 'files', name)
-        data = imagedata.raw(IMAGE_SIZE, random_bytes=8 << 20)
-        with open(path, 'wb') as out:
-            out.write(data)
-        self.addCleanup(os.unlink, path)
-        return '%s/%s' % (self.fileserver, name), hashlib.md5(
-            data, usedforsecurity=False).hexdigest()
 
     def _info(self, key, uri, md5):
         path = os.path.join(self.tmp, '%s.yaml' % key)
@@ -156,7 +134,8 @@ class TestUploaderChaos(base.CloudTestCase):
     def test_kill_9_then_rerun_leaves_one_image(self):
         seed = int(os.environ.get('GLANCE_MULTIAPI_CHAOS_SEED', '1410'))
         rng = random.Random(seed)
-        uri, md5 = self._serve()
+        uri, md5 = self.serve(IMAGE_SIZE, 'uploader-chaos',
+                              random_bytes=8 << 20)
         tag = inputs.TAG_PREFIX + md5
         rows = ['seed %d, %d runs, %d MiB image, WAIT_QUEUED_IMAGE=%d'
                 % (seed, RUNS, IMAGE_SIZE >> 20, GRACE)]

@@ -21,7 +21,6 @@ import copy
 import functools
 import hashlib
 import http.server
-import json
 import os
 import signal
 import ssl
@@ -31,18 +30,17 @@ import time
 import uuid
 
 import certifi
-import fixtures
 import yaml
 
 from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.localcloud import certs
 from glance_multiapi_tests.localcloud import state as state_mod
-from glance_multiapi_tests.selftests.functional import base
+from glance_multiapi_tests.selftests.functional import uploader_runs
 from glance_multiapi_tests.uploader import glance
 from glance_multiapi_tests.uploader import inputs
 
-UPLOADER = os.path.join(base.BIN, 'glance-image-uploader')
+UPLOADER = uploader_runs.UPLOADER
 
 
 def _default_signals():
@@ -53,18 +51,10 @@ def _default_signals():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-class TestUploaderCli(base.CloudTestCase):
+class TestUploaderCli(uploader_runs.UploaderRunTestCase):
 
     def setUp(self):
         super().setUp()
-        status = json.loads(self.cli('status', '-o', 'json',
-                                     check=True).stdout)
-        self.fileserver = status['services']['fileserver']['url']
-        self.tmp = self.useFixture(fixtures.TempDir()).path
-        self.temp_dir = os.path.join(self.tmp, 'uploader-tmp')
-        os.mkdir(self.temp_dir)
-        self.cwd = os.path.join(self.tmp, 'uploader-cwd')
-        os.mkdir(self.cwd)
         self.clouds = self._clouds_yaml()
 
     def _clouds_yaml(self):
@@ -80,16 +70,6 @@ class TestUploaderCli(base.CloudTestCase):
         with open(path, 'w') as out:
             yaml.safe_dump(clouds, out)
         return path
-
-    def _serve(self, size):
-        name = 'uploader-cli-%s.raw' % uuid.uuid4().hex
-        path = os.path.join(self.state_dir, 'files', name)
-        data = imagedata.raw(size, random_bytes=1 << 20)
-        with open(path, 'wb') as out:
-            out.write(data)
-        self.addCleanup(os.unlink, path)
-        return '%s/%s' % (self.fileserver, name), hashlib.md5(
-            data, usedforsecurity=False).hexdigest()
 
     def _info(self, text):
         path = os.path.join(self.tmp, 'info-%s.yaml' % uuid.uuid4().hex)
@@ -170,7 +150,7 @@ class TestUploaderCli(base.CloudTestCase):
             self.assertEqual([], self._images_named(key))
 
     def test_bad_input_table(self):
-        uri, md5 = self._serve(2 << 20)
+        uri, md5 = self.serve(2 << 20, 'uploader-cli')
         self.assertCleanFailure(
             self._run(os.path.join(self.tmp, 'missing.yaml')), 2,
             'does not exist')
@@ -231,7 +211,7 @@ class TestUploaderCli(base.CloudTestCase):
         return alt, image.id
 
     def test_foreign_queued_policy(self):
-        uri, md5 = self._serve(2 << 20)
+        uri, md5 = self.serve(2 << 20, 'uploader-cli')
         key, info = self._entry(uri, md5)
         alt, foreign = self._foreign_queued(key, md5)
         env = {'WAIT_QUEUED_IMAGE': '1'}
@@ -249,7 +229,7 @@ class TestUploaderCli(base.CloudTestCase):
 
     def _signal_during(self, stage, signum, code):
         """Signal the uploader once stderr shows stage; check cleanup."""
-        uri, md5 = self._serve(512 << 20)
+        uri, md5 = self.serve(512 << 20, 'uploader-cli')
         key, info = self._entry(uri, md5)
         proc = subprocess.Popen(
             [UPLOADER, '--images-info', info, '--os-cloud', 'demo',
