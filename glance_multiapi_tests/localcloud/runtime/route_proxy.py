@@ -43,17 +43,12 @@ HOP_BY_HOP = frozenset(('connection', 'keep-alive', 'proxy-connection',
                         'trailer', 'trailers', 'transfer-encoding',
                         'upgrade', 'expect'))
 
-# NOTE: the body and headers of the OpenShift router's default
-# error-page-503.http.
-UNAVAILABLE = b"""<html>
-  <head><title>Application is not available</title></head>
-  <body>
-    <h1>Application is not available</h1>
-    <p>The application is currently not serving requests at this
-    endpoint. It may not have been started or is still starting.</p>
-  </body>
-</html>
-"""
+# NOTE: the OpenShift router's 503 page is titled "Application is not
+# available"; the title is what a reader of a failed probe recognises.
+UNAVAILABLE = (b'<html><head><title>Application is not available</title>'
+               b'</head><body><h1>Application is not available</h1>\n'
+               b'<p>No ready backend serves this route (embedded cloud).'
+               b'</p></body></html>\n')
 BAD_GATEWAY = (b'<html><body><h1>502 Bad Gateway</h1>\nThe server returned '
                b'an invalid or incomplete response.\n</body></html>\n')
 
