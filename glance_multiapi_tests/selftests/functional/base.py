@@ -218,7 +218,6 @@ class CloudTestCase(testtools.TestCase):
                 ' '.join(args), proc.returncode, proc.stderr.strip()))
         return proc
 
-    @contextlib.contextmanager
     def verify(self, url):
         """The cloud's CA for an https URL (localcloud/certs.py), else True."""
         if url.startswith('https:'):
@@ -241,6 +240,7 @@ class CloudTestCase(testtools.TestCase):
         return resp.headers['X-Subject-Token'], resp.json()['token'][
             'catalog']
 
+    @contextlib.contextmanager
     def fault(self, *names):
         """Inject faults for the duration of the block, then clear them."""
         args = []
