@@ -24,7 +24,6 @@ import os
 import random
 import signal
 import subprocess
-import threading
 import time
 import uuid
 
@@ -90,11 +89,7 @@ class TestUploaderChaos(uploader_runs.UploaderRunTestCase):
         """Start a run, kill -9 it delay s after stage; say what happened."""
         proc = self._popen(info)
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
-        lines = []
-        reader = threading.Thread(
-            target=lambda: lines.extend(iter(proc.stderr.readline, '')),
-            daemon=True)
-        reader.start()
+        lines, reader = self.stderr_lines(proc)
         try:
             polling.poll(
                 lambda: (proc.poll() is not None or

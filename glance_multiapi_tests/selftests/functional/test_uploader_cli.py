@@ -239,11 +239,7 @@ class TestUploaderCli(uploader_runs.UploaderRunTestCase):
             preexec_fn=_default_signals, cwd=self.cwd,
             env=dict(os.environ, TMPDIR=self.temp_dir))
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
-        lines = []
-        reader = threading.Thread(
-            target=lambda: lines.extend(iter(proc.stderr.readline, '')),
-            daemon=True)
-        reader.start()
+        lines, reader = self.stderr_lines(proc)
         polling.poll(lambda: any(stage in line for line in lines),
                      what='uploader stderr to show %r' % stage,
                      timeout=120, interval=0.02, max_interval=0.05)

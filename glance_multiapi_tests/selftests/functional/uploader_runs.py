@@ -15,6 +15,7 @@
 import hashlib
 import json
 import os
+import threading
 import uuid
 
 import fixtures
@@ -53,3 +54,15 @@ class UploaderRunTestCase(base.CloudTestCase):
         self.addCleanup(os.unlink, path)
         return '%s/%s' % (self.fileserver, name), hashlib.md5(
             data, usedforsecurity=False).hexdigest()
+
+    def stderr_lines(self, proc):
+        """(list, thread): the thread fills the list with proc's stderr.
+
+        Join the thread once proc ended to have every line.
+        """
+        lines = []
+        reader = threading.Thread(
+            target=lambda: lines.extend(iter(proc.stderr.readline, '')),
+            daemon=True)
+        reader.start()
+        return lines, reader
