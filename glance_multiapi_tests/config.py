@@ -22,9 +22,13 @@ On/off convention, the same in every group:
 * ``[service_available] <service>`` says whether the cloud has a service
   at all; it is tempest's own notion, read (and for heat registered) so
   that this suite agrees with every other plugin.
-* ``run_<scenario>`` opts into one scenario that changes cloud-wide state
-  (switchover, grow/shrink); off means "do not touch my cloud", not
-  "broken".
+* ``run_<scenario>`` opts into one *disruptive* scenario, one that
+  patches or restarts the deployment it checks (switchover, grow/shrink,
+  heat-engine restart). Every one defaults to False: pointed at a
+  production cluster, a run only reads the deployment and creates and
+  deletes its own images unless asked for more. Off means "do not touch
+  my cloud", not "broken". The embedded cloud's tempest.conf turns them
+  all on.
 * Everything else is an input, not a switch: a check whose command or
   file is unset skips, naming the option it needs.
 """
@@ -132,14 +136,21 @@ GlanceMultiApiGroup = [
     cfg.FloatOpt('convergence_interval', default=1.0,
                  help='Initial seconds between polls while waiting for '
                       'convergence; it backs off up to 8 times that.'),
-    cfg.BoolOpt('run_switchover', default=True,
-                help='Run the keystoneEndpoint switchover scenario (needs '
-                     'patch_command and two non-edge APIs).'),
+    cfg.BoolOpt('run_switchover', default=False,
+                help='Run the keystoneEndpoint switchover scenario '
+                     '(disruptive: it patches keystoneEndpoint of the live '
+                     'deployment, so every user\'s image endpoint moves '
+                     'to another API until it is restored; needs '
+                     'kubernetes_api or patch_command, and two non-edge '
+                     'APIs).'),
     cfg.StrOpt('switchover_target',
                help='API to switch the catalog to; default: the first '
                     'non-edge API that is not the current one.'),
     cfg.BoolOpt('run_grow_shrink', default=False,
-                help='Run the scenario that adds and removes an API.'),
+                help='Run the scenario that adds and removes an API '
+                     '(disruptive: it patches spec.glanceAPIs of the live '
+                     'deployment; needs a grow_api_spec whose store exists '
+                     'on the cluster).'),
     cfg.StrOpt('grow_api_name', default='apigrow',
                help='Name of the API the grow/shrink scenario adds.'),
     cfg.StrOpt('grow_api_spec',
@@ -405,6 +416,10 @@ ConsolidatedHeatGroup = [
     cfg.FloatOpt('build_interval', default=1.0,
                  help='Initial seconds between stack status polls; it '
                       'backs off up to 8 times that.'),
+    cfg.BoolOpt('run_heat_engine_restart', default=False,
+                help='Run the scenario that restarts heat-engine while a '
+                     'stack is being created (disruptive: every user\'s '
+                     'stacks see the restart; needs restart_command).'),
     cfg.StrOpt('restart_command',
                help='Command restarting heat-engine the way a rebuild of '
                     'the consolidated image does; {service} is replaced by '

@@ -101,7 +101,10 @@ def tempest_conf(state):
         # NOTE: the plugin learns and patches the deployment through the
         # Kubernetes API (components/kubeapi.py adds how to reach it);
         # command_options() is the other way, through the CLI.
-        'glance_multiapi': {'run_grow_shrink': 'True'},
+        # NOTE: the disruptive scenarios are opt-in (config.py); this
+        # cloud exists to be disturbed, so the main job runs them all.
+        'glance_multiapi': {'run_switchover': 'True',
+                            'run_grow_shrink': 'True'},
     }
     if tlsmode.enabled(state):
         # NOTE: tempest's clients and this plugin's probes, waiters and

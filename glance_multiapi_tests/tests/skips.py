@@ -22,3 +22,17 @@ def skip_unless_glance(test_class):
     if not CONF.service_available.glance:
         raise test_class.skipException('Glance is not available '
                                        '([service_available] glance)')
+
+
+def skip_unless_opted_in(test_class, group, option, changes):
+    """Skip a disruptive scenario unless [group] option opts into it.
+
+    :param changes: what the scenario does to the deployment, for the
+        reason, e.g. 'patches keystoneEndpoint'.
+    """
+    if not getattr(getattr(CONF, group), option):
+        raise test_class.skipException(
+            '[%s] %s is False (the default): this disruptive scenario %s '
+            'of the deployment it checks; set [%s] %s = True to run it '
+            '(a maintenance window or a periodic job)' % (
+                group, option, changes, group, option))

@@ -393,6 +393,7 @@ def tempest_options(state, sections, cli):
     """Turn heat on in tempest.conf sections ({group: {opt: value}})."""
     sections['service_available']['heat'] = 'True'
     sections['consolidated_heat'] = {
+        'run_heat_engine_restart': 'True',
         'restart_command': cli + ' restart {service}'}
 
 

@@ -23,6 +23,7 @@ import importlib
 import inspect
 import pkgutil
 
+from oslo_config import cfg
 import testtools
 
 from glance_multiapi_tests import tests
@@ -80,3 +81,13 @@ class TestAttributesTest(testtools.TestCase):
         self.assertEqual(['test_add_and_remove_api',
                           'test_restart_engine_during_stack_create',
                           'test_switch_keystone_endpoint'], disruptive)
+
+    def test_disruptive_scenarios_are_opt_in(self):
+        from glance_multiapi_tests import config
+        defaults = {'%s.%s' % (group.name, opt.dest): opt.default
+                    for group, opts in config.OPT_GROUPS for opt in opts
+                    if opt.dest.startswith('run_')
+                    and isinstance(opt, cfg.BoolOpt)}
+        self.assertEqual({'consolidated_heat.run_heat_engine_restart': False,
+                          'glance_multiapi.run_grow_shrink': False,
+                          'glance_multiapi.run_switchover': False}, defaults)

@@ -25,6 +25,7 @@ from tempest.lib import decorators
 from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.tests import heat_base
+from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
@@ -70,6 +71,9 @@ class HeatEngineRestartTest(heat_base.HeatTest):
     def skip_checks(cls):
         """Skip without a restart command."""
         super().skip_checks()
+        skips.skip_unless_opted_in(cls, 'consolidated_heat',
+                                   'run_heat_engine_restart',
+                                   'restarts heat-engine')
         if not CONF.consolidated_heat.restart_command:
             raise cls.skipException('[consolidated_heat] restart_command '
                                     'is not set')
