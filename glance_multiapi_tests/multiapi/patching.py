@@ -19,6 +19,9 @@ controller owner; ``patch_object = glance`` patches ``spec`` of the Glance
 CR instead. ``patch_target`` decides, without I/O.
 """
 
+import json
+import shlex
+
 from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.multiapi import discovery
@@ -28,6 +31,10 @@ TARGETS = {
     'openstackcontrolplane': (kube.CONTROLPLANE, 'spec.glance.template'),
     'glance': (kube.GLANCE, 'spec'),
 }
+# NOTE: the object each patch_object choice last patched, by name, so a
+# restore that fails can name the object to patch by hand without
+# reading the cluster again.
+_patched = {}
 
 
 class PatchError(Exception):
@@ -86,6 +93,40 @@ def apply_spec_patch(opts, spec_patch):
             resource, name, spec_path = patch_target(opts, glance)
             client.patch(resource, name,
                          commands.nest_patch(spec_path, spec_patch))
+            _patched[opts.patch_object] = name
             return '%s at %s' % (client.where(name, resource), spec_path)
     except kube.KubeError as exc:
         raise PatchError(str(exc)) from None
+
+
+def manual_command(opts, spec_patch):
+    """The shell command that applies spec_patch by hand, for messages.
+
+    The command way gives its own patch_command; the Kubernetes way an
+    ``oc patch`` (kubectl takes the same arguments) of the object the
+    plugin patched, in the same namespace and with the same kubeconfig.
+    """
+    if not opts.kubernetes_api:
+        patch = commands.nest_patch(opts.patch_spec_path, spec_patch)
+        return commands.render_patch_command(opts.patch_command, patch)
+    resource, spec_path = TARGETS[opts.patch_object]
+    name = _patched.get(opts.patch_object)
+    if not name and resource == kube.CONTROLPLANE:
+        name = opts.controlplane_name
+    if name:
+        target = '%s %s' % (resource.kind.lower(), shlex.quote(name))
+    else:
+        # NOTE: "oc get KIND -o name" prints KIND.GROUP/NAME, which oc
+        # patch takes as one argument.
+        target = '"$(oc -n %s get %s -o name | head -1)"' % (
+            shlex.quote(opts.namespace), resource.kind.lower())
+    words = ['oc']
+    if opts.kubeconfig:
+        words += ['--kubeconfig', shlex.quote(opts.kubeconfig)]
+    if opts.kubernetes_context:
+        words += ['--context', shlex.quote(opts.kubernetes_context)]
+    patch = json.dumps(commands.nest_patch(spec_path, spec_patch),
+                       separators=(',', ':'), sort_keys=True)
+    words += ['-n', shlex.quote(opts.namespace), 'patch', target,
+              '--type', 'merge', '-p', shlex.quote(patch)]
+    return ' '.join(words)

@@ -253,13 +253,15 @@ class CloudTestCase(testtools.TestCase):
             self.cli('patch', '--clear-faults', check=True)
 
     def run_tempest(self, regex, overrides=None, concurrency=1,
-                    timeout=1200):
+                    timeout=1200, env=None):
         """Run tempest on this cloud; {test id: (status, details)}.
 
         overrides: {group: {option: value}} applied to a copy of the
-        cloud's tempest.conf, so tests can point options elsewhere.
+        cloud's tempest.conf, so tests can point options elsewhere; a
+        value of None removes the option.
         """
-        proc = self.tempest_stream(regex, overrides, concurrency, timeout)
+        proc = self.tempest_stream(regex, overrides, concurrency, timeout,
+                                   env=env)
         results = parse_subunit(io.BytesIO(proc.stdout))
         results = {k: v for k, v in results.items()
                    if v[0] in ('success', 'fail', 'skip')}
@@ -270,10 +272,22 @@ class CloudTestCase(testtools.TestCase):
         return results
 
     def tempest_stream(self, regex, overrides=None, concurrency=1,
-                       timeout=1200):
+                       timeout=1200, env=None):
         """Run tempest as run_tempest does; its CompletedProcess.
 
-        stdout holds the subunit v2 stream.
+        stdout holds the subunit v2 stream. env: variables added to the
+        environment (e.g. OS_TEST_TIMEOUT).
+        """
+        argv, workspace = self.tempest_argv(regex, overrides, concurrency)
+        return subprocess.run(argv, cwd=workspace, capture_output=True,
+                              timeout=timeout,
+                              env=dict(os.environ, **(env or {})))
+
+    def tempest_argv(self, regex, overrides=None, concurrency=1):
+        """(argv, workspace) of a tempest run on a copy of tempest.conf.
+
+        The workspace (tempest.conf in etc/, tempest.log, the stestr
+        repository) goes at cleanup.
         """
         workspace = tempfile.mkdtemp(prefix='gmt-tempest-')
         self.addCleanup(shutil.rmtree, workspace, ignore_errors=True)
@@ -286,17 +300,19 @@ class CloudTestCase(testtools.TestCase):
             if group != 'DEFAULT' and not conf.has_section(group):
                 conf.add_section(group)
             for key, value in values.items():
-                conf.set(group, key, str(value))
+                # NOTE: None removes the option, so its default applies.
+                if value is None:
+                    conf.remove_option(group, key)
+                else:
+                    conf.set(group, key, str(value))
         conf.set('DEFAULT', 'log_dir', workspace)
         os.makedirs(os.path.join(workspace, 'etc'))
         conf_path = os.path.join(workspace, 'etc', 'tempest.conf')
         with open(conf_path, 'w') as f:
             conf.write(f)
-        return subprocess.run(
-            [os.path.join(BIN, 'tempest'), 'run', '--config-file',
-             conf_path, '--regex', regex, '--concurrency',
-             str(concurrency), '--subunit'],
-            cwd=workspace, capture_output=True, timeout=timeout)
+        return ([os.path.join(BIN, 'tempest'), 'run', '--config-file',
+                 conf_path, '--regex', regex, '--concurrency',
+                 str(concurrency), '--subunit'], workspace)
 
     def assertOutcome(self, results, test_name, status, *needles):
         """The one test whose id contains test_name ended so, naming..."""

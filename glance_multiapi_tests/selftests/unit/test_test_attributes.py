@@ -91,3 +91,12 @@ class TestAttributesTest(testtools.TestCase):
         self.assertEqual({'consolidated_heat.run_heat_engine_restart': False,
                           'glance_multiapi.run_grow_shrink': False,
                           'glance_multiapi.run_switchover': False}, defaults)
+
+    def test_disruptive_scenarios_restore_through_the_guard(self):
+        from glance_multiapi_tests.tests import restoration
+        wrong = sorted(
+            name for name, (cls, attrs) in self.tests.items()
+            if 'disruptive' in attrs
+            and 'restart' not in name
+            and not issubclass(cls, restoration.DisruptiveTest))
+        self.assertEqual([], wrong)

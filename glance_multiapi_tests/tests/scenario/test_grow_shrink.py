@@ -18,7 +18,10 @@ from tempest.lib import decorators
 
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
+from glance_multiapi_tests.multiapi import patching
 from glance_multiapi_tests.tests import multiapi_base
+from glance_multiapi_tests.tests import restoration
+from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
@@ -26,7 +29,8 @@ LOG = logging.getLogger(__name__)
 
 
 @decorators.serial
-class GrowShrinkTest(multiapi_base.MultiApiScenarioTest):
+class GrowShrinkTest(restoration.DisruptiveTest,
+                     multiapi_base.MultiApiScenarioTest):
     """Adding and removing an API leaves the catalog alone."""
 
     @classmethod
@@ -34,9 +38,9 @@ class GrowShrinkTest(multiapi_base.MultiApiScenarioTest):
         """Skip unless enabled and the added API can be discovered."""
         super().skip_checks()
         opts = CONF.glance_multiapi
-        if not opts.run_grow_shrink:
-            raise cls.skipException('[glance_multiapi] run_grow_shrink is '
-                                    'False')
+        skips.skip_unless_opted_in(cls, 'glance_multiapi', 'run_grow_shrink',
+                                   'adds and removes an API in '
+                                   'spec.glanceAPIs')
         if not discovery.reads_cr(opts):
             raise cls.skipException('grow/shrink needs [glance_multiapi] '
                                     'kubernetes_api or discovery_command '
@@ -140,9 +144,13 @@ class GrowShrinkTest(multiapi_base.MultiApiScenarioTest):
         self._assert_catalog_unchanged(before, 'before anything was '
                                        'patched')
         api_holder = []
-        # NOTE: registered first so it runs last, after the image made
-        # through the added API is deleted through that same API.
-        self.addCleanup(self._remove, name, api_holder)
+        # NOTE: guarded first so it runs last, after the image made
+        # through the added API is deleted through that same API; a
+        # SIGTERM removes the API at once.
+        removal = {'glanceAPIs': {name: None}}
+        self.guard('the addition of API %s to spec.glanceAPIs' % name,
+                   lambda: self._remove(name, api_holder),
+                   lambda: patching.manual_command(opts, removal))
         self.patch_spec({'glanceAPIs': {name: self.grow_spec}})
         api = self._discovered(name)
         api_holder.append(api)

@@ -15,23 +15,27 @@ from tempest import config
 from tempest.lib import decorators
 import testtools
 
+from glance_multiapi_tests.multiapi import patching
 from glance_multiapi_tests.tests import multiapi_base
+from glance_multiapi_tests.tests import restoration
+from glance_multiapi_tests.tests import skips
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
 
 
 @decorators.serial
-class KeystoneEndpointSwitchoverTest(multiapi_base.MultiApiScenarioTest):
+class KeystoneEndpointSwitchoverTest(restoration.DisruptiveTest,
+                                     multiapi_base.MultiApiScenarioTest):
     """Moving the catalog to another API moves where uploads land."""
 
     @classmethod
     def skip_checks(cls):
         """Skip unless the switchover is enabled."""
         super().skip_checks()
-        if not CONF.glance_multiapi.run_switchover:
-            raise cls.skipException('[glance_multiapi] run_switchover is '
-                                    'False')
+        skips.skip_unless_opted_in(
+            cls, 'glance_multiapi', 'run_switchover',
+            'patches keystoneEndpoint (every user\'s image endpoint moves)')
 
     @classmethod
     def resource_setup(cls):
@@ -62,6 +66,10 @@ class KeystoneEndpointSwitchoverTest(multiapi_base.MultiApiScenarioTest):
         self.patch_spec({'keystoneEndpoint': original})
         took, _fresh = self.wait_for_catalog_owner(original)
         LOG.info('catalog back on %s after %.1f s', original, took)
+
+    def _restore_by_hand(self, original):
+        return patching.manual_command(CONF.glance_multiapi,
+                                       {'keystoneEndpoint': original})
 
     @staticmethod
     def _moves(before, after):
@@ -100,9 +108,12 @@ class KeystoneEndpointSwitchoverTest(multiapi_base.MultiApiScenarioTest):
                              'switch'):
             before_image = self.upload_image(self.images_client,
                                              'pre-switch', before_data)
-        # NOTE: registered before the patch, so that a failing patch or
-        # wait still puts the original API back.
-        self.addCleanup(self._restore, original)
+        # NOTE: guarded before the patch, so that a failing patch or wait,
+        # a timeout or a SIGTERM still puts the original API back.
+        change = 'the switch of keystoneEndpoint from %s to %s' % (
+            original, target.name)
+        self.guard(change, lambda: self._restore(original),
+                   lambda: self._restore_by_hand(original))
         self.patch_spec({'keystoneEndpoint': target.name})
         took, after = self.wait_for_catalog_owner(target.name)
         LOG.info('catalog moved from %s to %s in %.1f s', original,
