@@ -90,8 +90,9 @@ DOCTOR_TIMEOUT=${DOCTOR_TIMEOUT:-300}
 if [ -x "$doctor" ]; then
     # NOTE: with --output-file the doctor writes JSON there and its text
     # report on stdout, so one run gives both.
-    timeout "$DOCTOR_TIMEOUT" "$doctor" --config-file "$conf" -o json \
-        --output-file "$ARTIFACTS_DIR/doctor.json" \
+    # NOTE: --strict: every check this cloud configures must run.
+    timeout "$DOCTOR_TIMEOUT" "$doctor" --config-file "$conf" --strict \
+        -o json --output-file "$ARTIFACTS_DIR/doctor.json" \
         | tee "$ARTIFACTS_DIR/doctor.txt"
     doctor_rc=${PIPESTATUS[0]}
     # NOTE: the reports repeat the configuration (a discovery command's

@@ -29,6 +29,8 @@ way the plugin does, read the keystone catalog, probe every API and catalog
 image endpoint (DNS, TCP, TLS, version document) and check that the catalog
 holds exactly one image service, the keystoneEndpoint API's. One line per
 check: OK, FAIL or SKIP, the check, the API, interface and URL, and why.
+A check that cannot run is a SKIP and later checks still run; with
+--strict every SKIP is a FAIL.
 """
 
 EPILOG = """\
@@ -97,6 +99,11 @@ def build_parser():
     parser.add_argument('--probe-timeout', type=_positive, metavar='SECONDS',
                         help='seconds per probe stage (default: '
                              '[glance_multiapi] probe_timeout).')
+    parser.add_argument('--strict', action='store_true',
+                        help='a check that cannot run (SKIP, e.g. '
+                             'discovery unconfigured) fails the run (exit '
+                             '%d), as a gate wants.' %
+                             report.EXIT_SKIPPED_STRICT)
     parser.add_argument('--keystone-timeout', type=_positive, default=30.0,
                         metavar='SECONDS',
                         help='seconds a keystone request may take '
@@ -124,6 +131,9 @@ def run(args):
         config_file=args.config_file, os_cloud=args.os_cloud,
         keystone_timeout=args.keystone_timeout,
         probe_timeout=args.probe_timeout))
+    if args.strict:
+        outcome = checks.Outcome(report.strict(outcome.checks),
+                                 outcome.deployment)
     code = report.exit_code(outcome.checks)
     if args.output_file:
         try:

@@ -38,6 +38,7 @@ EXIT_BAD_CONFIG = 22
 EXIT_DISCOVERY = 23
 EXIT_KEYSTONE_UNREACHABLE = 24
 EXIT_CREDENTIALS = 25
+EXIT_SKIPPED_STRICT = 26
 EXIT_INTERNAL = 70
 
 EXIT_CODES = (
@@ -58,6 +59,9 @@ EXIT_CODES = (
     (EXIT_KEYSTONE_UNREACHABLE, 'keystone unreachable: DNS, TCP, TLS or '
                                 'HTTP failed on the identity URL'),
     (EXIT_CREDENTIALS, 'keystone refused the credentials (HTTP 401)'),
+    (EXIT_SKIPPED_STRICT, '--strict: a check could not run (it would be a '
+                          'SKIP), e.g. discovery is unconfigured, so the '
+                          'gate would judge less than it should'),
     (EXIT_INTERNAL, 'internal error of the doctor (one line naming it; '
                     'please report it)'),
 )
@@ -93,6 +97,18 @@ def skip(name, message, **where):
 
 def fail(name, message, exit_code=EXIT_PROBLEM, **where):
     return Check(name, FAIL, message, exit_code=exit_code, **where)
+
+
+def strict(checks):
+    """checks with every SKIP turned into a FAIL (--strict).
+
+    A gate that cannot learn the deployment (discovery unconfigured) would
+    otherwise be "healthy" and then skip every test.
+    """
+    return [fail(c.name, 'not run, and --strict allows no SKIP: %s'
+                 % c.message, EXIT_SKIPPED_STRICT, api=c.api,
+                 interface=c.interface, url=c.url)
+            if c.status == SKIP else c for c in checks]
 
 
 def exit_code(checks):

@@ -152,3 +152,22 @@ class DoctorTest(base.CloudTestCase):
                                                        'clouds.yaml')})
         self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
         self.assertIn('catalog of cloud demo of', proc.stdout)
+
+    def test_unconfigured_discovery_is_healthy_but_strict_fails(self):
+        # NOTE: without a way to learn the APIs, discovery is a SKIP and
+        # the run exits 0: a gate would then skip every test. --strict
+        # says so with its own code.
+        conf = self.tempest_conf(glance_multiapi={'kubernetes_api': False})
+        loose = self.doctor('--config-file', conf)
+        self.assertEqual(0, loose.returncode, loose.stdout + loose.stderr)
+        self.assertRegex(loose.stdout, r'(?m)^SKIP discovery +')
+        strict = self.doctor('--config-file', conf, '--strict')
+        self.assertEqual(26, strict.returncode,
+                         strict.stdout + strict.stderr)
+        self.assertRegex(strict.stdout, r'(?m)^FAIL discovery +not run, '
+                         r'and --strict allows no SKIP: ')
+        self.assertIn('FAILED (exit 26)', strict.stdout)
+        healthy = self.doctor('--config-file', self.tempest_conf(),
+                              '--strict')
+        self.assertEqual(0, healthy.returncode,
+                         healthy.stdout + healthy.stderr)

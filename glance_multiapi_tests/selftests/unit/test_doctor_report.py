@@ -46,7 +46,7 @@ class ExitCodeTest(testtools.TestCase):
     def test_codes_are_documented_once(self):
         codes = [code for code, _ in report.EXIT_CODES]
         self.assertEqual(sorted(set(codes)), codes)
-        self.assertEqual([0, 1, 2, 22, 23, 24, 25, 70], codes)
+        self.assertEqual([0, 1, 2, 22, 23, 24, 25, 26, 70], codes)
         text = report.exit_code_help()
         for code in codes:
             self.assertIn('  %3d  ' % code, text)
@@ -112,3 +112,25 @@ class JsonTest(testtools.TestCase):
         doc = json.loads(report.as_json([report.ok('config', 'read')]))
         self.assertTrue(doc['ok'])
         self.assertIsNone(doc['deployment'])
+
+
+class StrictTest(testtools.TestCase):
+
+    def test_skip_becomes_a_failure_with_its_own_code(self):
+        checks = [report.ok('config', 'read'),
+                  report.skip('discovery', 'no way to learn the APIs'),
+                  report.fail('catalog', 'two services')]
+        strict = report.strict(checks)
+        self.assertEqual(['OK', 'FAIL', 'FAIL'],
+                         [c.status for c in strict])
+        self.assertEqual('not run, and --strict allows no SKIP: no way to '
+                         'learn the APIs', strict[1].message)
+        # NOTE: the earliest broken stage decides, as without --strict.
+        self.assertEqual(report.EXIT_SKIPPED_STRICT,
+                         report.exit_code(strict))
+        self.assertEqual(report.EXIT_HEALTHY,
+                         report.exit_code(checks[:2]))
+
+    def test_nothing_skipped_changes_nothing(self):
+        checks = [report.ok('config', 'read')]
+        self.assertEqual(checks, report.strict(checks))
