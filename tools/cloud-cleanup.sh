@@ -10,6 +10,10 @@
 # the cloud's configuration, and its logs when the script exits non-zero
 # (or KEEP_ARTIFACTS=always), secrets masked, in DEST
 # (tools/collect_artifacts.py).
+#
+# cloud_teardown RC: that tear-down now, judged by RC instead of the exit
+# status (so a script can time it and still print its last lines); the
+# exit trap then has nothing left to do.
 
 _cloud_tools=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -37,7 +41,13 @@ cloud_artifacts() {
 }
 
 _cloud_cleanup() {
-    local rc=$?
+    cloud_teardown $?
+}
+
+cloud_teardown() {
+    local rc=$1
+    [ -n "${_cloud_torn_down:-}" ] && return 0
+    _cloud_torn_down=1
     if [ -n "${_cloud_artifacts:-}" ] && [ -d "$state" ]; then
         "$VENV/bin/python" "$_cloud_tools/collect_artifacts.py" \
             --state-dir "$state" --exit-code "$rc" \

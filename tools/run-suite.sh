@@ -26,8 +26,10 @@
 # passed too; default failure), KEEP_STATE=1 keeps the cloud's folder.
 set -uo pipefail
 . "$(dirname "$0")/cloud-cleanup.sh" || exit 1
+. "$(dirname "$0")/stage-timer.sh" || exit 1
 cd "$(dirname "$0")/.."
 keep_artifacts_setting >/dev/null || exit 2
+stage_begin set-up
 tools/setup-env.sh || exit $?
 VENV=${VENV:-.venv}
 RESULTS=${RESULTS:-results}
@@ -73,6 +75,7 @@ else
     allow_unused+=(--allow-unused list:openstackversions
                    --allow-unused get:deployments)
 fi
+stage_begin "cloud up"
 "$VENV/bin/glance-multiapi-cloud" --state-dir "$state" up "${spec_args[@]}"
 up_rc=$?
 if [ "$up_rc" != 0 ]; then
@@ -83,6 +86,7 @@ fi
 conf=$state/tempest/etc/tempest.conf
 
 echo "== pre-flight doctor"
+stage_begin doctor
 doctor=$VENV/bin/glance-multiapi-doctor
 doctor_rc=""
 # NOTE: the doctor bounds each probe; this bounds the whole of it.
@@ -112,21 +116,32 @@ else
     echo "doctor: $doctor is not installed; skipped"
 fi
 
-echo "== tempest"
 tempest=$(cd "$VENV/bin" && pwd)/tempest
-(cd "$state/tempest" && "$tempest" run --regex '^glance_multiapi_tests\.' \
-    --concurrency "${CONCURRENCY:-2}")
-rc=$?
-(cd "$state/tempest" && "$(dirname "$tempest")/stestr" last --subunit \
-    > "$RESULTS/suite.subunit")
+stestr=$(dirname "$tempest")/stestr
+# NOTE: stestr balances its workers by the durations of a run it has seen
+# (tools/suite-times.json, refreshed with tools/suite_times.py refresh);
+# a fresh workspace has none, and then deals test classes round robin.
+seed=$work/suite-times.subunit
+"$VENV/bin/python" tools/suite_times.py seed tools/suite-times.json "$seed"
+seed_workspace() {
+    (cd "$1" && "$stestr" load --force-init --subunit < "$seed" \
+        >/dev/null 2>&1) || \
+        echo "run-suite: could not seed $1 with test durations (unbalanced)"
+}
 
 # NOTE: the scenarios run from one kind of source per pass; the main pass
-# uses tempest.conf's (an http file server). This one judges the same
+# uses tempest.conf's (an http file server). The OCI pass judges the same
 # uploader from the HTTPS registry, its map in a ConfigMap and another
-# project's queued image ignored. The copy stays outside the state dir
-# (test_credentials_are_private) and goes with $work.
-echo "== tempest: uploader scenarios from an OCI source"
-oci_conf=$work/tempest-oci.conf
+# project's queued image ignored. It runs at the same time as the main
+# pass, in a workspace of its own (stestr keeps one repository per
+# folder), against the same cloud: the serial scenarios still run alone,
+# since both passes share [oslo_concurrency] lock_path. The copy of
+# tempest.conf stays outside the state dir (test_credentials_are_private)
+# and goes with $work.
+oci_ws=$work/oci
+mkdir -p "$oci_ws/etc"
+cp "$state/tempest/.stestr.conf" "$oci_ws/"
+oci_conf=$oci_ws/etc/tempest.conf
 "$VENV/bin/python" - "$conf" "$oci_conf" <<'PYEOF'
 import configparser
 import os
@@ -141,20 +156,54 @@ parser.read(sys.argv[1])
 parser['image_uploader'].update({
     'source': 'oci', 'uuid_output': 'configmap',
     'foreign_queued_policy': 'ignore', 'kubeconfig': ''})
+# NOTE: its own log beside the main pass's (artifacts keep both).
+parser['DEFAULT']['log_file'] = 'tempest-oci.log'
 fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
 with os.fdopen(fd, 'w') as f:
     parser.write(f)
 PYEOF
-(cd "$state/tempest" && "$tempest" run --config-file "$oci_conf" \
-    --regex '^glance_multiapi_tests\.tests\.scenario\.test_uploader' \
-    --concurrency "${CONCURRENCY:-2}" --subunit > "$RESULTS/suite-oci.subunit")
+seed_workspace "$state/tempest"
+seed_workspace "$oci_ws"
+
+echo "== tempest: the whole suite, and the uploader scenarios from an OCI" \
+    "source at the same time (its console: $RESULTS/suite-oci.log)"
+stage_begin "tempest (both passes)"
+oci_times=$work/oci.times
+(
+    t0=$(date +%s.%N)
+    cd "$oci_ws" && "$tempest" run --config-file "$oci_conf" \
+        --regex '^glance_multiapi_tests\.tests\.scenario\.test_uploader' \
+        --concurrency "${CONCURRENCY:-2}" > "$RESULTS/suite-oci.log" 2>&1
+    rc=$?
+    "$stestr" last --subunit > "$RESULTS/suite-oci.subunit"
+    echo "$t0 $(date +%s.%N)" > "$oci_times"
+    exit $rc
+) &
+oci_pid=$!
+main_t0=$(date +%s.%N)
+(cd "$state/tempest" && "$tempest" run --regex '^glance_multiapi_tests\.' \
+    --concurrency "${CONCURRENCY:-2}")
+rc=$?
+stage_record "  main pass" "$(_stage_minus "$(date +%s.%N)" "$main_t0")"
+(cd "$state/tempest" && "$stestr" last --subunit > "$RESULTS/suite.subunit")
+wait "$oci_pid"
 oci_rc=$?
+stage_end
+if [ -s "$oci_times" ]; then
+    read -r oci_t0 oci_t1 < "$oci_times"
+    stage_record "  OCI pass (concurrently)" "$(_stage_minus "$oci_t1" \
+        "$oci_t0")"
+fi
+echo "== tempest: uploader scenarios from an OCI source (results)"
+grep -E '^(\{[0-9]+\} |Ran: |Totals| - (Passed|Skipped|Failed))' \
+    "$RESULTS/suite-oci.log" | sed 's/^/oci: /'
 "$VENV/bin/python" tools/subunit_report.py "$RESULTS/suite-oci.subunit"
 oci_summary=$("$VENV/bin/python" tools/subunit_summary.py --list-failures \
     "$RESULTS/suite-oci.subunit")
 echo "$oci_summary" | sed 's/^/oci: /'
 [ "$oci_rc" != 0 ] && rc=1
 
+stage_begin "role usage"
 echo "== Kubernetes API requests against $ROLE"
 role_ok=1
 role_out=$("$VENV/bin/python" tools/check_role_usage.py --role "$ROLE" \
@@ -208,8 +257,11 @@ case $doctor_rc in
        echo "FAILED: doctor: exit $doctor_rc, its problems are above and" \
            "in $ARTIFACTS_DIR/doctor.json" ;;
 esac
-echo "$passed passed, $failed failed, $skipped skipped"
 if [ "$rc" = 0 ] && { [ "$summary_rc" != 0 ] || [ "$failed" != 0 ]; }; then
     rc=1
 fi
+stage_begin teardown
+cloud_teardown "$rc"
+stage_table "main job stages"
+echo "$passed passed, $failed failed, $skipped skipped"
 exit $rc

@@ -77,6 +77,8 @@ CONFIGS = [
 ]
 LOGS = [
     ('tempest/logs/tempest.log', 'tempest.log'),
+    # NOTE: the main job's OCI-source pass logs beside the main pass.
+    ('tempest/logs/tempest-oci.log', 'tempest-oci.log'),
     ('kubeapi-audit.log', 'kubeapi-audit.log'),
     ('logs/*', 'logs/'),
     ('rabbitmq/log/*', 'logs/rabbitmq/'),
