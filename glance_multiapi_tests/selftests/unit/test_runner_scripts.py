@@ -21,6 +21,7 @@ import sys
 import fixtures
 import testtools
 
+from glance_multiapi_tests.selftests import subunit_results
 from glance_multiapi_tests.selftests.unit import synthetic_subunit
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',
@@ -145,3 +146,45 @@ class ProwRunTest(testtools.TestCase):
             junit = f.read()
         self.assertIn('failures="1"', junit)
         self.assertIn('no test result', junit)
+
+
+class PythonMatrixSkipTest(testtools.TestCase):
+    """tools/run-python-matrix.sh without the interpreters it wants."""
+
+    def run_matrix(self, **env):
+        self.results = self.useFixture(fixtures.TempDir()).path
+        pyenv = self.useFixture(fixtures.TempDir()).path
+        env = dict(os.environ, VENV=sys.prefix, RESULTS=self.results,
+                   PYENV_ROOT=pyenv, **env)
+        env.pop('PYENV_VERSION', None)
+        # NOTE: versions no machine has, so the test does not depend on
+        # which interpreters this one happens to hold.
+        proc = subprocess.run(
+            [os.path.join(REPO, 'tools', 'run-python-matrix.sh'), '3.97',
+             '3.98'], capture_output=True, text=True, timeout=120, env=env)
+        return proc.returncode, proc.stdout.rstrip().splitlines()
+
+    def test_missing_interpreters_are_skipped(self):
+        rc, lines = self.run_matrix(REQUIRE_PYTHON_MATRIX='')
+        self.assertEqual(0, rc, lines)
+        self.assertEqual('0 passed, 0 failed, 2 skipped', lines[-1])
+        skipped = [line for line in lines if 'SKIPPED' in line]
+        self.assertEqual(2, len(skipped), lines)
+        self.assertIn("no Python 3.97 interpreter", skipped[0])
+        self.assertIn("'pyenv install 3.97'", skipped[0])
+        tests = subunit_results.read_tests(
+            os.path.join(self.results, 'python-matrix.subunit'))
+        self.assertEqual(['python-matrix.py397', 'python-matrix.py398'],
+                         [t.id for t in tests])
+        self.assertEqual({'skip'}, {t.outcome for t in tests})
+        self.assertIn('pyenv install 3.98', tests[1].reason)
+
+    def test_required_matrix_fails(self):
+        rc, lines = self.run_matrix(REQUIRE_PYTHON_MATRIX='1')
+        self.assertEqual(1, rc, lines)
+        self.assertEqual('0 passed, 2 failed, 0 skipped', lines[-1])
+        self.assertIn('python-matrix: FAILED: no Python 3.97 interpreter',
+                      lines[0])
+        tests = subunit_results.read_tests(
+            os.path.join(self.results, 'python-matrix.subunit'))
+        self.assertEqual({'fail'}, {t.outcome for t in tests})
