@@ -17,6 +17,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from xml.etree import ElementTree
 
 import fixtures
 import testtools
@@ -77,17 +78,30 @@ class RunTestsSummaryTest(testtools.TestCase):
     def functional(self, *tests):
         return synthetic_subunit.write(self.root, 'functional.in', *tests)
 
+    def junit(self, name):
+        """{test id: 'pass' or 'fail'} of results/NAME.junit.xml."""
+        path = os.path.join(self.root, 'results', name + '.junit.xml')
+        self.assertTrue(os.path.exists(path[:-len('.junit.xml')] + '.html'))
+        return {'%s.%s' % (c.get('classname'), c.get('name')):
+                'fail' if c.find('failure') is not None else 'pass'
+                for c in ElementTree.parse(path).iter('testcase')}
+
     def test_all_green(self):
         rc, line, out = self.run_tests(functional=self.functional(*PASSES))
         self.assertEqual(0, rc, out)
         # 2 unit + 2 matrix + 1 coexistence + 2 functional + lint.
         self.assertEqual('8 passed, 0 failed, 0 skipped', line)
+        green = {'pkg.T.test_a': 'pass', 'pkg.T.test_b': 'pass'}
+        self.assertEqual(green, self.junit('unit'))
+        self.assertEqual(green, self.junit('functional'))
 
     def test_functional_cloud_did_not_start(self):
         rc, line, out = self.run_tests(functional_rc=1)
         self.assertNotEqual(0, rc, out)
         self.assertEqual('6 passed, 1 failed, 0 skipped', line)
         self.assertIn('FAILED: functional (exit 1)', out)
+        self.assertEqual({'functional.no_test_result': 'fail'},
+                         self.junit('functional'))
 
     def test_functional_crashed_part_way(self):
         rc, line, out = self.run_tests(
