@@ -29,6 +29,7 @@ from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import spec as spec_mod
 from glance_multiapi_tests.localcloud import state as state_mod
 from glance_multiapi_tests.localcloud import tlsmode
+from glance_multiapi_tests import version
 
 PROG = 'glance-multiapi-cloud'
 DEFAULT_STATE_DIR = '.glance-multiapi-cloud'
@@ -76,6 +77,7 @@ def build_parser():
                     'like the glance-operator.',
         epilog=errors.EXIT_CODES_HELP + '\nfaults:\n' +
         faults_mod.describe())
+    version.add_option(parser)
     verbs = parser.add_subparsers(dest='verb', metavar='VERB')
     verbs.required = True
     fault_help = 'inject a fault NAME or NAME=API (repeatable; see faults)'
