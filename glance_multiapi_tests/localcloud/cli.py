@@ -19,6 +19,7 @@ import sys
 
 import yaml
 
+from glance_multiapi_tests.common import shared_files
 from glance_multiapi_tests.localcloud import cloud
 from glance_multiapi_tests.localcloud.components import glance
 from glance_multiapi_tests.localcloud.components import heat
@@ -37,13 +38,14 @@ DEFAULT_SPEC = os.path.join('etc', 'glance-multiapi-cloud.yaml')
 
 
 def _default_spec_text():
-    here = os.path.dirname(os.path.abspath(__file__))
-    for base in (os.getcwd(), os.path.dirname(os.path.dirname(here)),
-                 os.path.join(sys.prefix, 'share', 'glance-multiapi-tests')):
-        path = os.path.join(base, DEFAULT_SPEC)
-        if os.path.exists(path):
-            with open(path) as f:
-                return f.read(), path
+    path = DEFAULT_SPEC
+    if not os.path.exists(path):
+        # NOTE: outside the source tree: its etc/, or the installed copy
+        # (setup.cfg's data_files, share/glance-multiapi-tests/etc).
+        path = shared_files.find(DEFAULT_SPEC)
+    if path:
+        with open(path) as f:
+            return f.read(), path
     # NOTE: an installed wheel may lack etc/; this is the same demo spec.
     return json.dumps(DEMO_SPEC), '<built-in demo spec>'
 
