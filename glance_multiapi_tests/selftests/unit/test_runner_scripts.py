@@ -126,40 +126,106 @@ class RunTestsSummaryTest(testtools.TestCase):
 
 
 class ProwRunTest(testtools.TestCase):
-    """tools/prow-run.sh never publishes an earlier run's JUnit."""
+    """tools/prow-run.sh: where its JUnit goes, one file per stream."""
 
-    def test_setup_failure_after_a_green_run(self):
-        root = self.useFixture(fixtures.TempDir()).path
-        os.mkdir(os.path.join(root, 'tools'))
-        os.makedirs(os.path.join(root, 'venv', 'bin'))
+    def setUp(self):
+        super().setUp()
+        self.root = self.useFixture(fixtures.TempDir()).path
+        os.mkdir(os.path.join(self.root, 'tools'))
+        os.makedirs(os.path.join(self.root, 'venv', 'bin'))
         for name in ('prow-run.sh', 'subunit_report.py'):
             shutil.copy(os.path.join(REPO, 'tools', name),
-                        os.path.join(root, 'tools', name))
-        for path, body in (('tools/run-suite.sh', 'exit 3\n'),
-                           ('venv/bin/python', STUBS['venv/bin/python'])):
-            path = os.path.join(root, path)
-            with open(path, 'w') as f:
-                f.write('#!/bin/bash\n' + body)
-            os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
-        results = os.path.join(root, 'artifacts', 'results')
+                        os.path.join(self.root, 'tools', name))
+        self.stub('venv/bin/python', STUBS['venv/bin/python'])
+        # NOTE: the stand-in job reports the streams it was given, as
+        # run-suite.sh reports suite and suite-oci.
+        self.stub('tools/run-suite.sh',
+                  'mkdir -p "$RESULTS"\n'
+                  'for s in $STUB_STREAMS; do cp "$s" "$RESULTS/"; '
+                  'venv/bin/python tools/subunit_report.py '
+                  '"$RESULTS/$(basename "$s")"; done\n'
+                  'exit "$STUB_RC"\n')
+        self.streams = os.path.join(self.root, 'streams')
+        os.mkdir(self.streams)
+
+    def stub(self, path, body):
+        path = os.path.join(self.root, path)
+        with open(path, 'w') as f:
+            f.write('#!/bin/bash\n' + body)
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+
+    def prow_run(self, streams=(), rc=0, **env):
+        env = dict(os.environ, VENV='venv', STUB_RC=str(rc),
+                   STUB_STREAMS=' '.join(streams), **env)
+        for name in ('ARTIFACT_DIR', 'ARTIFACTS'):
+            if not env.get(name):
+                env.pop(name, None)
+        proc = subprocess.run(
+            [os.path.join(self.root, 'tools', 'prow-run.sh')],
+            capture_output=True, text=True, timeout=120, cwd=self.root,
+            env=env)
+        self.assertEqual(rc, proc.returncode, proc.stdout + proc.stderr)
+        return proc.stdout
+
+    def junit(self, folder, name):
+        """{test id: 'pass' or 'fail'} of folder/junit_NAME.xml."""
+        path = os.path.join(self.root, folder, 'junit_%s.xml' % name)
+        return {'%s.%s' % (c.get('classname'), c.get('name')):
+                'fail' if c.find('failure') is not None else 'pass'
+                for c in ElementTree.parse(path).iter('testcase')}
+
+    def test_one_junit_per_stream_in_artifact_dir(self):
+        suite = synthetic_subunit.write(self.streams, 'suite.subunit',
+                                        *PASSES)
+        oci = synthetic_subunit.write(self.streams, 'suite-oci.subunit',
+                                      PASSES[0], ('pkg.T.test_o', 'fail'))
+        out = self.prow_run((suite, oci), rc=1, ARTIFACT_DIR='prow',
+                            ARTIFACTS='other')
+        self.assertEqual({'pkg.T.test_a': 'pass', 'pkg.T.test_b': 'pass'},
+                         self.junit('prow', 'suite'))
+        self.assertEqual('fail', self.junit('prow', 'suite-oci')[
+            'pkg.T.test_o'])
+        self.assertEqual(
+            ['junit_suite-oci.xml', 'junit_suite.xml', 'results',
+             'run-suite.log'], sorted(os.listdir(
+                 os.path.join(self.root, 'prow'))))
+        self.assertFalse(os.path.exists(os.path.join(self.root, 'other')))
+        self.assertIn('junit_suite-oci.xml junit_suite.xml', out)
+
+    def test_artifacts_then_the_default_folder(self):
+        suite = synthetic_subunit.write(self.streams, 'suite.subunit',
+                                        *PASSES)
+        self.prow_run((suite,), ARTIFACTS='arts')
+        self.assertIn('pkg.T.test_a', self.junit('arts', 'suite'))
+        self.prow_run((suite,))
+        self.assertIn('pkg.T.test_a', self.junit('artifacts', 'suite'))
+
+    def test_setup_failure_after_a_green_run(self):
+        results = os.path.join(self.root, 'artifacts', 'results')
         os.makedirs(results)
         green = ('<testsuites><testsuite name="suite" tests="1" '
                  'failures="0"><testcase classname="a" name="b"/>'
                  '</testsuite></testsuites>\n')
         for path in (os.path.join(results, 'suite.junit.xml'),
-                     os.path.join(root, 'artifacts', 'junit_suite.xml')):
+                     os.path.join(results, 'suite-oci.junit.xml'),
+                     os.path.join(self.root, 'artifacts', 'junit_suite.xml'),
+                     os.path.join(self.root, 'artifacts',
+                                  'junit_suite-oci.xml')):
             with open(path, 'w') as f:
                 f.write(green)
         synthetic_subunit.write(results, 'suite.subunit', *PASSES)
-        proc = subprocess.run(
-            [os.path.join(root, 'tools', 'prow-run.sh')],
-            capture_output=True, text=True, timeout=120, cwd=root,
-            env=dict(os.environ, VENV='venv', ARTIFACTS='artifacts'))
-        self.assertEqual(3, proc.returncode, proc.stdout + proc.stderr)
-        with open(os.path.join(root, 'artifacts', 'junit_suite.xml')) as f:
-            junit = f.read()
-        self.assertIn('failures="1"', junit)
-        self.assertIn('no test result', junit)
+        self.prow_run(rc=3)
+        self.assertEqual({'suite.no_test_result': 'fail'},
+                         self.junit('artifacts', 'suite'))
+        # NOTE: the OCI pass did not run this time: nothing stands for it.
+        self.assertFalse(os.path.exists(os.path.join(
+            self.root, 'artifacts', 'junit_suite-oci.xml')))
+
+    def test_no_report_tool_still_one_failure(self):
+        self.stub('venv/bin/python', 'exit 127\n')
+        self.prow_run(rc=3)
+        self.assertEqual({'prow-run.run-suite.sh': 'fail'},
+                         self.junit('artifacts', 'suite'))
 
 
 class PythonMatrixSkipTest(testtools.TestCase):
