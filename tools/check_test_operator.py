@@ -13,34 +13,39 @@
 
 """Check the manifests shipped for test-operator (etc/test-operator).
 
-Usage: check_test_operator.py [--cr FILE] [--fields FILE] [--rbac FILE]
+Usage: check_test_operator.py [--cr FILE ...] [--schema FILE] [--rbac FILE]
 
-The Tempest CR: every field it sets exists in test-operator's Tempest CRD
-(the committed fact list tempest-crd-fields.txt, see
-tools/tempest_crd_fields.py) with the CRD's type; every override of one of
-this plugin's option groups names a real option with a valid value; a
-pod that is not privileged mounts rbac.yaml's token. rbac.yaml: its kinds
-and apiVersions, one ServiceAccount, Role and RoleBinding bound to each
-other, real Kubernetes verbs, no wildcards, the right API group for each
-resource. Both files: a "---" start and lines of at most 80 characters.
-Prints one line per problem. Exit status: 0 all good, 1 problems, 2 a
-file cannot be read.
+Each Tempest CR (by default every etc/test-operator/tempest-*.yaml, so a
+new one is covered without a change here): it validates against the
+schema test-operator's Tempest CRD serves (the committed
+tempest-crd-schema.json, see tools/tempest_crd_schema.py) with unknown
+fields refused, as the API server prunes or refuses them; every override
+of one of this plugin's option groups names a real option with a valid
+value; a pod that is not privileged mounts rbac.yaml's token. rbac.yaml:
+its kinds and apiVersions, one ServiceAccount, Role and RoleBinding bound
+to each other, real Kubernetes verbs, no wildcards, the right API group
+for each resource. All files: a "---" start and lines of at most 80
+characters. Prints one line per problem, naming the file and the field
+path. Exit status: 0 all good, 1 problems, 2 a file cannot be read (or
+no CR found).
 """
 
 import argparse
+import glob
 import os
 import sys
 
 import yaml
 
 from glance_multiapi_tests import config
-from glance_multiapi_tests.selftests.manifests import crd_fields
+from glance_multiapi_tests.selftests.manifests import crd_schema
 from glance_multiapi_tests.selftests.manifests import rbac
 from glance_multiapi_tests.selftests.manifests import tempest_cr
 
 ETC = os.path.normpath(os.path.join(
     os.path.dirname(os.path.abspath(__file__)), '..', 'etc',
     'test-operator'))
+CR_GLOB = 'tempest-*.yaml'
 
 
 def _read(path):
@@ -48,26 +53,34 @@ def _read(path):
         return stream.read()
 
 
-def check(cr_path, fields_path, rbac_path):
-    """Problems of the three files, one line each."""
+def cr_problems(cr_path, checker, rbac_docs, opt_groups):
+    """Problems of one Tempest CR file, one line each."""
     cr_text = _read(cr_path)
-    meta, fields = crd_fields.parse_facts(_read(fields_path), fields_path)
     cr_docs = [d for d in yaml.safe_load_all(cr_text) if d is not None]
     if len(cr_docs) != 1 or not isinstance(cr_docs[0], dict):
         raise rbac.ManifestError('%s: want one Tempest CR document'
                                  % cr_path)
     cr = cr_docs[0]
-    rbac_docs = rbac.load_documents(rbac_path)
     problems = tempest_cr.style_problems(cr_path, cr_text)
-    problems += tempest_cr.style_problems(rbac_path, _read(rbac_path))
-    problems += ['%s: %s' % (cr_path, p)
-                 for p in crd_fields.check_object(cr, meta, fields)]
+    problems += ['%s: %s' % (cr_path, p) for p in checker.problems(cr)]
     overrides = ((cr.get('spec') or {}).get('tempestconfRun') or {}).get(
         'overrides')
     problems += ['%s: %s' % (cr_path, p) for p in
-                 tempest_cr.override_problems(overrides, config.list_opts())]
+                 tempest_cr.override_problems(overrides, opt_groups)]
     problems += ['%s: %s' % (cr_path, p)
                  for p in tempest_cr.token_problems(cr, rbac_docs)]
+    return problems
+
+
+def check(cr_paths, schema_path, rbac_path):
+    """Problems of the CRs and rbac.yaml, one line each."""
+    checker = crd_schema.load(schema_path)
+    rbac_docs = rbac.load_documents(rbac_path)
+    opt_groups = config.list_opts()
+    problems = []
+    for cr_path in cr_paths:
+        problems += cr_problems(cr_path, checker, rbac_docs, opt_groups)
+    problems += tempest_cr.style_problems(rbac_path, _read(rbac_path))
     problems += ['%s: %s' % (rbac_path, p)
                  for p in rbac.check_shape(rbac_docs)]
     return problems
@@ -75,23 +88,30 @@ def check(cr_path, fields_path, rbac_path):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        description='Check the Tempest CR and rbac.yaml for test-operator.')
-    parser.add_argument('--cr', default=os.path.join(
-        ETC, 'tempest-glance-multiapi.yaml'), help='the Tempest CR')
-    parser.add_argument('--fields', default=os.path.join(
-        ETC, 'tempest-crd-fields.txt'), help='the Tempest CRD fact list')
+        description='Check the Tempest CRs and rbac.yaml for test-operator.')
+    parser.add_argument('--cr', action='append', metavar='FILE',
+                        help='a Tempest CR (repeatable; default: every '
+                             'etc/test-operator/%s)' % CR_GLOB)
+    parser.add_argument('--schema', default=os.path.join(
+        ETC, 'tempest-crd-schema.json'),
+        help='the Tempest CRD schema (tools/tempest_crd_schema.py)')
     parser.add_argument('--rbac', default=os.path.join(ETC, 'rbac.yaml'),
                         help='the ServiceAccount, Role and RoleBinding')
     args = parser.parse_args(argv)
+    crs = args.cr or sorted(glob.glob(os.path.join(ETC, CR_GLOB)))
+    if not crs:
+        print('check_test_operator: no Tempest CR (%s) in %s'
+              % (CR_GLOB, os.path.relpath(ETC)), file=sys.stderr)
+        return 2
     try:
-        problems = check(os.path.relpath(args.cr), args.fields,
+        problems = check([os.path.relpath(p) for p in crs], args.schema,
                          os.path.relpath(args.rbac))
     except OSError as exc:
         print('check_test_operator: %s: %s' % (exc.filename, exc.strerror),
               file=sys.stderr)
         return 2
     except (yaml.YAMLError, ValueError) as exc:
-        print('check_test_operator: %s' % str(exc).replace('\n', ' '),
+        print('check_test_operator: %s' % ' '.join(str(exc).split()),
               file=sys.stderr)
         return 2
     for problem in problems:
@@ -99,9 +119,10 @@ def main(argv=None):
     if problems:
         return 1
     print('check_test_operator: %s and %s agree with the Tempest CRD (%s) '
-          'and are well formed' % (os.path.basename(args.cr),
+          'and are well formed' % (', '.join(os.path.basename(p)
+                                             for p in crs),
                                    os.path.basename(args.rbac),
-                                   os.path.basename(args.fields)))
+                                   os.path.basename(args.schema)))
     return 0
 
 

@@ -20,8 +20,9 @@ steps the podified jobs take from the ci-framework (the committed fact
 list etc/zuul/ci-framework-facts.txt, see tools/ci_framework_facts.py),
 the order of the control plane hook among the scenario's hooks, and the
 Tempest CR the test-operator role builds from the jobs' variables, for a
-pull request and for a periodic build (against the Tempest CRD's fact
-list, the plugin's options and etc/test-operator/rbac.yaml). Prints one
+pull request and for a periodic build (against the Tempest CRD's schema,
+etc/test-operator/tempest-crd-schema.json, the plugin's options and
+etc/test-operator/rbac.yaml). Prints one
 line per problem. Exit status: 0 all good, 1 problems, 2 a file cannot
 be read or jinja2 is missing.
 """
@@ -35,7 +36,7 @@ import yaml
 
 from glance_multiapi_tests import config
 from glance_multiapi_tests.selftests.manifests import cifmw_facts
-from glance_multiapi_tests.selftests.manifests import crd_fields
+from glance_multiapi_tests.selftests.manifests import crd_schema
 from glance_multiapi_tests.selftests.manifests import rbac
 from glance_multiapi_tests.selftests.manifests import zuul_jobs
 
@@ -65,8 +66,8 @@ def main(argv=None):
                                            '**', '*'), recursive=True))
     try:
         facts = cifmw_facts.parse_facts(_read(args.facts), args.facts)
-        crd_meta, crd_facts = crd_fields.parse_facts(_read(os.path.join(
-            test_operator, 'tempest-crd-fields.txt')))
+        crd_checker = crd_schema.load(os.path.join(
+            test_operator, 'tempest-crd-schema.json'))
         rbac_docs = rbac.load_documents(os.path.join(test_operator,
                                                      'rbac.yaml'))
         jobs, projects = zuul_jobs.load_config(sorted(glob.glob(
@@ -77,12 +78,12 @@ def main(argv=None):
               file=sys.stderr)
         return 2
     except (yaml.YAMLError, cifmw_facts.FactsError,
-            crd_fields.FieldListError, rbac.ManifestError) as exc:
+            crd_schema.SchemaError, rbac.ManifestError) as exc:
         print('check_zuul_jobs: %s' % str(exc).replace('\n', ' '),
               file=sys.stderr)
         return 2
     problems = zuul_jobs.problems(jobs, projects, facts, ROOT, used_text,
-                                  crd_meta, crd_facts, rbac_docs,
+                                  crd_checker, rbac_docs,
                                   config.list_opts())
     for line in problems:
         print(line)

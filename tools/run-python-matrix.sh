@@ -9,9 +9,13 @@
 # byte-compiled (syntax the version lacks) and the unit tests run: none of
 # them may need the cloud's services.
 # Interpreters come from pyenv ($(pyenv root)/versions/<version>.*, or
-# $PYENV_ROOT, or ~/.pyenv when pyenv is not on PATH) or from PATH.
+# $PYENV_ROOT, or ~/.pyenv when pyenv is not on PATH) or from PATH. A
+# version with no interpreter is SKIPPED (one skipped result, its reason
+# saying how to install one), unless REQUIRE_PYTHON_MATRIX=1 (as .ci/run
+# sets): then it FAILED.
 # Each check is one result in ${RESULTS:-results}/python-matrix.subunit.
-# Ends with "N passed, N failed, N skipped"; exits 1 when anything failed.
+# Ends with "N passed, N failed, N skipped"; exits 1 when anything failed
+# or nothing ran nor skipped.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . tools/venv-stamp.sh || exit 1
@@ -23,14 +27,63 @@ mkdir -p "$RESULTS" && RESULTS=$(cd "$RESULTS" && pwd)
 STREAM=$RESULTS/python-matrix.subunit
 : > "$STREAM"
 started=$SECONDS
-# Failures found before a venv could record them in the stream.
+# Failures and skips found when no venv could record them in the stream.
 unrecorded=0
+unrecorded_skips=0
 summary_python=""
+# NOTE: results found before a version has a venv of its own (no
+# interpreter, no install) are written with the project's venv, which
+# tools/run-tests.sh makes first.
+MAIN_VENV=${VENV:-.venv}
+[[ $MAIN_VENV == /* ]] || MAIN_VENV=$ROOT/$MAIN_VENV
+[ -x "$MAIN_VENV/bin/python" ] && summary_python=$MAIN_VENV/bin/python
+
+# record STATUS TEST_ID MESSAGE: one result python-matrix.TEST_ID, the
+# message attached (a skip's reason, a failure's text); counted as
+# unrecorded when there is no subunit-output to write it with.
+record() {
+    local status=$1 id=python-matrix.$2 message=$3 name=reason
+    [ "$status" = fail ] && name=message
+    if [ -x "$MAIN_VENV/bin/subunit-output" ]; then
+        # NOTE: subunit-output 1.4.6 cannot attach stdin ("-").
+        printf '%s\n' "$message" > "$RESULTS/$2-$status.txt"
+        "$MAIN_VENV/bin/subunit-output" "--$status" "$id" \
+            --attach-file "$RESULTS/$2-$status.txt" --file-name "$name" \
+            --mimetype 'text/plain;charset=utf8' >> "$STREAM"
+        rm -f "$RESULTS/$2-$status.txt"
+    elif [ "$status" = fail ]; then
+        unrecorded=$((unrecorded + 1))
+    else
+        unrecorded_skips=$((unrecorded_skips + 1))
+    fi
+}
+
+# not_run VERSION MESSAGE [skippable]: the version could not be checked.
+# SKIPPED when skippable (only its interpreter is missing) and the matrix
+# is not required, FAILED otherwise.
+not_run() {
+    local tag=py${1//./}
+    if [ "${3:-}" = skippable ] && [ "${REQUIRE_PYTHON_MATRIX:-0}" != 1 ]
+    then
+        echo "python-matrix: SKIPPED: $2 (REQUIRE_PYTHON_MATRIX=1 makes" \
+            "this a failure)"
+        record skip "$tag" "$2"
+    else
+        echo "python-matrix: FAILED: $2"
+        record fail "$tag" "$2"
+    fi
+}
+
+# pyenv_root: where pyenv keeps its versions (whether or not it is
+# installed).
+pyenv_root() {
+    pyenv root 2>/dev/null || echo "${PYENV_ROOT:-$HOME/.pyenv}"
+}
 
 # find_python VERSION: the newest interpreter of VERSION, or nothing.
 find_python() {
     local version=$1 root="" found=""
-    root=$(pyenv root 2>/dev/null) || root=${PYENV_ROOT:-$HOME/.pyenv}
+    root=$(pyenv_root)
     if [ -d "$root/versions" ]; then
         found=$(ls -d "$root/versions/$version".*/bin/"python$version" \
             2>/dev/null | sort -V | tail -1)
@@ -65,16 +118,15 @@ for version in "${VERSIONS[@]}"; do
     t0=$SECONDS
     python=$(find_python "$version")
     if [ -z "$python" ]; then
-        echo "python-matrix: FAILED: no Python $version interpreter" \
-            "(looked in \$(pyenv root)/versions/$version.*/bin and PATH);" \
-            "install one, e.g. 'pyenv install $version'"
-        unrecorded=$((unrecorded + 1))
+        why="no Python $version interpreter (looked in"
+        why+=" $(pyenv_root)/versions/$version.*/bin and on PATH);"
+        why+=" install one, e.g. 'pyenv install $version'"
+        not_run "$version" "$why" skippable
         continue
     fi
     constraints=tools/constraints/$tag.txt
     if [ ! -e "$constraints" ]; then
-        echo "python-matrix: FAILED: no $constraints for Python $version"
-        unrecorded=$((unrecorded + 1))
+        not_run "$version" "no $constraints for Python $version"
         continue
     fi
     venv=.venv-$tag
@@ -86,12 +138,11 @@ for version in "${VERSIONS[@]}"; do
     if ! stamped_venv "$venv" "$python" "$constraints" "$key" \
             -r requirements.txt -r test-requirements.txt \
             -- --no-deps --no-build-isolation -e .; then
-        echo "python-matrix: FAILED: could not install $venv for" \
-            "Python $version (see above)"
-        unrecorded=$((unrecorded + 1))
+        not_run "$version" \
+            "could not install $venv for Python $version (see above)"
         continue
     fi
-    summary_python=$ROOT/$venv/bin/python
+    [ -n "$summary_python" ] || summary_python=$ROOT/$venv/bin/python
 
     # NOTE: bytecode goes to a folder of the run's, not into the tree;
     # an empty tempest config folder keeps any tempest.conf of the
@@ -127,6 +178,7 @@ else
 fi
 read -r passed _ failed _ skipped _ <<<"$line"
 failed=$((failed + unrecorded))
+skipped=$((skipped + unrecorded_skips))
 echo "python-matrix: done in $((SECONDS - started)) s"
 echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
+[ "$failed" = 0 ] && [ $((passed + skipped)) -gt 0 ]

@@ -1,35 +1,78 @@
 #!/bin/bash
 # Install everything the suite and its embedded cloud need, idempotently:
-# Debian packages (the OCI registry, a compiler and OpenSSL's headers for
-# uWSGI) and a venv at
-# .venv with the pinned Python packages and this project (editable).
-# Needs only python3, pip and apt; run as root or with sudo available.
+# the system packages of bindep.txt this machine lacks (the OCI registry,
+# RabbitMQ, a compiler and the headers uWSGI is built with; read by
+# bindep from a small venv of its own, .venv-bindep, pinned by
+# tools/constraints/bindep.txt) and a venv at .venv with the pinned
+# Python packages and this project (editable).
+# Needs only python3 and apt; run as root or with sudo available. On
+# other distributions it names the missing packages and stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/venv-stamp.sh
 
 VENV=${VENV:-.venv}
+BINDEP_VENV=${BINDEP_VENV:-.venv-bindep}
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+# What bindep.txt lists that is unpacked below rather than installed.
+KUBECTL_PACKAGE=kubernetes-client
+UNPACKED=("$KUBECTL_PACKAGE")
 
-need_apt=()
-command -v docker-registry >/dev/null || need_apt+=(docker-registry)
-# NOTE: RabbitMQ carries the RPC of the optional heat (up --with-heat).
-[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || need_apt+=(rabbitmq-server)
-command -v gcc >/dev/null || need_apt+=(gcc)
-command -v curl >/dev/null || need_apt+=(curl)
-# NOTE: uWSGI is built from source; without OpenSSL's headers it builds
-# without https sockets, which up --tls (the main job) needs.
-[ -e /usr/include/openssl/ssl.h ] || need_apt+=(libssl-dev)
-include=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
-[ -e "$include/Python.h" ] || need_apt+=(python3-dev)
-python3 -c 'import ensurepip, venv' 2>/dev/null || need_apt+=(python3-venv)
-if [ ${#need_apt[@]} -gt 0 ]; then
-    echo "setup-env: installing Debian packages: ${need_apt[*]}"
-    $SUDO apt-get update -q >/dev/null
+apt_updated=0
+apt_install() {
+    echo "setup-env: installing Debian packages: $*"
+    if [ "$apt_updated" = 0 ]; then
+        $SUDO apt-get update -q >/dev/null
+        apt_updated=1
+    fi
     # NOTE: policy-rc.d or no systemd keeps the packaged registry service
     # from starting; the cloud runs its own registry on loopback.
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
-        --no-install-recommends "${need_apt[@]}" >/dev/null
+        --no-install-recommends "$@" >/dev/null
+}
+
+# NOTE: bindep runs from a venv, and a fresh Debian's python3 has no venv
+# module (ensurepip) until python3-venv is there: that one package is
+# installed by name, before bindep.txt can be read. It is in bindep.txt
+# too, so bindep finds it satisfied.
+if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    if ! command -v apt-get >/dev/null; then
+        echo "setup-env: python3 cannot make venvs (no ensurepip); install" \
+            "its venv support first" >&2
+        exit 1
+    fi
+    apt_install python3-venv
+fi
+if ! stamped_venv "$BINDEP_VENV" python3 tools/constraints/bindep.txt \
+        "$(stamp_key python3 tools/constraints/bindep.txt)" bindep; then
+    echo "setup-env: cannot install bindep into $BINDEP_VENV" >&2
+    exit 1
+fi
+# NOTE: bindep exits 1 both for "packages missing" (listed on stdout) and
+# for an unreadable bindep.txt (said on stderr).
+bindep_err=$(mktemp)
+bindep_rc=0
+missing=$("$BINDEP_VENV/bin/bindep" -b -f bindep.txt default test \
+    2>"$bindep_err") || bindep_rc=$?
+if [ "$bindep_rc" -gt 1 ] || [ -s "$bindep_err" ]; then
+    echo "setup-env: bindep cannot read bindep.txt:" \
+        "$(tr '\n' ' ' <"$bindep_err")" >&2
+    rm -f "$bindep_err"
+    exit 1
+fi
+rm -f "$bindep_err"
+need=()
+for package in $missing; do
+    [[ " ${UNPACKED[*]} " == *" $package "* ]] || need+=("$package")
+done
+if [ ${#need[@]} -gt 0 ]; then
+    if ! command -v apt-get >/dev/null; then
+        echo "setup-env: not a Debian or Ubuntu machine; install these" \
+            "packages of bindep.txt first: ${need[*]}" >&2
+        exit 1
+    fi
+    apt_install "${need[@]}"
 fi
 
 # NOTE: tox 4 (PEP 832) leaves a .venv *file* pointing at its last
@@ -79,16 +122,20 @@ fi
 # another package (a cloud SDK's kubectl) may own /usr/bin/kubectl, and
 # the tests must run the Debian one whatever else is on PATH.
 kubectl_dir="$VENV/debian-kubectl"
-if [ ! -x "$kubectl_dir/usr/bin/kubectl" ]; then
-    echo "setup-env: unpacking Debian's kubernetes-client into $kubectl_dir"
+if [ ! -x "$kubectl_dir/usr/bin/kubectl" ] && ! command -v apt-get >/dev/null
+then
+    echo "setup-env: no apt-get; the functional tests use the kubectl on" \
+        "PATH, if any (bindep.txt: $KUBECTL_PACKAGE)"
+elif [ ! -x "$kubectl_dir/usr/bin/kubectl" ]; then
+    echo "setup-env: unpacking Debian's $KUBECTL_PACKAGE into $kubectl_dir"
     debs=$(mktemp -d)
     chmod 755 "$debs"   # NOTE: apt's _apt user downloads into it
-    if ! (cd "$debs" && apt-get download -q kubernetes-client \
+    if ! (cd "$debs" && apt-get download -q "$KUBECTL_PACKAGE" \
             >/dev/null 2>&1); then
         $SUDO apt-get update -q >/dev/null
-        (cd "$debs" && apt-get download -q kubernetes-client >/dev/null)
+        (cd "$debs" && apt-get download -q "$KUBECTL_PACKAGE" >/dev/null)
     fi
-    dpkg -x "$debs"/kubernetes-client_*.deb "$kubectl_dir"
+    dpkg -x "$debs"/"$KUBECTL_PACKAGE"_*.deb "$kubectl_dir"
     rm -rf "$debs"
 fi
 echo "setup-env: ready ($VENV)"

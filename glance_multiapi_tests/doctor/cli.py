@@ -19,6 +19,7 @@ import sys
 
 from glance_multiapi_tests.doctor import checks
 from glance_multiapi_tests.doctor import report
+from glance_multiapi_tests import version
 
 PROG = 'glance-multiapi-doctor'
 
@@ -85,6 +86,7 @@ def build_parser():
         prog=PROG, description=DESCRIPTION,
         epilog=EPILOG % report.exit_code_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    version.add_option(parser)
     parser.add_argument('--config-file', metavar='TEMPEST_CONF',
                         help='the tempest.conf the suite runs with.')
     parser.add_argument('--os-cloud', metavar='NAME',

@@ -20,6 +20,7 @@ from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import errors
 from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import report
+from glance_multiapi_tests import version
 
 PROG = 'glance-multiapi-image-check'
 
@@ -79,6 +80,9 @@ def build_parser():
         prog=PROG, epilog=EPILOG % {'kinds': kinds},
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=DESCRIPTION)
+    # NOTE: beside --version-file and --version-command; argparse takes
+    # an exact option name before any abbreviation.
+    version.add_option(parser)
     parser.add_argument(
         '--mappings', required=True, metavar='FILE',
         help='s2i-openstack-containers containers/image-mappings.yaml (or '

@@ -19,6 +19,7 @@ import sys
 
 import yaml
 
+from glance_multiapi_tests.common import shared_files
 from glance_multiapi_tests.localcloud import cloud
 from glance_multiapi_tests.localcloud.components import glance
 from glance_multiapi_tests.localcloud.components import heat
@@ -29,6 +30,7 @@ from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import spec as spec_mod
 from glance_multiapi_tests.localcloud import state as state_mod
 from glance_multiapi_tests.localcloud import tlsmode
+from glance_multiapi_tests import version
 
 PROG = 'glance-multiapi-cloud'
 DEFAULT_STATE_DIR = '.glance-multiapi-cloud'
@@ -36,13 +38,14 @@ DEFAULT_SPEC = os.path.join('etc', 'glance-multiapi-cloud.yaml')
 
 
 def _default_spec_text():
-    here = os.path.dirname(os.path.abspath(__file__))
-    for base in (os.getcwd(), os.path.dirname(os.path.dirname(here)),
-                 os.path.join(sys.prefix, 'share', 'glance-multiapi-tests')):
-        path = os.path.join(base, DEFAULT_SPEC)
-        if os.path.exists(path):
-            with open(path) as f:
-                return f.read(), path
+    path = DEFAULT_SPEC
+    if not os.path.exists(path):
+        # NOTE: outside the source tree: its etc/, or the installed copy
+        # (setup.cfg's data_files, share/glance-multiapi-tests/etc).
+        path = shared_files.find(DEFAULT_SPEC)
+    if path:
+        with open(path) as f:
+            return f.read(), path
     # NOTE: an installed wheel may lack etc/; this is the same demo spec.
     return json.dumps(DEMO_SPEC), '<built-in demo spec>'
 
@@ -76,6 +79,7 @@ def build_parser():
                     'like the glance-operator.',
         epilog=errors.EXIT_CODES_HELP + '\nfaults:\n' +
         faults_mod.describe())
+    version.add_option(parser)
     verbs = parser.add_subparsers(dest='verb', metavar='VERB')
     verbs.required = True
     fault_help = 'inject a fault NAME or NAME=API (repeatable; see faults)'

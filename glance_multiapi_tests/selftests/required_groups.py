@@ -57,13 +57,13 @@ def in_group(name, test_id):
     return bool(_COMPILED[name].search(test_id))
 
 
-def problems(tests, names):
-    """One line per required group that did not run, in names' order.
+def missing(tests, names):
+    """[(group, line)] of each required group that did not run, in order.
 
     tests: subunit_results.Test records. A group ran when at least one
-    of its tests passed or failed.
+    of its tests passed or failed; the line names why it did not.
     """
-    lines = []
+    found = []
     for name in names:
         members = [t for t in tests if in_group(name, t.id)]
         if any(t.outcome != 'skip' for t in members):
@@ -74,5 +74,11 @@ def problems(tests, names):
         else:
             why = 'none of its tests was selected (%s)' % ', '.join(
                 p.replace('\\', '') for p in GROUPS[name])
-        lines.append('required group %s did not run: %s' % (name, why))
-    return lines
+        found.append((name, 'required group %s did not run: %s'
+                      % (name, why)))
+    return found
+
+
+def problems(tests, names):
+    """One line per required group that did not run, in names' order."""
+    return [line for _name, line in missing(tests, names)]

@@ -23,7 +23,7 @@ OUTCOMES = {'success': 'pass', 'xfail': 'pass', 'fail': 'fail',
             # NOTE: started and never finished: the worker died under it.
             'inprogress': 'error'}
 
-Test = collections.namedtuple('Test', 'id outcome reason details duration')
+Test = collections.namedtuple('Test', 'id outcome reason')
 
 
 def for_each_test(stream, on_test):
@@ -40,26 +40,21 @@ def for_each_test(stream, on_test):
         result.stopTestRun()
 
 
-def _text(content):
+def _reason(raw):
+    content = raw['details'].get('reason')
+    if content is None:
+        return ''
     try:
-        return content.as_text()
+        return content.as_text().strip()
     except Exception:  # noqa: S110 - a binary attachment has no text
-        return None
+        return ''
 
 
 def _test(raw):
     outcome = OUTCOMES.get(raw['status'])
     if outcome is None:
         return None
-    details = {}
-    for name, content in sorted(raw['details'].items()):
-        text = _text(content)
-        if text is not None:
-            details[name] = text
-    start, stop = raw['timestamps']
-    duration = (stop - start).total_seconds() if start and stop else 0.0
-    return Test(raw['id'], outcome, details.pop('reason', '').strip(),
-                details, duration)
+    return Test(raw['id'], outcome, _reason(raw))
 
 
 def read_tests(path):

@@ -30,6 +30,7 @@ from glance_multiapi_tests.uploader import exitcodes
 from glance_multiapi_tests.uploader import inputs
 from glance_multiapi_tests.uploader import output
 from glance_multiapi_tests.uploader import progress
+from glance_multiapi_tests import version
 
 ENVIRONMENT = """\
 environment (flags win):
@@ -72,6 +73,7 @@ def build_parser():
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=__doc__.split('\n\n', 1)[0].split(': ', 1)[1],
         epilog=ENVIRONMENT + '\nexit codes:\n' + exitcodes.help_table())
+    version.add_option(parser)
     parser.add_argument('--images-info', metavar='FILE',
                         help='os_images YAML file (OS_IMAGES_INFO_PATH)')
     parser.add_argument('--os-cloud', metavar='NAME',

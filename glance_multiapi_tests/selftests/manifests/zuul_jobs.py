@@ -32,7 +32,6 @@ import re
 import yaml
 
 from glance_multiapi_tests.selftests.manifests import cifmw_facts
-from glance_multiapi_tests.selftests.manifests import crd_fields
 from glance_multiapi_tests.selftests.manifests import tempest_cr
 
 # Parents every Zuul tenant defines in its config repository.
@@ -185,12 +184,11 @@ def tempest_cr_of(rendered):
     return cr
 
 
-def _cr_problems(job, cr, crd_meta, crd_facts, rbac_docs, opt_groups,
-                 context):
+def _cr_problems(job, cr, crd_checker, rbac_docs, opt_groups, context):
     where = '%s (%s)' % (job, context)
     spec = cr['spec']
     problems = ['%s: Tempest CR %s' % (where, p) for p in
-                crd_fields.check_object(cr, crd_meta, crd_facts)]
+                crd_checker.problems(cr)]
     overrides = (spec.get('tempestconfRun') or {}).get('overrides')
     problems += ['%s: %s' % (where, p) for p in
                  tempest_cr.override_problems(overrides, opt_groups)]
@@ -246,9 +244,13 @@ def _hook_problems(name, variables, facts, extras, repo):
     return problems
 
 
-def problems(jobs, projects, facts, repo, used_text, crd_meta, crd_facts,
+def problems(jobs, projects, facts, repo, used_text, crd_checker,
              rbac_docs, opt_groups):
-    """One line per problem of the jobs; used_text: the podified files."""
+    """One line per problem of the jobs.
+
+    used_text: the podified files; crd_checker: a crd_schema.Checker of
+    the Tempest CRD.
+    """
     found = []
     known = set(jobs) | set(facts['jobs']) | TENANT_JOBS
     for name, job in sorted(jobs.items()):
@@ -286,6 +288,7 @@ def problems(jobs, projects, facts, repo, used_text, crd_meta, crd_facts,
                 found.append('%s (%s): cannot render: %s'
                              % (name, context, exc))
                 continue
-            found += _cr_problems(name, tempest_cr_of(rendered), crd_meta,
-                                  crd_facts, rbac_docs, opt_groups, context)
+            found += _cr_problems(name, tempest_cr_of(rendered),
+                                  crd_checker, rbac_docs, opt_groups,
+                                  context)
     return found

@@ -13,7 +13,9 @@
 """The shipped Tempest CR: CRD fields, overrides, token mount, style."""
 
 import copy
+import io
 import os
+import shutil
 
 import fixtures
 import testtools
@@ -52,11 +54,46 @@ class ShippedManifestsTest(testtools.TestCase):
         self.assertIn('spec.tempestRun.externalPlugins: no such field in '
                       'the Tempest CRD', out)
 
-    def test_unreadable_fact_list_exits_2(self):
+    def test_unreadable_schema_exits_2(self):
         code, _, err = manifest_tools.run(self, 'check_test_operator',
-                                          '--fields', '/nonexistent/f.txt')
+                                          '--schema', '/nonexistent/s.json')
         self.assertEqual(2, code)
-        self.assertIn('f.txt', err)
+        self.assertEqual(1, err.count('\n'), err)
+        self.assertIn('s.json', err)
+
+    def test_every_tempest_cr_of_the_folder_is_checked(self):
+        # NOTE: a second CR beside the first is found without naming it.
+        etc = self.useFixture(fixtures.TempDir()).path
+        for name in ('rbac.yaml', 'tempest-crd-schema.json',
+                     'tempest-glance-multiapi.yaml'):
+            shutil.copy(os.path.join(manifest_tools.ETC, name), etc)
+        cr = shipped_cr()
+        cr['spec']['tempestRun']['concurrency'] = 'two'
+        cr['spec']['parallell'] = True
+        with open(os.path.join(
+                etc, 'tempest-glance-multiapi-disruptive.yaml'), 'w') as f:
+            f.write('---\n' + yaml.safe_dump(cr))
+        tool = manifest_tools.load('check_test_operator')
+        tool.ETC = etc
+        out, err = io.StringIO(), io.StringIO()
+        self.useFixture(fixtures.MonkeyPatch('sys.stdout', out))
+        self.useFixture(fixtures.MonkeyPatch('sys.stderr', err))
+        self.assertEqual(1, tool.main([]))
+        where = os.path.relpath(os.path.join(
+            etc, 'tempest-glance-multiapi-disruptive.yaml'))
+        self.assertEqual(
+            ['%s: spec.parallell: no such field in the Tempest CRD' % where,
+             '%s: spec.tempestRun.concurrency: is string, the CRD wants '
+             'integer' % where], out.getvalue().splitlines())
+        self.assertEqual('', err.getvalue())
+
+    def test_no_cr_found_exits_2(self):
+        tool = manifest_tools.load('check_test_operator')
+        tool.ETC = self.useFixture(fixtures.TempDir()).path
+        err = io.StringIO()
+        self.useFixture(fixtures.MonkeyPatch('sys.stderr', err))
+        self.assertEqual(2, tool.main([]))
+        self.assertIn('no Tempest CR (tempest-*.yaml)', err.getvalue())
 
     def write_cr(self, change):
         cr = shipped_cr()

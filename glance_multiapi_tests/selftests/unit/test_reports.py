@@ -10,7 +10,12 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""JUnit XML and HTML reports of synthetic subunit streams."""
+"""tools/subunit_report.py: the standard tools' reports, synthetic results in.
+
+Each case writes a synthetic stream, runs the tool (which runs
+subunit2junitxml and subunit2html) and reads what they wrote: the XML
+with ElementTree, the page as text.
+"""
 
 import os
 import subprocess
@@ -20,8 +25,9 @@ from xml.etree import ElementTree
 import fixtures
 import testtools
 
-from glance_multiapi_tests.selftests import reports
+from glance_multiapi_tests.selftests import report_events
 from glance_multiapi_tests.selftests import subunit_results
+from glance_multiapi_tests.selftests.unit import manifest_tools
 from glance_multiapi_tests.selftests.unit import synthetic_subunit
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',
@@ -31,135 +37,197 @@ CLS = 'glance_multiapi_tests.tests.api.test_endpoints.ImageEndpointsTest'
 REASON = '[glance_multiapi] sets none of kubernetes_api'
 
 
-class SplitIdTest(testtools.TestCase):
-
-    def test_plain_id_with_tags(self):
-        self.assertEqual((CLS, 'test_a[id-1,smoke]'),
-                         reports.split_id(CLS + '.test_a[id-1,smoke]'))
-
-    def test_class_fixture(self):
-        self.assertEqual((CLS, 'setUpClass'),
-                         reports.split_id('setUpClass (%s)' % CLS))
-
-
 class ReportCommandTest(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
         self.folder = self.useFixture(fixtures.TempDir()).path
 
-    def report(self, *args):
+    def report(self, *args, **env):
         proc = subprocess.run([sys.executable, REPORT] + list(args),
-                              capture_output=True, text=True, timeout=60,
-                              cwd=REPO)
-        self.assertEqual(0, proc.returncode, proc.stderr)
+                              capture_output=True, text=True, timeout=120,
+                              cwd=REPO, env=dict(os.environ, **env))
+        return proc
+
+    def reported(self, *args):
+        proc = self.report(*args)
+        self.assertEqual((0, ''), (proc.returncode, proc.stderr))
 
     def read(self, name):
         with open(os.path.join(self.folder, name), encoding='utf-8') as f:
             return f.read()
 
-    def test_junit_counts_failure_text_and_skip_reason(self):
+    def cases(self, name):
+        """(root element, {(classname, name): testcase}) of a JUnit file."""
+        root = ElementTree.parse(os.path.join(self.folder, name)).getroot()
+        return root, {(c.get('classname'), c.get('name')): c
+                      for c in root.iter('testcase')}
+
+    def test_junit_counts_failures_skips_and_synthetic_results(self):
         path = synthetic_subunit.write(
             self.folder, 'suite.subunit',
             (CLS + '.test_a[id-1]', 'success'),
             (CLS + '.test_b[id-2]', 'fail',
              {'traceback': 'Traceback\nAssertionError: api1 <down> & \x01',
               'pythonlogging': 'log line'}),
-            ('setUpClass (%s)' % CLS.replace('Endpoints', 'Other'), 'skip',
+            (CLS.replace('Endpoints', 'Other') + '.test_s', 'skip',
              {'reason': REASON}),
             (CLS + '.test_c', 'inprogress'))
-        self.report('--require', 'multiapi,heat', path)
-        root = ElementTree.fromstring(self.read('suite.junit.xml'))
-        suite = root.find('testsuite')
-        self.assertEqual(
-            {'name': 'suite', 'tests': '5', 'failures': '2', 'errors': '1',
-             'skipped': '1'},
-            {k: v for k, v in suite.attrib.items() if k != 'time'})
-        cases = {(c.get('classname'), c.get('name')): c
-                 for c in suite.findall('testcase')}
-        failure = cases[(CLS, 'test_b[id-2]')].find('failure')
-        self.assertTrue(failure.text.startswith('traceback:\nTraceback\n'))
-        self.assertIn('AssertionError: api1 <down> & ?', failure.text)
-        self.assertIn('pythonlogging:\nlog line', failure.text)
-        skipped = cases[(CLS.replace('Endpoints', 'Other'),
-                         'setUpClass')].find('skipped')
-        self.assertEqual(REASON, skipped.get('message'))
-        self.assertIsNotNone(cases[(CLS, 'test_c')].find('error'))
-        group = cases[('suite', 'required group heat did not run')]
-        self.assertIn('none of its tests was selected',
-                      group.find('failure').get('message'))
+        self.reported('--require', 'multiapi,heat', path)
+        root, cases = self.cases('suite.junit.xml')
+        # a, b, s, c (never finished) and the heat group that did not run
+        self.assertEqual(('5', '3'), (root.get('tests'),
+                                      root.get('failures')))
+        failure = cases[(CLS, 'test_b[id-2]')].find('failure').text
+        self.assertIn('AssertionError: api1 <down> &', failure)
+        self.assertNotIn('\x01', failure)
+        self.assertIn('log line', failure)
+        self.assertEqual(REASON, cases[(
+            CLS.replace('Endpoints', 'Other'), 'test_s')].find(
+                'skipped').text)
+        self.assertIn('started and never finished',
+                      cases[(CLS, 'test_c')].find('failure').text)
+        group = cases[('required_group', 'heat')].find('failure').text
+        self.assertIn('required group heat did not run: none of its tests '
+                      'was selected', group)
+        self.assertNotIn(('required_group', 'multiapi'), cases)
         self.assertEqual('1.000', cases[(CLS, 'test_a[id-1]')].get('time'))
 
-    def test_html_puts_problems_failures_and_skips_first(self):
+    def test_html_names_failed_tests_and_their_messages(self):
         path = synthetic_subunit.write(
             self.folder, 'unit.subunit',
             (CLS + '.test_a', 'success'),
             (CLS + '.test_b', 'fail', {'traceback': 'x < y'}),
-            (CLS + '.test_s', 'skip', {'reason': REASON}))
-        self.report('--require', 'heat', path)
+            (CLS + '.test_c', 'inprogress'))
+        self.reported('--require', 'heat', path)
         page = self.read('unit.html')
-        self.assertTrue(page.startswith('<!DOCTYPE html>'))
-        self.assertNotIn('<script', page)
-        self.assertNotIn('http', page)
-        self.assertIn('1 passed</b>, <b class="fail">2 failed</b>', page)
-        order = [page.index(s) for s in (
-            'required group heat did not run', 'x &lt; y', REASON,
-            'All results')]
-        self.assertEqual(sorted(order), order)
+        for text in (CLS + '.test_b', 'x &lt; y', CLS + '.test_c',
+                     'started and never finished', 'required_group.heat',
+                     'required group heat did not run'):
+            self.assertIn(text, page)
+        # NOTE: subunit2html's own heading, so the page is the real tool's.
+        self.assertIn('Unit Test Report', page)
+
+    def test_stream_itself_is_left_as_it_was(self):
+        path = synthetic_subunit.write(
+            self.folder, 'suite.subunit', (CLS + '.test_c', 'inprogress'))
+        with open(path, 'rb') as f:
+            before = f.read()
+        self.reported('--check', 'doctor=pass', path)
+        with open(path, 'rb') as f:
+            self.assertEqual(before, f.read())
+        self.assertEqual(
+            ['suite.html', 'suite.junit.xml', 'suite.subunit'],
+            sorted(os.listdir(self.folder)))
 
     def test_missing_stream_is_one_failure(self):
-        self.report(os.path.join(self.folder, 'functional.subunit'))
-        suite = ElementTree.fromstring(
-            self.read('functional.junit.xml')).find('testsuite')
-        self.assertEqual(('1', '1'), (suite.get('tests'),
-                                      suite.get('failures')))
-        self.assertEqual('no test result',
-                         suite.find('testcase').get('name'))
+        self.reported(os.path.join(self.folder, 'functional.subunit'))
+        root, cases = self.cases('functional.junit.xml')
+        self.assertEqual(('1', '1'), (root.get('tests'),
+                                      root.get('failures')))
+        failure = cases[('functional', 'no_test_result')].find('failure')
+        self.assertIn('functional.subunit holds none', failure.text)
+        self.assertIn('functional.no_test_result',
+                      self.read('functional.html'))
+
+    def test_empty_stream_is_one_failure(self):
+        open(os.path.join(self.folder, 'coexistence.subunit'), 'w').close()
+        self.reported(os.path.join(self.folder, 'coexistence.subunit'))
+        _root, cases = self.cases('coexistence.junit.xml')
+        self.assertEqual([('coexistence', 'no_test_result')], list(cases))
+
+    def test_stream_cut_inside_a_packet_keeps_the_added_results(self):
+        whole = synthetic_subunit.stream((CLS + '.test_a', 'success'),
+                                         (CLS + '.test_b', 'success'))
+        path = os.path.join(self.folder, 'suite.subunit')
+        with open(path, 'wb') as f:
+            f.write(whole[:len(whole) - 7])
+        self.reported('--check', 'doctor=fail:exit 1', path)
+        _root, cases = self.cases('suite.junit.xml')
+        self.assertIn(('subunit', 'parser'), cases)
+        self.assertIn('exit 1', cases[('checks', 'doctor')].find(
+            'failure').text)
 
     def test_checks_outside_the_stream_are_tests(self):
         path = synthetic_subunit.write(
             self.folder, 'suite.subunit', (CLS + '.test_a', 'success'))
-        self.report('--check', 'doctor=fail:exit 1: api1 <down>',
-                    '--check', 'role-usage=pass',
-                    '--check', 'lint=skip:not installed', path)
-        suite = ElementTree.fromstring(
-            self.read('suite.junit.xml')).find('testsuite')
-        self.assertEqual(('4', '1', '1'), (suite.get('tests'),
-                                           suite.get('failures'),
-                                           suite.get('skipped')))
-        cases = {(c.get('classname'), c.get('name')): c
-                 for c in suite.findall('testcase')}
+        self.reported('--check', 'doctor=fail:report\nexit 1: api1 <down>',
+                      '--check', 'role-usage=pass',
+                      '--check', 'lint=skip:not installed', path)
+        root, cases = self.cases('suite.junit.xml')
+        self.assertEqual(('4', '1'), (root.get('tests'),
+                                      root.get('failures')))
         failure = cases[('checks', 'doctor')].find('failure')
-        self.assertEqual('exit 1: api1 <down>', failure.get('message'))
-        self.assertEqual('message:\nexit 1: api1 <down>', failure.text)
+        self.assertIn('report\nexit 1: api1 <down>', failure.text)
         self.assertEqual([], list(cases[('checks', 'role-usage')]))
         self.assertEqual('not installed', cases[('checks', 'lint')].find(
-            'skipped').get('message'))
+            'skipped').text)
         page = self.read('suite.html')
         self.assertIn('checks.doctor', page)
         self.assertIn('api1 &lt;down&gt;', page)
 
     def test_checks_keep_a_missing_stream_red(self):
-        self.report('--check', 'doctor=pass',
-                    os.path.join(self.folder, 'suite.subunit'))
-        suite = ElementTree.fromstring(
-            self.read('suite.junit.xml')).find('testsuite')
-        self.assertEqual(('2', '1'), (suite.get('tests'),
-                                      suite.get('failures')))
-        self.assertEqual(['doctor', 'no test result'],
-                         [c.get('name') for c in suite.findall('testcase')])
+        self.reported('--check', 'doctor=pass',
+                      os.path.join(self.folder, 'suite.subunit'))
+        root, cases = self.cases('suite.junit.xml')
+        self.assertEqual(('2', '1'), (root.get('tests'),
+                                      root.get('failures')))
+        self.assertEqual([('suite', 'no_test_result'), ('checks', 'doctor')],
+                         list(cases))
 
     def test_bad_check_is_bad_usage(self):
-        proc = subprocess.run([sys.executable, REPORT, '--check', 'doctor=ok',
-                               os.path.join(self.folder, 'x.subunit')],
-                              capture_output=True, text=True, timeout=60)
+        proc = self.report('--check', 'doctor=ok',
+                           os.path.join(self.folder, 'x.subunit'))
         self.assertEqual(2, proc.returncode)
+        self.assertEqual(1, proc.stderr.count('\n'), proc.stderr)
         self.assertIn('bad --check', proc.stderr)
 
-    def test_long_details_keep_their_end(self):
-        test = subunit_results.Test(
-            'a.b.c', 'fail', '',
-            {'traceback': 'x' * (reports.MAX_DETAIL_CHARS * 2) + 'END'}, 0)
-        text = reports.failure_text(test)
-        self.assertTrue(text.endswith('END'))
-        self.assertLess(len(text), reports.MAX_DETAIL_CHARS + 100)
+    def test_unwritable_folder_is_one_line(self):
+        path = os.path.join(self.folder, 'no', 'such', 'suite.subunit')
+        proc = self.report(path)
+        self.assertEqual(1, proc.returncode)
+        self.assertEqual(1, proc.stderr.count('\n'), proc.stderr)
+        self.assertIn('cannot write the reports of %s' % path, proc.stderr)
+        self.assertNotIn('Traceback', proc.stderr)
+
+    def test_missing_tool_is_one_line(self):
+        # NOTE: in process, with a Python that has nothing beside it and
+        # a PATH without the tools.
+        self.useFixture(fixtures.MonkeyPatch(
+            'sys.executable', os.path.join(self.folder, 'bin', 'python')))
+        self.useFixture(fixtures.EnvironmentVariable('PATH', self.folder))
+        path = synthetic_subunit.write(
+            self.folder, 'suite.subunit', (CLS + '.test_a', 'success'))
+        code, out, err = manifest_tools.run(self, 'subunit_report', path)
+        self.assertEqual((1, ''), (code, out))
+        self.assertEqual(1, err.count('\n'), err)
+        self.assertIn('subunit2junitxml not found', err)
+        self.assertIn('pip install python-subunit junitxml;', err)
+
+
+class SyntheticEventsTest(testtools.TestCase):
+    """report_events: what is added, read back with subunit_results."""
+
+    def _tests_of(self, data):
+        folder = self.useFixture(fixtures.TempDir()).path
+        path = os.path.join(folder, 's.subunit')
+        with open(path, 'wb') as f:
+            f.write(data)
+        return subunit_results.read_tests(path)
+
+    def test_unfinished_test_keeps_its_worker(self):
+        data = synthetic_subunit.stream((CLS + '.test_c', 'inprogress'))
+        events, _data, _last = report_events.synthetic(
+            'unit', 'unit.subunit', data, [])
+        self.assertEqual([(CLS + '.test_c', 'fail')],
+                         [(e.test_id, e.status) for e in events])
+        tests = self._tests_of(report_events.enriched(
+            'unit', 'unit.subunit', data, []))
+        self.assertEqual([(CLS + '.test_c', 'fail')],
+                         [(t.id, t.outcome) for t in tests])
+
+    def test_parse_check(self):
+        self.assertEqual(('checks.a', 'skip', 'why: x'),
+                         report_events.parse_check('a=skip:why: x')[:3])
+        for bad in ('=pass', 'a=ok', 'a', 'a=pass:why'):
+            self.assertRaises(ValueError, report_events.parse_check, bad)

@@ -22,7 +22,7 @@ import yaml
 from glance_multiapi_tests import config
 from glance_multiapi_tests.multiapi import glance_cr
 from glance_multiapi_tests.selftests.manifests import cifmw_facts
-from glance_multiapi_tests.selftests.manifests import crd_fields
+from glance_multiapi_tests.selftests.manifests import crd_schema
 from glance_multiapi_tests.selftests.manifests import rbac
 from glance_multiapi_tests.selftests.manifests import zuul_jobs
 from glance_multiapi_tests.selftests.unit import manifest_tools
@@ -48,8 +48,8 @@ class ShippedJobsTest(testtools.TestCase):
         self.facts = cifmw_facts.parse_facts(_read(FACTS), FACTS)
         self.jobs, self.projects = zuul_jobs.load_config(
             sorted(glob.glob(os.path.join(REPO, 'zuul.d', '*.yaml'))))
-        self.crd = crd_fields.parse_facts(_read(os.path.join(
-            manifest_tools.ETC, 'tempest-crd-fields.txt')))
+        self.crd = crd_schema.load(os.path.join(
+            manifest_tools.ETC, 'tempest-crd-schema.json'))
         self.rbac = rbac.load_documents(os.path.join(manifest_tools.ETC,
                                                      'rbac.yaml'))
         self.used = _read(os.path.join(REPO, 'zuul.d', 'podified.yaml'))
@@ -57,7 +57,7 @@ class ShippedJobsTest(testtools.TestCase):
     def problems(self, jobs=None, used=None):
         return zuul_jobs.problems(
             jobs or self.jobs, self.projects, self.facts, REPO,
-            self.used if used is None else used, self.crd[0], self.crd[1],
+            self.used if used is None else used, self.crd,
             self.rbac, config.list_opts())
 
     def test_check_zuul_jobs_passes(self):
