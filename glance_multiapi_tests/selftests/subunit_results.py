@@ -23,7 +23,9 @@ OUTCOMES = {'success': 'pass', 'xfail': 'pass', 'fail': 'fail',
             # NOTE: started and never finished: the worker died under it.
             'inprogress': 'error'}
 
-Test = collections.namedtuple('Test', 'id outcome reason')
+# NOTE: duration (seconds, 0.0 when a timestamp is missing) is what
+# tools/suite_times.py records for stestr's scheduler.
+Test = collections.namedtuple('Test', 'id outcome reason duration')
 
 
 def for_each_test(stream, on_test):
@@ -54,7 +56,9 @@ def _test(raw):
     outcome = OUTCOMES.get(raw['status'])
     if outcome is None:
         return None
-    return Test(raw['id'], outcome, _reason(raw))
+    start, stop = raw['timestamps']
+    duration = (stop - start).total_seconds() if start and stop else 0.0
+    return Test(raw['id'], outcome, _reason(raw), duration)
 
 
 def read_tests(path):

@@ -80,7 +80,7 @@ class ParseTest(testtools.TestCase):
 
 
 def test(test_id, outcome, reason=''):
-    return subunit_results.Test(test_id, outcome, reason)
+    return subunit_results.Test(test_id, outcome, reason, 1.0)
 
 
 class ProblemsTest(testtools.TestCase):
