@@ -46,20 +46,23 @@ html_theme = 'alabaster'
 html_theme_options = {
     'description': 'Tempest checks for multi-API Glance on Kubernetes',
     'fixed_sidebar': True,
-    'page_width': '1100px',
+    'page_width': '1240px',
     'sidebar_width': '240px',
 }
 html_sidebars = {
     '**': ['about.html', 'navigation.html', 'relations.html',
            'searchbox.html'],
 }
-html_static_path = []
+# custom.css: wide tables wrap their literals (alabaster loads it).
+html_static_path = ['_static']
 html_last_updated_fmt = None
 templates_path = []
 exclude_patterns = ['_ext']
 source_suffix = {'.rst': 'restructuredtext'}
 master_doc = 'index'
 pygments_style = 'sphinx'
+# NOTE: literal blocks here are messages, commands and files, not Python.
+highlight_language = 'none'
 # NOTE: literal text in ``double backquotes`` is common here (options,
 # files, commands); a single-backquoted name is a mistake, not a cross
 # reference to guess.
