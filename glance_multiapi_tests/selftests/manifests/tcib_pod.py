@@ -410,3 +410,32 @@ def override_pairs_as_passed(env, first_cwd=None, cwd=None):
             raise RenderError('discover-tempest-config wants "section.key '
                               'value" but gets %r %r' % (key, value))
     return pairs
+
+
+def operator_clouds_yaml(admin):
+    """(clouds.yaml, secure.yaml) documents as the pod gets them.
+
+    keystone-operator (internal/controller/keystoneapi_controller.go
+    reconcileCloudConfig, internal/keystone/cloudconfig.go) writes cloud
+    "default" into ConfigMap openstack-config: the public keystone URL,
+    the admin user and project in domain Default, the region; the
+    password goes to Secret openstack-config-secret (secure.yaml).
+    test-operator mounts both (internal/tempest/volumes.go). There is no
+    cacert: the pod trusts the control plane through its system bundle.
+    admin: a clouds.yaml cloud with auth_url, username, password and
+    project_name (the embedded cloud's "admin").
+    """
+    auth = admin['auth']
+    url = auth['auth_url'].rstrip('/')
+    if url.endswith('/v3'):
+        # NOTE: the operator's URL is the endpoint, without a version.
+        url = url[:-len('/v3')]
+    clouds = {'clouds': {'default': {
+        'auth': {'auth_url': url, 'project_name': auth['project_name'],
+                 'username': auth['username'],
+                 'user_domain_name': 'Default',
+                 'project_domain_name': 'Default'},
+        'region_name': admin.get('region_name', '')}}}
+    secure = {'clouds': {'default': {'auth': {
+        'password': auth['password']}}}}
+    return clouds, secure

@@ -226,3 +226,20 @@ class RealShellTest(testtools.TestCase):
                                   tcib_pod.tempestconf_argv, env)
         # NOTE: xargs still runs the command with what came before.
         self.assertEqual(json.loads(result.stdout), error.partial)
+
+
+class CloudsYamlTest(testtools.TestCase):
+
+    def test_operator_shape_without_cacert(self):
+        clouds, secure = tcib_pod.operator_clouds_yaml({
+            'auth': {'auth_url': 'https://k:5000/v3', 'username': 'admin',
+                     'password': 'pw', 'project_name': 'admin',
+                     'user_domain_id': 'default'},
+            'cacert': '/x/ca.crt', 'region_name': 'regionOne'})
+        default = clouds['clouds']['default']
+        self.assertEqual('https://k:5000', default['auth']['auth_url'])
+        self.assertEqual('Default', default['auth']['user_domain_name'])
+        self.assertNotIn('password', default['auth'])
+        self.assertNotIn('cacert', default)
+        self.assertEqual('pw',
+                         secure['clouds']['default']['auth']['password'])
