@@ -74,7 +74,7 @@ finish() {
     "$VENV/bin/python" tools/subunit_report.py "$STREAM" > /dev/null
     line=$("$VENV/bin/python" tools/subunit_summary.py --list-failures \
         "$STREAM")
-    echo "$line" | sed '$d' | sed 's/^/test-operator: failed: /'
+    echo "$line" | sed '$d' | sed 's/^/test-operator: /'
     echo "test-operator: done in $((SECONDS - started)) s"
     echo "$line" | tail -1
     read -r _ _ f _ <<<"$(echo "$line" | tail -1)"

@@ -67,6 +67,13 @@ mkdir -p /var/lib/tempest/external-plugins/.venv &&
 # The image's own commands (python3, discover-tempest-config, stestr, ...).
 mount --bind "$POD/image-bin" /usr/local/bin || die "cannot mount image-bin"
 [ ! -e "$HOME/.kube" ] || die "$HOME/.kube exists: a pod has no kubeconfig"
+# NOTE: tcib's tempest images carry neither; the plugin must not need them.
+for cmd in oc kubectl; do
+    if command -v "$cmd" > /dev/null; then
+        die "$cmd is on the pod's PATH ($(command -v "$cmd")); the image" \
+            "has none"
+    fi
+done
 
 # -- run_tempest.sh from here on (its variable names) -------------------
 HOMEDIR=/var/lib/tempest

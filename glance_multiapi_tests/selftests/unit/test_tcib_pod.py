@@ -243,3 +243,27 @@ class CloudsYamlTest(testtools.TestCase):
         self.assertNotIn('cacert', default)
         self.assertEqual('pw',
                          secure['clouds']['default']['auth']['password'])
+
+
+class ToolTest(testtools.TestCase):
+    """tools/tcib_pod.py, as tools/run-test-operator.sh calls it."""
+
+    def test_env_writes_the_configmap_files(self):
+        files = self.useFixture(fixtures.TempDir()).path
+        code, out, err = manifest_tools.run(
+            self, 'tcib_pod', 'env', '--cr', CR, '--files-dir', files,
+            '--set', 'TEMPESTCONF_IMAGE=/x.qcow2')
+        self.assertEqual((0, ''), (code, err))
+        env = dict(item.split('=', 1) for item in out.split('\0') if item)
+        self.assertEqual('/x.qcow2', env['TEMPESTCONF_IMAGE'])
+        self.assertEqual('2', env['TEMPEST_CONCURRENCY'])
+        with open(os.path.join(files, 'include.txt')) as stream:
+            self.assertEqual('glance_multiapi_tests.*\n', stream.read())
+
+    def test_discover_argv_refuses_what_xargs_refuses(self):
+        self.useFixture(fixtures.EnvironmentVariable(
+            'TEMPESTCONF_OVERRIDES', "a.b it's"))
+        code, out, err = manifest_tools.run(self, 'tcib_pod',
+                                            'discover-argv')
+        self.assertEqual((1, ''), (code, out))
+        self.assertIn('unmatched single quote', err)
