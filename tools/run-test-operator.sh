@@ -278,11 +278,11 @@ echo "test-operator: the pod exited $pod_rc after $((SECONDS - pod_started))" \
 grep -q '^pip_install ok' "$pod/steps.txt" && stamp_venv "$plugin" "$key"
 
 # -- results ---------------------------------------------------------------
-while read -r step outcome; do
+while read -r step outcome reason; do
     if [ "$outcome" = ok ]; then
         record success "$step"
     else
-        record fail "$step" "see $NAME.log"
+        record fail "$step" "${reason:-see $NAME.log}"
     fi
 done < "$pod/steps.txt"
 logs=$pod/home/external_files/$("$VENV/bin/python" -c 'import sys, yaml
@@ -315,6 +315,13 @@ else
     record fail no_request_refused "$role_out"
 fi
 echo "$role_out" | tail -1 | sed 's/^/test-operator: /'
+# NOTE: a pod that failed before its first step (or after its last)
+# counts as a failure too.
+read -r _ _ failed_so_far _ <<<"$("$VENV/bin/python" \
+    tools/subunit_summary.py "$STREAM" | tail -1)"
+if [ "$pod_rc" != 0 ] && [ "${failed_so_far:-0}" = 0 ]; then
+    record fail pod "the pod exited $pod_rc (see $NAME.log)"
+fi
 [ -d "$logs" ] && cp -r "$logs" "$OUT/logs-volume"
 [ -e "$pod/discover.log" ] && cp "$pod/discover.log" \
     "$OUT/discover-tempest-config.log"

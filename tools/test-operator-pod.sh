@@ -20,7 +20,8 @@ POD=$1 HELPER_PY=$2 TOOLS=$3 PLUGIN_VENV=$4
 STEPS=$POD/steps.txt
 
 say() { echo "test-operator-pod: $*"; }
-step() { echo "$1 $2" >> "$STEPS"; }
+# step NAME ok|fail [REASON]: one line of steps.txt.
+step() { echo "$1 $2${3:+ ${*:3}}" >> "$STEPS"; }
 die() { say "FAILED: $*" >&2; exit 90; }
 
 # overlay DIR: a copy-on-write view of DIR, for this namespace only.
@@ -40,6 +41,31 @@ overlay() {
 overlay /run
 overlay /etc
 overlay /var/lib
+# NOTE: tcib's tempest images carry neither oc nor kubectl, so this
+# machine's are taken out of the pod's /usr (an overlay whiteout, a 0/0
+# character device in its upper folder): the plugin cannot lean on one.
+ov_usr=$POD/ov_usr
+for cmd in oc kubectl; do
+    IFS=: read -ra dirs <<< "$PATH"
+    for dir in "${dirs[@]}"; do
+        path=$(realpath -s "$dir/$cmd")
+        [ -e "$path" ] || [ -L "$path" ] || continue
+        path=$(realpath "$dir")/$cmd
+        [ -c "$ov_usr/u${path#/usr}" ] && continue
+        case $path in
+            /usr/*) mkdir -p "$ov_usr/u$(dirname "${path#/usr}")" &&
+                    mknod "$ov_usr/u${path#/usr}" c 0 0 ||
+                        die "cannot hide $path" ;;
+            *) die "$path is on the pod's PATH; the image has no $cmd" ;;
+        esac
+        say "hid this machine's $path: the image has no $cmd"
+    done
+done
+overlay /usr
+hash -r
+for cmd in oc kubectl; do
+    ! command -v "$cmd" > /dev/null || die "$cmd is still on the pod's PATH"
+done
 # The Secret of rbac.yaml, as the CR's extraMounts mounts it (readOnly);
 # /var/run is a symlink to /run.
 sa=/run/secrets/kubernetes.io/serviceaccount
@@ -67,13 +93,7 @@ mkdir -p /var/lib/tempest/external-plugins/.venv &&
 # The image's own commands (python3, discover-tempest-config, stestr, ...).
 mount --bind "$POD/image-bin" /usr/local/bin || die "cannot mount image-bin"
 [ ! -e "$HOME/.kube" ] || die "$HOME/.kube exists: a pod has no kubeconfig"
-# NOTE: tcib's tempest images carry neither; the plugin must not need them.
-for cmd in oc kubectl; do
-    if command -v "$cmd" > /dev/null; then
-        die "$cmd is on the pod's PATH ($(command -v "$cmd")); the image" \
-            "has none"
-    fi
-done
+
 
 # -- run_tempest.sh from here on (its variable names) -------------------
 HOMEDIR=/var/lib/tempest
@@ -137,10 +157,13 @@ cd "$HOMEDIR" && tempest init openshift > /dev/null || {
 cd "$TEMPEST_DIR" || exit 1
 mkdir -p "$TEMPEST_LOGS_DIR"
 mapfile -d '' conf_argv < <("$HELPER_PY" "$TOOLS/tcib_pod.py" \
-    discover-argv --first-cwd "$first_cwd")
+    discover-argv --first-cwd "$first_cwd" 2> "$POD/render.err")
 mapfile -d '' run_argv < <("$HELPER_PY" "$TOOLS/tcib_pod.py" tempest-argv)
-[ "${#conf_argv[@]}" -gt 0 ] || { step discover_tempest_config fail;
-                                  exit 1; }
+if [ "${#conf_argv[@]}" = 0 ]; then
+    cat "$POD/render.err" >&2
+    step discover_tempest_config fail "$(tr '\n' ' ' < "$POD/render.err")"
+    exit 1
+fi
 say "discover-tempest-config is $(command -v discover-tempest-config)"
 say "discover-tempest-config ${conf_argv[*]}"
 # NOTE: the image's python-requests (an RPM) is patched to trust the
@@ -155,7 +178,8 @@ if [ "$conf_rc" = 0 ]; then
     tempest run "${run_argv[@]}"
     RETURN_VALUE=$?
 else
-    step discover_tempest_config fail
+    step discover_tempest_config fail "discover-tempest-config exited" \
+        "$conf_rc: $(grep -v ' DEBUG ' "$POD/discover.log" | tail -1)"
     say "discover-tempest-config exited $conf_rc; its last lines:"
     grep -v ' DEBUG ' "$POD/discover.log" | tail -15 | sed 's/^/    /'
     RETURN_VALUE=$conf_rc
