@@ -3,10 +3,13 @@
 # then the lint stage (tools/run-lint.sh: flake8, check-uuid and the
 # CI-file linters; one result), the unit tests, the plugin alone under
 # Python 3.9 and 3.12 (tools/run-python-matrix.sh), the plugin beside other
-# tempest plugins (tools/run-coexistence.sh) and the functional tests
-# against a real embedded cloud. Ends with "N passed, N failed, N skipped".
+# tempest plugins (tools/run-coexistence.sh), the shipped Tempest CR in a
+# stand-in of test-operator's pod (tools/run-test-operator.sh) and the
+# functional tests against a real embedded cloud. Ends with "N passed, N
+# failed, N skipped".
 # Results (${RESULTS:-results}): unit, functional, python-matrix (with
-# py39-unit, py312-unit) and coexistence, each as .subunit, .junit.xml and
+# py39-unit, py312-unit), coexistence and test-operator, each as .subunit,
+# .junit.xml and
 # .html, the stages' logs, and artifacts/functional when the functional
 # tests failed. What tools/run-suite.sh wrote there (suite.*, artifacts/)
 # is left alone.
@@ -61,13 +64,17 @@ stage python-matrix tools/run-python-matrix.sh
 echo "== the plugin beside other tempest plugins"
 stage coexistence tools/run-coexistence.sh
 
+echo "== the test-operator pod path (tcib's run_tempest.sh, for real)"
+stage test-operator tools/run-test-operator.sh
+
 echo "== functional tests (real embedded cloud)"
 tools/run-functional.sh
 functional_rc=$?
 
 echo "== reports (JUnit XML and HTML beside each subunit stream)"
 streams=()
-for name in unit python-matrix py39-unit py312-unit coexistence; do
+for name in unit python-matrix py39-unit py312-unit coexistence \
+        test-operator; do
     [ -e "$RESULTS/$name.subunit" ] && streams+=("$RESULTS/$name.subunit")
 done
 # NOTE: run-functional.sh writes its own; when it stopped before, a report

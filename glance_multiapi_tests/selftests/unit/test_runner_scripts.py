@@ -36,6 +36,7 @@ STUBS = {
     'tools/run-lint.sh': 'echo "lint: stub: ok"\n',
     'tools/run-python-matrix.sh': 'echo "2 passed, 0 failed, 0 skipped"\n',
     'tools/run-coexistence.sh': 'echo "1 passed, 0 failed, 0 skipped"\n',
+    'tools/run-test-operator.sh': 'echo "0 passed, 0 failed, 1 skipped"\n',
     'tools/run-functional.sh': (
         '[ -n "$STUB_FUNCTIONAL" ] && '
         'cp "$STUB_FUNCTIONAL" "$RESULTS/functional.subunit"\n'
@@ -89,8 +90,9 @@ class RunTestsSummaryTest(testtools.TestCase):
     def test_all_green(self):
         rc, line, out = self.run_tests(functional=self.functional(*PASSES))
         self.assertEqual(0, rc, out)
-        # 2 unit + 2 matrix + 1 coexistence + 2 functional + lint.
-        self.assertEqual('8 passed, 0 failed, 0 skipped', line)
+        # 2 unit + 2 matrix + 1 coexistence + 2 functional + lint; the
+        # test-operator stage skipped.
+        self.assertEqual('8 passed, 0 failed, 1 skipped', line)
         green = {'pkg.T.test_a': 'pass', 'pkg.T.test_b': 'pass'}
         self.assertEqual(green, self.junit('unit'))
         self.assertEqual(green, self.junit('functional'))
@@ -98,7 +100,7 @@ class RunTestsSummaryTest(testtools.TestCase):
     def test_functional_cloud_did_not_start(self):
         rc, line, out = self.run_tests(functional_rc=1)
         self.assertNotEqual(0, rc, out)
-        self.assertEqual('6 passed, 1 failed, 0 skipped', line)
+        self.assertEqual('6 passed, 1 failed, 1 skipped', line)
         self.assertIn('FAILED: functional (exit 1)', out)
         self.assertEqual({'functional.no_test_result': 'fail'},
                          self.junit('functional'))
@@ -107,21 +109,21 @@ class RunTestsSummaryTest(testtools.TestCase):
         rc, line, out = self.run_tests(
             functional=self.functional(*PASSES), functional_rc=1)
         self.assertNotEqual(0, rc, out)
-        self.assertEqual('8 passed, 1 failed, 0 skipped', line)
+        self.assertEqual('8 passed, 1 failed, 1 skipped', line)
 
     def test_failure_in_stream_counted_once(self):
         rc, line, out = self.run_tests(
             functional=self.functional(PASSES[0], ('pkg.T.test_c', 'fail')),
             functional_rc=1)
         self.assertNotEqual(0, rc, out)
-        self.assertEqual('7 passed, 1 failed, 0 skipped', line)
+        self.assertEqual('7 passed, 1 failed, 1 skipped', line)
         self.assertNotIn('FAILED: functional (exit 1)', out)
 
     def test_unit_run_failed_without_a_failed_test(self):
         rc, line, out = self.run_tests(
             unit_rc=2, functional=self.functional(*PASSES))
         self.assertNotEqual(0, rc, out)
-        self.assertEqual('8 passed, 1 failed, 0 skipped', line)
+        self.assertEqual('8 passed, 1 failed, 1 skipped', line)
         self.assertIn('FAILED: unit (exit 2)', out)
 
 
