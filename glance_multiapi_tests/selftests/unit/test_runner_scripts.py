@@ -53,7 +53,7 @@ class RunTestsSummaryTest(testtools.TestCase):
         self.root = self.useFixture(fixtures.TempDir()).path
         os.mkdir(os.path.join(self.root, 'tools'))
         os.makedirs(os.path.join(self.root, 'venv', 'bin'))
-        for name in ('run-tests.sh', 'subunit_summary.py',
+        for name in ('run-tests.sh', 'stage-timer.sh', 'subunit_summary.py',
                      'subunit_report.py'):
             shutil.copy(os.path.join(REPO, 'tools', name),
                         os.path.join(self.root, 'tools', name))
@@ -64,11 +64,12 @@ class RunTestsSummaryTest(testtools.TestCase):
             os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
         self.unit = synthetic_subunit.write(self.root, 'unit.in', *PASSES)
 
-    def run_tests(self, unit_rc=0, functional=None, functional_rc=0):
+    def run_tests(self, unit_rc=0, functional=None, functional_rc=0,
+                  **more_env):
         env = dict(os.environ, VENV='venv', RESULTS='results',
                    STUB_UNIT=self.unit, STUB_UNIT_RC=str(unit_rc),
                    STUB_FUNCTIONAL=functional or '',
-                   STUB_FUNCTIONAL_RC=str(functional_rc))
+                   STUB_FUNCTIONAL_RC=str(functional_rc), **more_env)
         proc = subprocess.run(
             [os.path.join(self.root, 'tools', 'run-tests.sh')],
             capture_output=True, text=True, timeout=120, env=env,
@@ -96,6 +97,21 @@ class RunTestsSummaryTest(testtools.TestCase):
         green = {'pkg.T.test_a': 'pass', 'pkg.T.test_b': 'pass'}
         self.assertEqual(green, self.junit('unit'))
         self.assertEqual(green, self.junit('functional'))
+
+    def test_stage_table_and_serial_mode_give_the_same_counts(self):
+        for env in ({}, {'SERIAL': '1'}):
+            rc, line, out = self.run_tests(
+                functional=self.functional(*PASSES), **env)
+            self.assertEqual(0, rc, out)
+            self.assertEqual('8 passed, 0 failed, 1 skipped', line)
+            table = out[out.index('== project test stages (seconds)'):]
+            self.assertEqual(
+                ['set-up', 'lint', 'unit', 'python-matrix', 'coexistence',
+                 'test-operator', 'functional', 'reports', 'wall'],
+                [row.split()[0] for row in table.splitlines()[1:-1]])
+            self.assertEqual(
+                'SERIAL' not in env,
+                'in the background (logs in' in out, out)
 
     def test_functional_cloud_did_not_start(self):
         rc, line, out = self.run_tests(functional_rc=1)
