@@ -21,12 +21,21 @@ tests/waiters.py.
 from oslo_serialization import jsonutils as json
 from tempest.lib.common import rest_client
 
+from glance_multiapi_tests.services import error_bodies
+
 # NOTE: heat answers GET / with 300 Multiple Choices and the versions.
 VERSION_STATUSES = (200, 300)
 
 
-class HeatClient(rest_client.RestClient):
-    """heat-api or heat-api-cfn, by catalog type."""
+class HeatClient(error_bodies.ReadableErrors, rest_client.RestClient):
+    """heat-api or heat-api-cfn, by catalog type.
+
+    Error bodies tempest cannot read (heat's 500 for an RPC timeout has
+    no error message) still raise tempest errors: see error_bodies.
+    """
+
+    def error_service_name(self):
+        return 'heat (%s)' % self.service
 
     def version_document(self):
         """(HTTP status, body) of GET / of the service's endpoint host."""
