@@ -153,45 +153,58 @@ class Disturbance(object):
             clock)
         self.settled_at = None
         self.failures = 0
+        # NOTE: {label: problem text: (first seen, times)}.
+        self.seen = {}
 
-    def settle(self):
-        """The disturbance itself ended; the grace starts now."""
+    def settle(self, note=None):
+        """The disturbance itself ended; the grace starts now (once).
+
+        note: what ended it, for the timeline.
+        """
         if self.settled_at is None:
             self.settled_at = self.clock()
-            self.timeline.add('%s ended; its failures count as not yet '
-                              'for %d s more' % (self.what, self.grace))
+            self.timeline.add('%s; failures count as not yet for %d s '
+                              'more' % (note or self.what + ' ended',
+                                        self.grace))
 
     @property
     def over(self):
         return (self.settled_at is not None and
                 self.clock() - self.settled_at > self.grace)
 
-    def absorb(self, label, exc, last_seen=None):
-        """Record a transient failure of label; its timeline line.
+    def absorb(self, label, exc, last_seen=None, record=True):
+        """Count a transient failure of label; its line.
 
         None when exc is not transient (the caller re-raises it);
-        StillFailing when the window has ended.
+        StillFailing when the window has ended. record: add the line to
+        the timeline (a caller that records one line per poll says no).
         """
         problem = transient_problem(exc)
         if problem is None:
             return None
+        text = '%s: %s' % (label, problem)
+        now = self.clock() - self.timeline.started
+        first, count = self.seen.get(text, (now, 0))
+        self.seen[text] = (first, count + 1)
         self.failures += 1
-        line = self.timeline.add('%s: %s' % (label, problem))
+        line = self.timeline.add(text) if record else text
         if self.over:
             raise StillFailing(
-                '%s still failed %d s after the %s ended: %s; last seen '
-                'before: %s; timeline: %s' % (
-                    label, self.grace, self.what, line,
+                '%s still failed %d s after the %s ended: %s (%d times '
+                'since %.1fs); last seen before: %s; timeline: %s' % (
+                    label, self.grace, self.what, text, count + 1, first,
                     last_seen or 'nothing', ' | '.join(
-                        self.timeline.lines(last=12)))) from None
+                        self.timeline.lines(last=8)))) from None
         return line
 
-    def call(self, label, func, *args, last_seen=None, **kwargs):
+    def call(self, label, func, *args, last_seen=None, record=True,
+             **kwargs):
         """(True, func's result), or (False, line) on a transient failure."""
         try:
             return True, func(*args, **kwargs)
         except Exception as exc:
-            line = self.absorb(label, exc, last_seen=last_seen)
+            line = self.absorb(label, exc, last_seen=last_seen,
+                               record=record)
             if line is None:
                 raise
             return False, line

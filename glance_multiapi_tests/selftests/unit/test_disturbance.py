@@ -169,8 +169,10 @@ class DisturbanceTest(testtools.TestCase):
                                 last_seen='CREATE_IN_PROGRESS')
         text = str(exc)
         self.assertIn('stack show still failed 10 s after the heat-engine '
-                      'restart ended: 10.0s stack show: HTTP 500 '
-                      'MessagingTimeout (2 times, until 11.0s)', text)
+                      'restart ended: stack show: HTTP 500 MessagingTimeout '
+                      '(2 times since 10.0s)', text)
+        self.assertIn('10.0s stack show: HTTP 500 MessagingTimeout (2 '
+                      'times, until 11.0s)', text)
         self.assertIn('last seen before: CREATE_IN_PROGRESS', text)
 
 
