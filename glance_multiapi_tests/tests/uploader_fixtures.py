@@ -218,6 +218,10 @@ class SavingImage(fixtures.Fixture):
             self.image = self.client.create_image(**self.body)
         else:
             self.image = self.existing
+        # NOTE: the held upload (and the uploader beside it) load Glance;
+        # a 5xx or timeout meanwhile is "not yet", not a crash.
+        self.disturbance = waiters.Disturbance(
+            'held upload of image %s' % self.image['id'])
         self.addCleanup(_delete_quietly, self.client, self.image['id'])
         self._release = threading.Event()
         self._abort = threading.Event()
@@ -232,9 +236,15 @@ class SavingImage(fixtures.Fixture):
         self._thread.start()
         self.addCleanup(self._thread.join, self.timeout)
         self.addCleanup(self.release, 'abort')
-        waiters.wait_for(lambda: self.status() in ('saving', 'deleted'),
-                         what='image %s saving under a held upload'
-                         % self.image['id'], timeout=self.timeout)
+
+        def saving():
+            status = self._status_once()[1]
+            return status in ('saving', 'deleted'), 'status %s' % status
+
+        waiters.wait_for(
+            saving, what='image %s saving under a held upload'
+            % self.image['id'], timeout=self.timeout,
+            disturbance=self.disturbance)
 
     def _put(self, url, held, headers):
         # NOTE: the same TLS trust as the tempest clients ([identity]).
@@ -250,14 +260,24 @@ class SavingImage(fixtures.Fixture):
             self.outcome = ('TLS: %s' % problem if problem else
                             'aborted (%s)' % exc.__class__.__name__)
 
-    def status(self):
+    def _status_once(self):
         try:
-            return self.client.show_image(self.image['id'])['status']
+            return True, self.client.show_image(self.image['id'])['status']
         except Exception as exc:
             if getattr(exc, 'resp', None) is not None and \
                     exc.resp.status == 404:
-                return 'deleted'
+                return True, 'deleted'
             raise
+
+    def status(self):
+        """The image's status, 'deleted' once it is gone.
+
+        Glance's 5xx answers and timeouts are retried (timeout at most).
+        """
+        return waiters.wait_for(
+            self._status_once, what='Glance to show image %s'
+            % self.image['id'], timeout=self.timeout,
+            disturbance=self.disturbance)
 
     def release(self, how):
         if self._release.is_set():
