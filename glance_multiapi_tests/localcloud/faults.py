@@ -126,6 +126,15 @@ class Fault(object):
         """Whether a removed API's status.apiEndpoint keys stay."""
         return False
 
+    def rpc_timeout(self, since_restart):
+        """None when heat-api's RPC call to heat-engine goes through.
+
+        Else the seconds heat-api waits before the call fails with
+        MessagingTimeout. since_restart: seconds since the last
+        ``restart heat-engine`` began (None: never restarted).
+        """
+        return None
+
 
 @fault
 class UnresolvableEndpoint(Fault):
@@ -293,6 +302,40 @@ class ShrinkLeavesStatus(Fault):
         return self.arg in (None, api)
 
 
+@fault
+class HeatRpcTimeout(Fault):
+    name = 'heat-rpc-timeout'
+    needs_heat = True
+    arg_kind = 'seconds[:delay]'
+    help = ('for SECONDS after a "restart heat-engine" began, every call '
+            'heat-api relays to heat-engine fails (after DELAY s, default '
+            '0) with MessagingTimeout, which heat-api answers with its own '
+            '500 body (an "error" without "message"), as when the engine '
+            'does not answer within rpc_response_timeout; the cloud\'s own '
+            'probes are spared; e.g. heat-rpc-timeout=20:2')
+
+    def _numbers(self):
+        seconds, _sep, delay = (self.arg or '').partition(':')
+        return float(seconds), float(delay or 0)
+
+    def check_arg(self):
+        try:
+            seconds, delay = self._numbers()
+        except ValueError:
+            seconds = delay = -1
+        if seconds <= 0 or delay < 0:
+            raise errors.Invalid('fault %s needs SECONDS[:DELAY], SECONDS '
+                                 'above 0, e.g. %s=20 or %s=20:2, got %r' % (
+                                     self.name, self.name, self.name,
+                                     self.arg))
+
+    def rpc_timeout(self, since_restart):
+        seconds, delay = self._numbers()
+        if since_restart is None or not 0 <= since_restart < seconds:
+            return None
+        return delay
+
+
 def parse(text):
     """'NAME' or 'NAME=ARG' -> [name, arg]; Invalid for unknown names."""
     name, _sep, arg = text.partition('=')
@@ -372,6 +415,13 @@ class Faults(object):
 
     def keeps_removed_status(self, api):
         return any(item.keeps_removed_status(api) for item in self.active)
+
+    def rpc_timeout(self, since_restart):
+        for item in self.active:
+            delay = item.rpc_timeout(since_restart)
+            if delay is not None:
+                return delay
+        return None
 
 
 def describe():

@@ -14,12 +14,14 @@
 
 Skipped unless [service_available] heat is true. Stacks are named with
 rand_name and deleted (and awaited) in cleanups registered as soon as
-heat gives them an id.
+heat gives them an id. A cleanup may run right after a scenario disturbed
+heat (restarted heat-engine), so it counts heat-api's 5xx answers and
+timeouts as "not yet" for build_timeout rather than leak the stack.
 """
 
 from tempest import config
 from tempest.lib.common.utils import data_utils
-from tempest.lib.common.utils import test_utils
+from tempest.lib import exceptions as lib_exc
 from tempest import test
 
 from glance_multiapi_tests.services.orchestration import heat_client
@@ -66,15 +68,39 @@ class HeatTest(test.BaseTestCase):
         name = data_utils.rand_name(prefix=CONF.resource_name_prefix,
                                     name=what)
         stack = self.heat.create_stack(name, template)
-        self.addCleanup(self.wait_for_stack, name, stack['id'],
-                        'DELETE_COMPLETE', gone_ok=True)
-        self.addCleanup(test_utils.call_and_ignore_notfound_exc,
-                        self.heat.delete_stack, name, stack['id'])
+        self.addCleanup(self._cleanup_stack, name, stack['id'])
         return name, stack['id']
 
-    def wait_for_stack(self, name, stack_id, wanted, gone_ok=False):
+    def _cleanup_stack(self, name, stack_id):
+        window = waiters.Disturbance('stack %s cleanup' % name)
+        self.delete_stack(name, stack_id, disturbance=window)
+        self.wait_for_stack(name, stack_id, 'DELETE_COMPLETE', gone_ok=True,
+                            disturbance=window)
+
+    def delete_stack(self, name, stack_id, disturbance=None):
+        """Ask heat to delete the stack; a 404 counts as done.
+
+        With a disturbance, a 5xx or timeout is retried while its window
+        is open (at most build_timeout).
+        """
+        opts = CONF.consolidated_heat
+
+        def check():
+            try:
+                self.heat.delete_stack(name, stack_id)
+            except lib_exc.NotFound:
+                return True, 'gone (404)'
+            return True, 'delete accepted'
+
+        return waiters.wait_for(
+            check, what='heat-api to accept the delete of stack %s (%s)'
+            % (name, stack_id), timeout=opts.build_timeout,
+            interval=opts.build_interval, disturbance=disturbance)
+
+    def wait_for_stack(self, name, stack_id, wanted, gone_ok=False,
+                       disturbance=None):
         opts = CONF.consolidated_heat
         return waiters.wait_for_stack(
             self.heat, name, stack_id, wanted=wanted,
             timeout=opts.build_timeout, interval=opts.build_interval,
-            gone_ok=gone_ok)
+            gone_ok=gone_ok, disturbance=disturbance)

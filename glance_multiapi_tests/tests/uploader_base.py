@@ -39,6 +39,38 @@ CONF = config.CONF
 CLOUD = 'uploader-primary'
 
 
+def reuse_problem(*, who, code, describe, uri, fetches=None,
+                  manifest=None, blobs=()):
+    """Why a run that had to reuse the image did not; None if it did.
+
+    Only the image's bytes were made unavailable. http source: fetches
+    is how many GETs of the file arrived after it was removed. oci:
+    manifest is what a GET of its manifest gets after the run ('HTTP
+    200'), blobs [(layer blob URL, what a GET of it gets)].
+    """
+    if fetches:
+        return ('%s downloaded the image again: %d GET of %s after its '
+                'source was removed (answered 404): %s'
+                % (who, fetches, uri, describe))
+    if code == 0:
+        return None
+    if manifest is None:
+        return ('%s failed (exit %s) without requesting the image\'s '
+                'source %s: %s' % (who, code, uri, describe))
+    if manifest != 'HTTP 200':
+        return ('%s failed (exit %s) and the manifest of %s cannot be read '
+                '(%s): a missing manifest, not a download (the scenario '
+                'removes only the image\'s layer blobs): %s'
+                % (who, code, uri, manifest, describe))
+    return ('%s needed the image\'s bytes again: it failed (exit %s) while '
+            'only they were unavailable (%s) and the manifest of %s stays '
+            'readable (%s); a run that reuses the image may read the '
+            'manifest, never a layer blob: %s' % (
+                who, code, '; '.join('GET %s answers %s' % blob
+                                     for blob in blobs) or 'no layers',
+                uri, manifest, describe))
+
+
 class UploaderScenarioTest(test.BaseTestCase):
     """Drives the configured uploader against the real cloud."""
 
@@ -76,6 +108,8 @@ class UploaderScenarioTest(test.BaseTestCase):
         os.mkdir(self.cwd)
         self.clouds_yaml = self._write_clouds_yaml()
         self.source = self.useFixture(uploader_fixtures.ImageSource())
+        # NOTE: {key: what remove_source made unavailable}.
+        self._removed = {}
         self.configmaps = None
         if self.opts.uuid_output == 'configmap':
             self.configmaps = self.useFixture(
@@ -153,12 +187,51 @@ class UploaderScenarioTest(test.BaseTestCase):
         return self.source.downloads('/%s.raw' % key)
 
     def remove_source(self, key, entry):
-        """Make the source unreachable: a later download fails."""
+        """Make the image's bytes unavailable; keep its metadata.
+
+        A run that must reuse the image may read metadata (an OCI
+        artifact's manifest, as a production uploader refreshing the
+        image's properties does) but never the image's bytes (the http
+        file, the artifact's layer blobs). http: the file goes, later GETs
+        get 404 and are counted. oci: the layer blobs are deleted, the
+        manifest stays; this works against any registry that allows
+        deletes, where a registry's log would be readable only on the
+        embedded cloud. assertReused judges the run.
+        """
         if entry['uri'].startswith('oci://'):
-            uploader_fixtures.delete_oci_artifact(
+            self._removed[key] = uploader_fixtures.remove_oci_layers(
                 entry['uri'], verify=self.registry_verify())
         else:
-            self.source.remove('/%s.raw' % key)
+            path = '/%s.raw' % key
+            self.source.remove(path)
+            self._removed[key] = self.source.requests(path)
+
+    def assertReused(self, result, key, entry, who, failed=None):
+        """The run reused the image: exit 0, none of its bytes fetched.
+
+        Call after remove_source. who names the run in the message
+        ("the second run"); failed, when given, starts it.
+        """
+        verify = self.registry_verify()
+        if entry['uri'].startswith('oci://'):
+            if result.code == 0:
+                return
+            # NOTE: read after the run: what it found when it failed.
+            manifest, _body = uploader_fixtures.oci_manifest(
+                entry['uri'], verify=verify)
+            problem = reuse_problem(
+                who=who, code=result.code, describe=result.describe(),
+                uri=entry['uri'], manifest=manifest, blobs=[
+                    (url, uploader_fixtures.blob_answer(url, verify=verify))
+                    for url in self._removed[key]])
+        else:
+            path = '/%s.raw' % key
+            problem = reuse_problem(
+                who=who, code=result.code, describe=result.describe(),
+                uri=entry['uri'],
+                fetches=self.source.requests(path) - self._removed[key])
+        if problem is not None:
+            self.fail('%s: %s' % (failed, problem) if failed else problem)
 
     def glance_name(self, key, entry):
         if entry.get('commit-tag'):

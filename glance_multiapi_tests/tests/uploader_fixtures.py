@@ -60,6 +60,9 @@ class _SourceHandler(http.server.BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
 
     def do_GET(self):
+        with self.server.lock:
+            self.server.requests.setdefault(self.path, []).append(
+                self.path in self.server.files)
         data = self.server.files.get(self.path)
         if data is None:
             self.send_error(404)
@@ -85,7 +88,11 @@ class _SourceHandler(http.server.BaseHTTPRequestHandler):
 
 
 class ImageSource(fixtures.Fixture):
-    """A loopback HTTP server serving generated images, counting GETs."""
+    """A loopback HTTP server serving generated images, counting GETs.
+
+    downloads() counts the GETs served in full; requests() every GET,
+    including those answered 404 after remove().
+    """
 
     def _setUp(self):
         self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
@@ -94,6 +101,7 @@ class ImageSource(fixtures.Fixture):
         self.server.files = {}
         self.server.cuts = {}
         self.server.counts = {}
+        self.server.requests = {}
         self.server.lock = threading.Lock()
         thread = threading.Thread(target=self.server.serve_forever,
                                   kwargs={'poll_interval': 0.2},
@@ -123,6 +131,11 @@ class ImageSource(fixtures.Fixture):
         with self.server.lock:
             return self.server.counts.get(path, 0)
 
+    def requests(self, path):
+        """How many GETs of path arrived, served or not."""
+        with self.server.lock:
+            return len(self.server.requests.get(path, []))
+
 
 def push_oci_artifact(registry, repository, tag, member_name, data, *,
                       verify=True, cut=False):
@@ -150,19 +163,83 @@ def push_oci_artifact(registry, repository, tag, member_name, data, *,
     return 'oci://%s/%s:%s' % (registry, repository, tag)
 
 
-def delete_oci_artifact(uri, *, verify=True):
-    """Delete the manifest of an oci:// uri (later pulls get 404)."""
+_MANIFEST_TYPES = ('application/vnd.oci.image.manifest.v1+json, '
+                   'application/vnd.docker.distribution.manifest.v2+json')
+# NOTE: the suite's own registry requests say so, so a registry's log
+# tells them from the uploader's.
+_AGENT = {'User-Agent': 'glance-multiapi-tests'}
+
+
+def _oci_base(uri):
+    """(https://HOST/v2/REPOSITORY, TAG) of an oci:// uri."""
     host, _, rest = uri[len('oci://'):].partition('/')
     repository, _, tag = rest.rpartition(':')
-    base = 'https://%s/v2/%s/manifests/' % (host, repository)
-    accept = ('application/vnd.oci.image.manifest.v1+json, '
-              'application/vnd.docker.distribution.manifest.v2+json')
-    head = requests.head(base + tag, headers={'Accept': accept},
-                         verify=verify, timeout=30)
-    head.raise_for_status()
-    digest = head.headers['Docker-Content-Digest']
-    requests.delete(base + digest, verify=verify,
-                    timeout=30).raise_for_status()
+    return 'https://%s/v2/%s' % (host, repository), tag
+
+
+def answer(response):
+    """'HTTP 404 BLOB_UNKNOWN': a registry's status and first error code."""
+    code = ''
+    if response.status_code < 400:
+        return 'HTTP %d' % response.status_code
+    try:
+        errors = response.json().get('errors') or []
+        code = ' ' + errors[0]['code'] if errors else ''
+    except (ValueError, AttributeError, KeyError, TypeError, IndexError):
+        pass
+    return 'HTTP %d%s' % (response.status_code, code)
+
+
+def oci_manifest(uri, *, verify=True):
+    """(answer, manifest or None) of GET of uri's manifest by its tag."""
+    base, tag = _oci_base(uri)
+    response = requests.get('%s/manifests/%s' % (base, tag), timeout=30,
+                            headers=dict(_AGENT, Accept=_MANIFEST_TYPES),
+                            verify=verify)
+    if response.status_code != 200:
+        return answer(response), None
+    return answer(response), response.json()
+
+
+def remove_oci_layers(uri, *, verify=True):
+    """Make the image's bytes unavailable; keep its manifest and config.
+
+    Deletes each layer blob of uri's artifact from its repository
+    (DELETE /v2/<name>/blobs/<digest>, which any OCI distribution
+    registry serves when deletes are enabled); later GETs of it get 404.
+    Returns the blob URLs. A registry that refuses is one readable
+    AssertionError.
+    """
+    base, _tag = _oci_base(uri)
+    seen, manifest = oci_manifest(uri, verify=verify)
+    if manifest is None:
+        raise AssertionError('cannot read the manifest of %s (%s) to make '
+                             'its layers unavailable' % (uri, seen))
+    urls = []
+    for layer in manifest.get('layers') or []:
+        url = '%s/blobs/%s' % (base, layer['digest'])
+        response = requests.delete(url, verify=verify, timeout=30,
+                                   headers=_AGENT)
+        if response.status_code not in (202, 404):
+            raise AssertionError(
+                'the registry refused to delete blob %s of %s (%s): the '
+                'rerun scenarios make an image\'s bytes unavailable that '
+                'way, which needs a registry with deletes enabled (docker '
+                'distribution: storage.delete.enabled)'
+                % (layer['digest'], uri, answer(response)))
+        urls.append(url)
+    return urls
+
+
+def blob_answer(url, *, verify=True):
+    """What a GET of a blob URL gets now ('HTTP 404 BLOB_UNKNOWN')."""
+    # NOTE: streamed, so a blob that is still there is not downloaded.
+    response = requests.get(url, verify=verify, timeout=30, stream=True,
+                            headers=_AGENT)
+    try:
+        return answer(response)
+    finally:
+        response.close()
 
 
 class _AbortUpload(Exception):
@@ -219,6 +296,10 @@ class SavingImage(fixtures.Fixture):
             self.image = self.client.create_image(**self.body)
         else:
             self.image = self.existing
+        # NOTE: the held upload (and the uploader beside it) load Glance;
+        # a 5xx or timeout meanwhile is "not yet", not a crash.
+        self.disturbance = waiters.Disturbance(
+            'held upload of image %s' % self.image['id'])
         self.addCleanup(_delete_quietly, self.client, self.image['id'])
         self._release = threading.Event()
         self._abort = threading.Event()
@@ -233,9 +314,15 @@ class SavingImage(fixtures.Fixture):
         self._thread.start()
         self.addCleanup(self._thread.join, self.timeout)
         self.addCleanup(self.release, 'abort')
-        waiters.wait_for(lambda: self.status() in ('saving', 'deleted'),
-                         what='image %s saving under a held upload'
-                         % self.image['id'], timeout=self.timeout)
+
+        def saving():
+            status = self._status_once()[1]
+            return status in ('saving', 'deleted'), 'status %s' % status
+
+        waiters.wait_for(
+            saving, what='image %s saving under a held upload'
+            % self.image['id'], timeout=self.timeout,
+            disturbance=self.disturbance)
 
     def _put(self, url, held, headers):
         # NOTE: the same TLS trust as the tempest clients ([identity], else
@@ -253,14 +340,24 @@ class SavingImage(fixtures.Fixture):
             self.outcome = ('TLS: %s' % problem if problem else
                             'aborted (%s)' % exc.__class__.__name__)
 
-    def status(self):
+    def _status_once(self):
         try:
-            return self.client.show_image(self.image['id'])['status']
+            return True, self.client.show_image(self.image['id'])['status']
         except Exception as exc:
             if getattr(exc, 'resp', None) is not None and \
                     exc.resp.status == 404:
-                return 'deleted'
+                return True, 'deleted'
             raise
+
+    def status(self):
+        """The image's status, 'deleted' once it is gone.
+
+        Glance's 5xx answers and timeouts are retried (timeout at most).
+        """
+        return waiters.wait_for(
+            self._status_once, what='Glance to show image %s'
+            % self.image['id'], timeout=self.timeout,
+            disturbance=self.disturbance)
 
     def release(self, how):
         if self._release.is_set():

@@ -17,7 +17,10 @@ a terminal state and time out (Timeout) with a message naming the image or
 stack, the API, the wanted and last seen state and how long they waited.
 Tests wait through this module only: wait_for for any other condition.
 A client's TLS failure while waiting ends the wait at once as TlsError
-naming what was awaited and the certificate problem.
+naming what was awaited and the certificate problem. A waiter given a
+disturbance (tests/disturbance.py) counts a 5xx answer or a timeout of
+the disturbed service as "not yet" while the disturbance's window is open;
+its timeout message then names the failure and what was seen before it.
 """
 
 import functools
@@ -26,6 +29,7 @@ from tempest.lib import exceptions as lib_exc
 
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.multiapi import probes
+from glance_multiapi_tests.tests import disturbance as disturbance_mod
 
 # NOTE: glance never leaves these states on its own, so waiting on is
 # pointless.
@@ -34,6 +38,13 @@ _TERMINAL = ('killed', 'deleted', 'deactivated')
 
 Timeout = polling.PollTimeout
 TlsError = probes.TlsError
+StillFailing = disturbance_mod.StillFailing
+Disturbance = disturbance_mod.Disturbance
+_NOTHING = object()
+
+
+class _Transient(str):
+    """A transient failure seen in place of a value."""
 
 
 class ImageFailed(Exception):
@@ -44,22 +55,45 @@ class StackFailed(Exception):
     """A stack reached a FAILED state while another one was wanted."""
 
 
-def _poll(check, *, what, **kwargs):
-    """polling.poll, with a TLS failure of check() named as one."""
+def _poll(check, *, what, describe=repr, disturbance=None, **kwargs):
+    """polling.poll, with a TLS failure of check() named as one.
+
+    With a disturbance, a transient failure of check() is "not yet"
+    while its window is open (see tests/disturbance.py).
+    """
+    good = {'value': _NOTHING}
+
+    def described(value):
+        if not isinstance(value, _Transient):
+            return describe(value)
+        if good['value'] is _NOTHING:
+            return str(value)
+        return '%s; before that: %s' % (value, describe(good['value']))
+
     @functools.wraps(check)
     def checked():
         try:
-            return check()
+            result = check()
         except Exception as exc:
             problem = probes.tls_problem(exc)
-            if problem is None:
+            if problem is not None:
+                raise TlsError('waiting for %s: TLS: %s' % (what, problem))
+            if disturbance is None:
                 raise
-            raise TlsError('waiting for %s: TLS: %s' % (what, problem))
-    return polling.poll(checked, what=what, **kwargs)
+            seen = (None if good['value'] is _NOTHING
+                    else describe(good['value']))
+            line = disturbance.absorb(what, exc, last_seen=seen)
+            if line is None:
+                raise
+            return False, _Transient(line)
+        if isinstance(result, tuple) and len(result) == 2:
+            good['value'] = result[1]
+        return result
+    return polling.poll(checked, what=what, describe=described, **kwargs)
 
 
 def wait_for_image_status(client, image_id, status, *, timeout,
-                          interval=0.5):
+                          interval=0.5, disturbance=None):
     """Poll show_image until status; return the image body."""
     where = getattr(client, 'api_name', 'catalog image endpoint')
 
@@ -72,11 +106,12 @@ def wait_for_image_status(client, image_id, status, *, timeout,
 
     return _poll(
         check, what='image %s %s through %s' % (image_id, status, where),
-        timeout=timeout, interval=interval,
+        timeout=timeout, interval=interval, disturbance=disturbance,
         describe=lambda img: 'status %s' % (img or {}).get('status'))
 
 
-def wait_for_image_deleted(client, image_id, *, timeout, interval=0.5):
+def wait_for_image_deleted(client, image_id, *, timeout, interval=0.5,
+                           disturbance=None):
     """Poll until show_image gives 404 (for cleanups)."""
     def check():
         try:
@@ -86,14 +121,16 @@ def wait_for_image_deleted(client, image_id, *, timeout, interval=0.5):
         return image['status'] == 'deleted', 'status %s' % image['status']
 
     _poll(check, what='image %s deleted' % image_id,
-          timeout=timeout, interval=interval, describe=str)
+          timeout=timeout, interval=interval, describe=str,
+          disturbance=disturbance)
 
 
-def wait_for(check, *, what, timeout, interval=0.2, max_interval=None):
+def wait_for(check, *, what, timeout, interval=0.2, max_interval=None,
+             disturbance=None):
     """Poll a (ready, seen) check; the seen value is shown on timeout."""
     return _poll(check, what=what, timeout=timeout,
                  interval=interval, max_interval=max_interval,
-                 describe=str)
+                 describe=str, disturbance=disturbance)
 
 
 def _describe(stack):
@@ -104,7 +141,7 @@ def _describe(stack):
 
 
 def wait_for_stack(client, name, stack_id, *, wanted, timeout, interval,
-                   gone_ok=False):
+                   gone_ok=False, disturbance=None):
     """Poll a stack until its status is wanted; return the stack.
 
     A FAILED status other than wanted raises StackFailed at once; with
@@ -129,10 +166,11 @@ def wait_for_stack(client, name, stack_id, *, wanted, timeout, interval,
         check, timeout=timeout, interval=interval,
         what='stack %s (%s) to be %s at %s' % (name, stack_id, wanted,
                                                client.base_url),
-        describe=_describe)
+        describe=_describe, disturbance=disturbance)
 
 
-def wait_for_terminal(client, name, stack_id, *, timeout, interval):
+def wait_for_terminal(client, name, stack_id, *, timeout, interval,
+                      disturbance=None):
     """Poll a stack until it is no longer *_IN_PROGRESS; return it."""
     def check():
         stack = client.show_stack(name, stack_id)
@@ -141,4 +179,5 @@ def wait_for_terminal(client, name, stack_id, *, timeout, interval):
     return _poll(
         check, timeout=timeout, interval=interval,
         what='stack %s (%s) to leave IN_PROGRESS (COMPLETE or FAILED) at %s'
-        % (name, stack_id, client.base_url), describe=_describe)
+        % (name, stack_id, client.base_url), describe=_describe,
+        disturbance=disturbance)

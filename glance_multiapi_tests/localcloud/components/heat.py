@@ -34,6 +34,7 @@ from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import manage
 from glance_multiapi_tests.localcloud import processes
+from glance_multiapi_tests.localcloud.runtime import heat_faults
 from glance_multiapi_tests.localcloud import tlsmode
 from glance_multiapi_tests.localcloud import uwsgi
 from glance_multiapi_tests.common import polling
@@ -241,8 +242,8 @@ def _start_api(state, name):
         'glance_multiapi_tests.localcloud.runtime.wsgi_heat:application',
         [uwsgi.socket(state, state.port(name), name)], name)
     processes.start(state, name, argv, env={
-        'GMT_HEAT_CONF': _conf_path(state), 'GMT_HEAT_APP': name},
-        ports=[state.port(name)])
+        'GMT_HEAT_CONF': _conf_path(state), 'GMT_HEAT_APP': name,
+        'GMT_STATE_DIR': state.root}, ports=[state.port(name)])
 
 
 def _wait_api(state, name):
@@ -255,12 +256,16 @@ def _engine_wanted(state):
 
 
 def engines(state):
-    """The heat-engine rows of GET /services, as the admin sees them."""
+    """The heat-engine rows of GET /services, as the admin sees them.
+
+    A probe of the cloud's own: the heat-rpc-timeout fault spares it.
+    """
     login = keystone.admin(state).login()
     resp = requests.get('%s/v1/%s/services' % (api_url(state, 'heat-api'),
                                                login.project_id),
-                        headers={'X-Auth-Token': login.token}, timeout=45,
-                        verify=tlsmode.verify(state))
+                        headers={'X-Auth-Token': login.token,
+                                 heat_faults.PROBE_HEADER: '1'},
+                        timeout=45, verify=tlsmode.verify(state))
     resp.raise_for_status()
     return [s for s in resp.json()['services'] if s['binary'] == ENGINE]
 
@@ -347,6 +352,12 @@ def register(state, admin):
 
 def reconcile(state):
     """Rewrite heat.conf, start, stop or restart heat as the faults say."""
+    # NOTE: a fault timed from a heat-engine restart (heat-rpc-timeout)
+    # counts only restarts begun after the faults were last set.
+    try:
+        os.unlink(heat_faults.marker_path(state.root))
+    except FileNotFoundError:
+        pass
     if _write_conf(state):
         # NOTE: every heat service reads heat.conf; the engine drains its
         # stacks as on any restart.
@@ -417,6 +428,7 @@ def restart(state, name):
                              'heat-engine-down (patch --clear-faults)')
     started = time.monotonic()
     old = [r['engine_id'] for r in engines(state)]
+    heat_faults.mark_restart(state.root)
     processes.stop(state, ENGINE, timeout=ENGINE_STOP_TIMEOUT)
     stopped = time.monotonic()
     _start_engine(state)

@@ -13,13 +13,16 @@
 """uwsgi entry point of heat-api or heat-api-cfn of the embedded cloud.
 
 GMT_HEAT_APP names the API (heat-api or heat-api-cfn), GMT_HEAT_CONF its
-heat.conf. Both come from the one installed heat package.
+heat.conf, GMT_STATE_DIR the cloud's state dir. Both come from the one
+installed heat package. heat-api carries the heat-rpc-timeout fault
+(heat_faults.py), idle unless the cloud's faults name it.
 """
 
 import importlib
 import os
 import sys
 
+from glance_multiapi_tests.localcloud.runtime import heat_faults
 from glance_multiapi_tests.localcloud.runtime import sqlite_tuning
 
 sqlite_tuning.install()
@@ -32,3 +35,6 @@ _APP = os.environ['GMT_HEAT_APP']
 sys.argv = [_APP, '--config-file', os.environ['GMT_HEAT_CONF']]
 
 application = importlib.import_module(_MODULES[_APP]).application
+if _APP == 'heat-api':
+    application = heat_faults.install(application,
+                                      os.environ['GMT_STATE_DIR'])

@@ -206,6 +206,63 @@ def _configmap_home():
         'namespace', 'default')
 
 
+def _oci_entries():
+    """(key, https://HOST/v2/REPO, TAG) of each oci:// image of the input."""
+    with open(os.environ['OS_IMAGES_INFO_PATH']) as f:
+        info = yaml.safe_load(f)
+    for key, entry in sorted(info['os_images'].items()):
+        uri = entry.get('uri', '')
+        if uri.startswith('oci://'):
+            host, _, rest = uri[len('oci://'):].partition('/')
+            repository, _, tag = rest.rpartition(':')
+            yield key, 'https://%s/v2/%s' % (host, repository), tag
+
+
+def _registry_get(url, **kwargs):
+    # NOTE: the trust the uploader gets: REQUESTS_CA_BUNDLE, or none.
+    verify = os.environ.get('INSECURE_CLIENT', '').lower() != 'true'
+    return requests.get(url, verify=verify, timeout=60, **kwargs)
+
+
+def _read_manifests():
+    """Each oci:// image's manifest: what a production uploader rereads.
+
+    A missing manifest ends the run with exit 1, as such an uploader does.
+    """
+    manifests = {}
+    for key, base, tag in _oci_entries():
+        response = _registry_get(base + '/manifests/' + tag, headers={
+            'Accept': 'application/vnd.oci.image.manifest.v1+json'})
+        if response.status_code != 200:
+            sys.stderr.write('broken uploader: %s: manifest %s/manifests/%s: '
+                             'HTTP %d\n' % (key, base, tag,
+                                            response.status_code))
+            sys.exit(1)
+        manifests[key] = (base, response.json())
+    return manifests
+
+
+def _reads_manifest():
+    """Every run rereads the manifests (to refresh properties), no blob."""
+    _read_manifests()
+
+
+def _fetches_blob():
+    """Every run fetches the first KiB of each image's layer blob."""
+    for key, (base, manifest) in sorted(_read_manifests().items()):
+        url = '%s/blobs/%s' % (base, manifest['layers'][0]['digest'])
+        response = _registry_get(url, stream=True)
+        try:
+            if response.status_code != 200:
+                sys.stderr.write('broken uploader: %s: download failed: GET '
+                                 '%s: HTTP %d\n' % (key, url,
+                                                    response.status_code))
+                sys.exit(3)
+            next(response.iter_content(1024), b'')
+        finally:
+            response.close()
+
+
 MODES = {
     'private': _private,
     'redownload': _redownload,
@@ -224,6 +281,8 @@ MODES = {
     'hang': _hang,
     'no-ca': _no_ca,
     'configmap-home': _configmap_home,
+    'reads-manifest': _reads_manifest,
+    'fetches-blob': _fetches_blob,
 }
 
 

@@ -39,6 +39,17 @@ API_TESTS = ('test_orchestration_version_document',
              'test_create_delete_minimal_stack')
 RESTART = _T + 'scenario.test_heat_engine_restart.HeatEngineRestartTest.' \
     'test_restart_engine_during_stack_create'
+# NOTE: heat-rpc-timeout windows, counted from the restart's start: one
+# that ends while the stack is still in progress (SLOW waits 30 s), and
+# one that outlasts the scenario's window (the restart, about 40 s here
+# as the old engine finishes SLOW, plus terminal_timeout 45 s) but not
+# the stack cleanup's (build_timeout 120 s after that).
+RPC_TIMEOUTS_END = 20
+RPC_TIMEOUTS_OUTLAST = 120
+SLOW_FOR_RPC_TIMEOUTS = {'in_progress_seconds': 30}
+# NOTE: what must never reach the user: tempest's own KeyError on heat's
+# 500 body, or a traceback from inside its rest client.
+TEMPEST_INTERNALS = ("KeyError: 'message'", 'tempest/lib/common/rest_client')
 
 
 class HeatCloudTestCase(base.CloudTestCase):
@@ -54,6 +65,25 @@ class HeatCloudTestCase(base.CloudTestCase):
         return {'consolidated_heat': {'terminal_timeout': 45,
                                       'in_progress_seconds': 10,
                                       'build_timeout': 120}}
+
+    def _restart_scenario(self, *faults, **overrides):
+        conf = self.overrides()
+        conf['consolidated_heat'].update(overrides)
+        with self.fault(*faults):
+            results = self.run_tempest(RESTART.replace('.', r'\.'),
+                                       overrides=conf)
+        (status, details), = [v for k, v in results.items()
+                              if RESTART in k]
+        return status, details
+
+    def assertNoTempestInternals(self, details):
+        for needle in TEMPEST_INTERNALS:
+            self.assertNotIn(needle, details, details[-3000:])
+
+    def assertRpcTimeoutsSeen(self, details):
+        # NOTE: each 500 is recorded in the printed timeline.
+        self.assertRegex(details, r'(stack show|resource list): HTTP 500 '
+                         r'MessagingTimeout', details[-3000:])
 
 
 class HeatChecksTest(HeatCloudTestCase):
@@ -101,16 +131,6 @@ class HeatChecksTest(HeatCloudTestCase):
         self.assertOutcome(results, 'test_list_engine_services', 'fail',
                            'heat-engine')
 
-    def _restart_scenario(self, *faults, **overrides):
-        conf = self.overrides()
-        conf['consolidated_heat'].update(overrides)
-        with self.fault(*faults):
-            results = self.run_tempest(RESTART.replace('.', r'\.'),
-                                       overrides=conf)
-        (status, details), = [v for k, v in results.items()
-                              if RESTART in k]
-        return status, details
-
     def test_engine_restart_scenario_passes(self):
         status, details = self._restart_scenario()
         self.assertEqual('success', status, details[-2000:])
@@ -129,6 +149,34 @@ class HeatChecksTest(HeatCloudTestCase):
         self.assertEqual('fail', status, details[-2000:])
         self.assertIn('no new heat-engine was listed while stack',
                       details, details[-2000:])
+
+    def test_rpc_timeouts_that_end_in_the_window_pass_scenario(self):
+        status, details = self._restart_scenario(
+            'heat-rpc-timeout=%d' % RPC_TIMEOUTS_END,
+            **SLOW_FOR_RPC_TIMEOUTS)
+        self.assertEqual('success', status, details[-3000:])
+        self.assertIn('reached CREATE_COMPLETE', details, details[-3000:])
+        self.assertRpcTimeoutsSeen(details)
+        self.assertNoTempestInternals(details)
+
+    def test_rpc_timeouts_that_never_end_fail_scenario(self):
+        status, details = self._restart_scenario(
+            'heat-rpc-timeout=%d' % RPC_TIMEOUTS_OUTLAST,
+            **SLOW_FOR_RPC_TIMEOUTS)
+        self.assertEqual('fail', status, details[-3000:])
+        self.assertIn('then heat-api kept failing: ', details,
+                      details[-3000:])
+        # NOTE: heat-api answers its engine list with 503 when the RPC
+        # call times out (services.py), everything else with 500.
+        self.assertRegex(details, r'still failed 45 s after the heat-engine '
+                         r'restart ended: (engine list: HTTP 503|[a-z ]+: '
+                         r'HTTP 500 MessagingTimeout) \([0-9]+ times since ',
+                         details[-3000:])
+        self.assertIn('stack show: HTTP 500 MessagingTimeout', details,
+                      details[-3000:])
+        self.assertIn('last seen before: CREATE_IN_PROGRESS; ', details,
+                      details[-3000:])
+        self.assertNoTempestInternals(details)
 
     def test_resource_done_before_restart_fails_scenario(self):
         status, details = self._restart_scenario(in_progress_seconds=0)
@@ -173,6 +221,28 @@ class HeatOperatorProfileTest(HeatCloudTestCase):
         self.assertIn('after INIT_COMPLETE, slow CREATE_COMPLETE; '
                       'engines: 4 new, 0 old listed', details,
                       details[-2000:])
+
+    def test_operator_rpc_timeouts_that_end_keep_the_verdict(self):
+        # NOTE: slow 500s (2 s each) for 20 s, then the operator profile's
+        # own verdict: the stack is stranded.
+        status, details = self._restart_scenario(
+            'heat-rpc-timeout=%d:2' % RPC_TIMEOUTS_END,
+            **SLOW_FOR_RPC_TIMEOUTS)
+        self.assertEqual('fail', status, details[-3000:])
+        self.assertIn('stayed in progress', details, details[-3000:])
+        self.assertRpcTimeoutsSeen(details)
+        self.assertNoTempestInternals(details)
+
+    def test_operator_rpc_timeouts_that_never_end_fail_naming_them(self):
+        status, details = self._restart_scenario(
+            'heat-rpc-timeout=%d' % RPC_TIMEOUTS_OUTLAST,
+            **SLOW_FOR_RPC_TIMEOUTS)
+        self.assertEqual('fail', status, details[-3000:])
+        self.assertIn('then heat-api kept failing: ', details,
+                      details[-3000:])
+        self.assertIn('HTTP 500 MessagingTimeout', details, details[-3000:])
+        self.assertIn('last seen before: ', details, details[-3000:])
+        self.assertNoTempestInternals(details)
 
 
 class HeatCloudLifecycleTest(testtools.TestCase):

@@ -82,6 +82,18 @@ BROKEN_CASES = (
      ('expected exactly one image',), {}),
 )
 
+# NOTE: the scenarios that make an image's bytes unavailable and require
+# a run that reuses it; from an OCI source its manifest stays readable.
+REUSE_TESTS = ('test_rerun_reuses_image',
+               'test_foreign_active_community_image_reused')
+# NOTE: docker-registry's access log lines (combined log format); the
+# scenarios' own registry requests say who they are (uploader_fixtures).
+ACCESS = re.compile(r'"(?P<verb>[A-Z]+) /v2/(?P<repo>glance-multiapi-tests/'
+                    r'[^/ ]+)/(?P<kind>manifests|blobs)/(?P<ref>[^ ]+) '
+                    r'HTTP/[0-9.]+" (?P<status>[0-9]{3}) .* '
+                    r'"(?P<agent>[^"]*)"$')
+SUITE_AGENT = 'glance-multiapi-tests'
+
 
 class TestUploaderScenarios(base.CloudTestCase):
     """Each scenario passes for the real uploader, fails for its breakage."""
@@ -135,3 +147,69 @@ class TestUploaderScenarios(base.CloudTestCase):
             except self.failureException as exc:
                 wrong.append('%s: %s' % (mode, str(exc)[-600:]))
         self.assertEqual([], wrong)
+
+
+class TestUploaderRerunReads(base.CloudTestCase):
+    """A rerun may read the manifest, never a blob (source = oci).
+
+    The embedded registry's access log (logs/registry-tls.log of the
+    cloud) shows what each broken uploader really asked for; the
+    scenarios themselves cannot read a remote registry's log and judge
+    by what they made unavailable.
+    """
+
+    def _run(self, mode):
+        log = os.path.join(self.state_dir, 'logs', 'registry-tls.log')
+        with open(log, 'rb') as f:
+            f.seek(0, os.SEEK_END)
+            offset = f.tell()
+        results = self.run_tempest(
+            '%s.*(%s)' % (SCENARIOS, '|'.join(REUSE_TESTS)),
+            overrides={'image_uploader': dict(OCI, command=BROKEN % mode)})
+        with open(log, 'rb') as f:
+            f.seek(offset)
+            lines = f.read().decode('utf-8', 'replace').splitlines()
+        # NOTE: the scenario's own requests are left out, its blob
+        # DELETEs kept as the marks "bytes gone from here on".
+        return results, [m.groupdict() for m in map(ACCESS.search, lines)
+                         if m and (m['verb'] == 'DELETE' or not
+                                   m['agent'].startswith(SUITE_AGENT))]
+
+    def _after_blob_deletes(self, requests):
+        """The uploader's registry requests after the scenario's DELETE.
+
+        requests: the uploader's, and the DELETE lines of the scenario.
+        """
+        after, deleted = [], set()
+        for req in requests:
+            if req['verb'] == 'DELETE' and req['kind'] == 'blobs':
+                deleted.add(req['repo'])
+            elif req['repo'] in deleted:
+                after.append(req)
+        return deleted, after
+
+    def test_manifest_reading_uploader_passes_reuse_scenarios(self):
+        results, requests = self._run('reads-manifest')
+        for test_name in REUSE_TESTS:
+            self.assertOutcome(results, test_name, 'success')
+        deleted, after = self._after_blob_deletes(requests)
+        self.assertEqual(2, len(deleted), requests)
+        # NOTE: proof that the rerun read the manifest and no blob.
+        reads = {(r['repo'], r['kind'], r['status']) for r in after
+                 if r['verb'] == 'GET'}
+        self.assertEqual({(repo, 'manifests', '200') for repo in deleted},
+                         reads)
+
+    def test_blob_fetching_uploader_fails_reuse_scenarios(self):
+        results, requests = self._run('fetches-blob')
+        for test_name in REUSE_TESTS:
+            self.assertOutcome(results, test_name, 'fail',
+                               "needed the image's bytes again",
+                               '/blobs/sha256:', 'answers HTTP 404 '
+                               'BLOB_UNKNOWN', 'stays readable (HTTP 200)')
+        self.assertOutcome(results, REUSE_TESTS[1], 'fail',
+                           'did not reuse the foreign active image')
+        deleted, after = self._after_blob_deletes(requests)
+        fetched = {r['repo'] for r in after if r['kind'] == 'blobs' and
+                   r['verb'] == 'GET' and r['status'] == '404'}
+        self.assertEqual(deleted, fetched, requests)

@@ -27,6 +27,7 @@ from glance_multiapi_tests.localcloud import cloud
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults
 from glance_multiapi_tests.localcloud.components import heat
+from glance_multiapi_tests.localcloud.runtime import heat_faults
 from glance_multiapi_tests.localcloud import state as state_mod
 
 # NOTE: heat.conf depends on the faults only, not on the Glance APIs.
@@ -136,6 +137,38 @@ class HeatFaultsTest(testtools.TestCase):
     def test_glance_faults_do_not_need_heat(self):
         faults.Faults([['patch-not-reconciled', None]], SPEC,
                       with_heat=False)
+
+    def test_rpc_timeout_needs_seconds(self):
+        for arg in (None, '', '0', 'x', '20:-1', '20:y'):
+            exc = self.assertRaises(errors.Invalid, faults.Faults,
+                                    [['heat-rpc-timeout', arg]], SPEC)
+            self.assertIn('fault heat-rpc-timeout needs SECONDS[:DELAY]',
+                          str(exc))
+        self.assertRaises(errors.Invalid, faults.Faults,
+                          [['heat-rpc-timeout', '20']], SPEC,
+                          with_heat=False)
+
+    def test_rpc_timeout_window_counts_from_the_restart(self):
+        active = faults.Faults([['heat-rpc-timeout', '20:1.5']], SPEC)
+        self.assertIsNone(active.rpc_timeout(None))
+        self.assertEqual(1.5, active.rpc_timeout(0))
+        self.assertEqual(1.5, active.rpc_timeout(19.9))
+        self.assertIsNone(active.rpc_timeout(20))
+        self.assertIsNone(faults.Faults([], SPEC).rpc_timeout(1))
+
+    def test_rpc_delay_reads_faults_and_restart_marker(self):
+        root = tempfile.mkdtemp(prefix='gmt-unit-heat-')
+        self.addCleanup(shutil.rmtree, root, ignore_errors=True)
+        os.mkdir(os.path.join(root, 'heat'))
+        state = state_mod.State(root)
+        state.data = {'spec': SPEC, 'faults': [['heat-rpc-timeout', '30']]}
+        state.save()
+        self.assertIsNone(heat_faults.rpc_delay(root))
+        heat_faults.mark_restart(root)
+        self.assertEqual(0, heat_faults.rpc_delay(root))
+        state.data['faults'] = []
+        state.save()
+        self.assertIsNone(heat_faults.rpc_delay(root))
 
 
 class HeatProfileOptionTest(testtools.TestCase):

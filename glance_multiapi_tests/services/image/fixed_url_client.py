@@ -21,11 +21,18 @@ credentials' token, but sends every request to a fixed base URL.
 from tempest import config
 from tempest.lib.services.image.v2 import images_client
 
+from glance_multiapi_tests.services import error_bodies
+
 CONF = config.CONF
 
 
-class FixedUrlImagesClient(images_client.ImagesClient):
-    """ImagesClient that talks to one API URL, whatever the catalog says."""
+class FixedUrlImagesClient(error_bodies.ReadableErrors,
+                           images_client.ImagesClient):
+    """ImagesClient that talks to one API URL, whatever the catalog says.
+
+    An error body tempest cannot read raises a tempest error naming the
+    API, status and body (error_bodies), not a KeyError.
+    """
 
     def __init__(self, auth_provider, api_url, api_name, **kwargs):
         super().__init__(auth_provider, CONF.image.catalog_type,
@@ -37,6 +44,9 @@ class FixedUrlImagesClient(images_client.ImagesClient):
     @property
     def base_url(self):
         return '%s/%s' % (self.api_url, self.api_version)
+
+    def error_service_name(self):
+        return 'Glance API %s' % self.api_name
 
     def __str__(self):
         return 'images client of %s at %s' % (self.api_name, self.api_url)
