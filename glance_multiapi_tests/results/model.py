@@ -1,0 +1,386 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Records -> the facts of a run: the deployment, the verdicts, figures.
+
+Pure: ``build(records, ...)`` takes what ``records.read`` gives and
+returns one JSON-serialisable dict, which is ``deployment-map.json`` and
+what the map and the metrics are rendered from. Nothing here asks the
+deployment anything: after a failure it may have changed.
+
+Elements are named by id: ``glance`` (the Glance CR),
+``keystone_endpoint``, ``catalog`` (the image service),
+``catalog:<interface>``, ``api:<name>``, ``endpoint:<api>:<interface>``,
+``store:<api>`` (its default store), ``heat:<service>``, ``uploader``
+and ``consolidated_images``. A test's checks are patterns over those ids
+(``endpoint:*``).
+
+Verdicts of a test: ``passed``, ``failed``, ``skipped``, ``unfinished``
+(started, no result: killed, or still running when the map was written),
+``not run`` (scheduled, never reached) and ``not selected`` (the run's
+filter left it out). An element no test of any run checks or was meant
+to check is ``not checked``; one only tests that were never reached
+would have checked is ``not run``.
+"""
+
+import datetime
+import fnmatch
+
+from glance_multiapi_tests.results import inventory
+from glance_multiapi_tests.results import metrics
+
+SCHEMA = 1
+PASSED, FAILED, SKIPPED = 'passed', 'failed', 'skipped'
+UNFINISHED, NOT_RUN, NOT_SELECTED = 'unfinished', 'not run', 'not selected'
+NOT_CHECKED = 'not checked'
+# NOTE: the element's status is the first of these any verdict has.
+PRECEDENCE = (FAILED, UNFINISHED, PASSED, SKIPPED, NOT_RUN)
+STATIC_ELEMENTS = ('glance', 'keystone_endpoint', 'catalog',
+                   'heat:heat-api', 'heat:heat-api-cfn', 'heat:heat-engine',
+                   'uploader', 'consolidated_images')
+FIRST_LINE_MAX = 300
+
+
+def first_line(text):
+    """The first non-empty line of text, at most FIRST_LINE_MAX long."""
+    for line in (text or '').splitlines():
+        if line.strip():
+            line = line.strip()
+            return line if len(line) <= FIRST_LINE_MAX else (
+                line[:FIRST_LINE_MAX - 3] + '...')
+    return ''
+
+
+def iso(epoch):
+    if epoch is None:
+        return None
+    return datetime.datetime.fromtimestamp(
+        epoch, datetime.timezone.utc).isoformat(timespec='seconds')
+
+
+def title_of(element):
+    """A short human name of an element id."""
+    parts = element.split(':')
+    kind = parts[0]
+    if kind == 'endpoint' and len(parts) == 3:
+        return '%s %s endpoint' % (parts[1], parts[2])
+    if kind == 'catalog' and len(parts) == 2:
+        return 'catalog %s entry' % parts[1]
+    if kind == 'api':
+        return 'API %s' % parts[1]
+    if kind == 'store':
+        return 'default store of %s' % parts[1]
+    if kind == 'heat':
+        return parts[1]
+    return {'glance': 'Glance CR', 'keystone_endpoint': 'keystoneEndpoint',
+            'catalog': 'image service in the catalog',
+            'uploader': 'image uploader',
+            'consolidated_images': 'consolidated heat images'}.get(
+                element, element)
+
+
+class _Run(object):
+    """What one tempest run's workers recorded."""
+
+    def __init__(self, key):
+        self.key = key
+        self.label = None
+        self.workers = {}       # pid -> {'scheduled', 'ended'}
+        self.started = None
+        self.ended = None
+        self.tests = {}         # bare id -> state dict
+        self.class_skips = {}   # class -> reason
+        self.class_errors = {}  # class -> message
+
+    def test(self, bare):
+        return self.tests.setdefault(bare, {
+            'id': bare, 'start': None, 'end': None, 'verdicts': {},
+            'checking': [], 'checks': []})
+
+
+def _runs(records):
+    runs = {}
+    for record in records:
+        key = record.get('run') or 'run'
+        run = runs.get(key)
+        if run is None:
+            run = runs[key] = _Run(key)
+        run.label = run.label or record.get('run_label')
+        t = record.get('t')
+        run.started = t if run.started is None else min(run.started, t)
+        run.ended = t if run.ended is None else max(run.ended, t)
+        pid = record.get('pid')
+        worker = run.workers.setdefault(pid, {'scheduled': None,
+                                              'ended': False})
+        kind = record['kind']
+        if kind == 'worker':
+            if record.get('scheduled') is not None:
+                worker['scheduled'] = [inventory.bare_id(i) for i in
+                                       record['scheduled']]
+        elif kind == 'worker-end':
+            worker['ended'] = True
+        elif kind == 'class-skip':
+            run.class_skips[record.get('class')] = record.get('message')
+        elif kind == 'class-error':
+            run.class_errors[record.get('class')] = record.get('message')
+        elif kind in ('test-start', 'test-end', 'verdict', 'checking'):
+            state = run.test(inventory.bare_id(record.get('test')))
+            if kind == 'test-start':
+                state['start'] = record
+                state['full'] = record.get('test')
+                state['class'] = record.get('class')
+                state['checks'] = list(record.get('checks') or [])
+            elif kind == 'test-end':
+                state['end'] = record
+                state['full'] = state.get('full') or record.get('test')
+            elif kind == 'verdict':
+                state['verdicts'][record.get('element')] = (
+                    record.get('status'), record.get('message'))
+            else:
+                state['checking'].append(record.get('element'))
+    ordered = sorted(runs.values(), key=lambda r: r.started or 0)
+    seen = {}
+    for run in ordered:
+        seen[run.label] = seen.get(run.label, 0) + 1
+        if seen[run.label] > 1:
+            run.label = '%s #%d' % (run.label, seen[run.label])
+    return ordered
+
+
+def _inventory(records, given):
+    tests = dict(given or {})
+    for record in records:
+        if record['kind'] == 'inventory':
+            for bare, info in (record.get('tests') or {}).items():
+                tests.setdefault(bare, info)
+    return tests
+
+
+def _apis(records):
+    """(glance facts, [api facts]): first deployment, then added APIs."""
+    glance, apis, order = None, {}, []
+    for record in records:
+        if record['kind'] != 'deployment':
+            continue
+        if glance is None and record.get('glance'):
+            glance = dict(record['glance'],
+                          keystone_endpoint=record.get('keystone_endpoint'))
+        for api in record.get('apis') or []:
+            if api.get('name') in apis:
+                continue
+            item = dict(api, added_by=None)
+            if order and record.get('added'):
+                item['added_by'] = '%s (%s)' % (
+                    record.get('test') or record.get('class') or '?',
+                    record.get('label') or 'added')
+            apis[api['name']] = item
+            order.append(api['name'])
+    return glance, [apis[name] for name in order]
+
+
+def _entries_key(entries):
+    return sorted((e.get('interface'), e.get('region'), e.get('url'))
+                  for e in entries or [])
+
+
+def _catalog(records):
+    """The catalog as first seen, then after each disruptive change."""
+    kept = []
+    for record in records:
+        if record['kind'] != 'catalog':
+            continue
+        snapshot = {'label': record.get('label') or 'seen',
+                    'test': record.get('test') or record.get('class'),
+                    'time': iso(record.get('t')),
+                    'run': record.get('run_label'),
+                    'entries': record.get('entries') or [],
+                    'verdicts': record.get('verdicts') or {}}
+        if kept and record.get('steady') and (
+                _entries_key(snapshot['entries']) ==
+                _entries_key(kept[-1]['entries'])):
+            continue
+        if not kept:
+            snapshot['label'] = 'first seen (%s)' % snapshot['label']
+        kept.append(snapshot)
+    return kept
+
+
+def _element_ids(glance, apis, catalog):
+    """(every element id, the ids of the deployment as first learnt).
+
+    An API a scenario added has only its api: element (its URLs are
+    shown, judged by that scenario as a whole).
+    """
+    ids = list(STATIC_ELEMENTS)
+    interfaces = []
+    for snapshot in catalog[:1]:
+        for entry in snapshot['entries']:
+            if entry.get('interface') not in interfaces:
+                interfaces.append(entry.get('interface'))
+    if not interfaces and glance:
+        for api in apis:
+            if api['name'] == glance.get('keystone_endpoint'):
+                interfaces = sorted(api.get('endpoints') or {})
+    ids.extend('catalog:%s' % i for i in interfaces)
+    added = []
+    for api in apis:
+        if api.get('added_by'):
+            added.append('api:%s' % api['name'])
+            continue
+        ids.append('api:%s' % api['name'])
+        ids.extend('endpoint:%s:%s' % (api['name'], i)
+                   for i in sorted(api.get('endpoints') or {}))
+        ids.append('store:%s' % api['name'])
+    return ids + added, ids
+
+
+def resolve(patterns, element_ids):
+    """The element ids matching any of the patterns, in element order."""
+    return [e for e in element_ids
+            if any(fnmatch.fnmatchcase(e, p) for p in patterns or ())]
+
+
+def _test_verdicts(run, state, info, element_ids):
+    """(status, message, {element: (status, message)}) of one test.
+
+    A test that started says which elements it checks (resolved against
+    what its class knew); one that never started is resolved against
+    the deployment as first learnt.
+    """
+    start = (state or {}).get('start') or {}
+    if start.get('elements') is not None:
+        elements = list(start['elements'])
+    else:
+        checks = state['checks'] if start else (
+            (info or {}).get('checks') or [])
+        elements = resolve(checks, element_ids)
+    explicit = dict(state['verdicts']) if state else {}
+    checking = list(state['checking']) if state else []
+    for element in list(explicit) + checking:
+        if element not in elements:
+            elements.append(element)
+    cls = (state or {}).get('class') or (info or {}).get('class')
+    if state and state['end']:
+        status = state['end'].get('status') or FAILED
+        message = state['end'].get('message') or ''
+    elif state and state['start']:
+        status, message = UNFINISHED, ('started, no result recorded: '
+                                       'killed, or still running when this '
+                                       'map was written')
+    elif cls in run.class_errors:
+        status = FAILED
+        message = 'setUpClass of %s failed: %s' % (
+            cls.rsplit('.', 1)[-1], run.class_errors[cls])
+    elif cls in run.class_skips:
+        status, message = SKIPPED, run.class_skips[cls] or ''
+    else:
+        status, message = NOT_RUN, 'the run never reached it'
+    per_element = {}
+    fine_grained = bool(explicit or checking)
+    for element in elements:
+        if element in explicit:
+            per_element[element] = explicit[element]
+        elif element in checking or not fine_grained or status in (
+                PASSED, SKIPPED):
+            per_element[element] = (status, message)
+        else:
+            per_element[element] = (NOT_RUN, 'not reached: the test '
+                                    'stopped before checking it')
+    return status, message, per_element
+
+
+def _scheduled(run):
+    """The bare ids run's workers were given, or None when unknown."""
+    lists = [w['scheduled'] for w in run.workers.values()]
+    if not lists or any(s is None for s in lists):
+        return None
+    return {bare for s in lists for bare in s}
+
+
+def build(records, *, tests=None, problems=(), now=None):
+    """The facts of the runs in records (see the module docstring).
+
+    :param tests: the plugin's tests (inventory.plugin_tests()), merged
+        with the inventories the workers recorded.
+    :param problems: lines records.read could not use, shown as such.
+    """
+    tests = _inventory(records, tests)
+    glance, apis = _apis(records)
+    catalog = _catalog(records)
+    element_ids, first_ids = _element_ids(glance, apis, catalog)
+    runs = _runs(records)
+    elements = {e: {'id': e, 'title': title_of(e), 'verdicts': [],
+                    'figures': []} for e in element_ids}
+    test_rows, ever_selected = [], set()
+    run_rows = []
+    for run in runs:
+        scheduled = _scheduled(run)
+        complete = bool(run.workers) and all(
+            w['ended'] for w in run.workers.values())
+        candidates = set(run.tests) | set(
+            scheduled if scheduled is not None else tests)
+        for bare in sorted(candidates):
+            state = run.tests.get(bare)
+            info = tests.get(bare)
+            started = bool(state and (state['start'] or state['end']))
+            if not started and scheduled is None and complete:
+                cls = (info or {}).get('class')
+                if cls not in run.class_skips and \
+                        cls not in run.class_errors:
+                    continue
+            ever_selected.add(bare)
+            status, message, per_element = _test_verdicts(
+                run, state, info, first_ids)
+            full = (state or {}).get('full') or (info or {}).get('id') or \
+                bare
+            test_rows.append({'id': full, 'bare': bare, 'run': run.label,
+                              'status': status, 'message': message,
+                              'first_line': first_line(message),
+                              'elements': sorted(per_element)})
+            for element, (e_status, e_message) in per_element.items():
+                elements.setdefault(element, {
+                    'id': element, 'title': title_of(element),
+                    'verdicts': [], 'figures': []})
+                elements[element]['verdicts'].append({
+                    'test': full, 'run': run.label, 'status': e_status,
+                    'message': first_line(e_message)})
+        ended = [w for w in run.workers.values() if w['ended']]
+        run_rows.append({
+            'key': run.key, 'label': run.label, 'started': iso(run.started),
+            'last_record': iso(run.ended), 'workers': len(run.workers),
+            'workers_ended': len(ended), 'complete': complete,
+            'selection_known': scheduled is not None})
+    figures = metrics.collect(records)
+    for figure in figures:
+        element = figure.get('element')
+        if element:
+            elements.setdefault(element, {
+                'id': element, 'title': title_of(element), 'verdicts': [],
+                'figures': []})['figures'].append(figure)
+    for element in elements.values():
+        statuses = [v['status'] for v in element['verdicts']]
+        element['status'] = next((s for s in PRECEDENCE if s in statuses),
+                                 NOT_CHECKED)
+    counts = {}
+    for row in test_rows:
+        counts[row['status']] = counts.get(row['status'], 0) + 1
+    return {
+        'schema': SCHEMA, 'generated': iso(now),
+        'problems': list(problems), 'runs': run_rows, 'glance': glance,
+        'apis': apis, 'catalog': catalog,
+        'elements': [elements[e] for e in element_ids] + [
+            v for k, v in sorted(elements.items()) if k not in element_ids],
+        'tests': test_rows, 'counts': counts,
+        'not_selected': sorted(b for b in tests if b not in ever_selected),
+        'figures': figures,
+        'complete': bool(run_rows) and all(r['complete'] for r in run_rows),
+    }
