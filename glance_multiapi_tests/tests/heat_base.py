@@ -23,13 +23,14 @@ from tempest.lib.common.utils import test_utils
 from tempest import test
 
 from glance_multiapi_tests.services.orchestration import heat_client
+from glance_multiapi_tests.tests import recording
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
 TEMPLATE_VERSION = '2018-08-31'
 
 
-class HeatTest(test.BaseTestCase):
+class HeatTest(recording.RecordedTest, test.BaseTestCase):
     """Reaches heat-api and heat-api-cfn through the catalog."""
 
     credentials = ['primary']

@@ -30,6 +30,7 @@ from tempest import test
 import yaml
 
 from glance_multiapi_tests.tests import configmap_api
+from glance_multiapi_tests.tests import recording
 from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import uploader_fixtures
 from glance_multiapi_tests.tests import waiters
@@ -38,10 +39,11 @@ CONF = config.CONF
 CLOUD = 'uploader-primary'
 
 
-class UploaderScenarioTest(test.BaseTestCase):
+class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
     """Drives the configured uploader against the real cloud."""
 
     credentials = ['primary', 'alt']
+    result_checks = ('uploader',)
 
     @classmethod
     def skip_checks(cls):

@@ -27,6 +27,8 @@ LOG = logging.getLogger(__name__)
 class StorePlacementTest(multiapi_base.MultiApiTest):
     """Each API writes to a store and place of its own, reads its stores."""
 
+    result_checks = ('store:*',)
+
     def _apis(self):
         return sorted(self.deployment.apis.values(), key=lambda a: a.name)
 
@@ -40,38 +42,55 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
 
     @decorators.idempotent_id('5fb97a8e-9249-44f4-a429-aa2bdb85ca92')
     def test_upload_lands_in_api_default_store(self):
-        """An upload through each API lands in its store, bytes intact."""
+        """An upload through each API lands in its store, bytes intact.
+
+        Each upload's rate is a figure (upload_bytes_per_second), held to
+        [glance_multiapi] min_upload_mib_per_second when set.
+        """
         for api in self._apis():
-            expected = self._expected_store(api)
-            client = self.api_client(api)
-            data = self.image_data()
-            with self.talking_to(client, 'uploading an image'):
-                image = self.upload_image(
-                    client, 'placement-%s' % api.name, data)
-            self.assertEqual(
-                [expected], multiapi_base.image_stores(image),
-                'image %s uploaded through %s landed in store(s) %r; '
-                'expected only %s, the default store of %s' % (
-                    image['id'], self.where(client),
-                    image.get('stores'), expected, api.name))
-            with self.talking_to(client, 'downloading the image'):
-                self.assert_round_trip(client, image['id'], data)
+            with self.checking('store:%s' % api.name):
+                self._upload_through(api)
+
+    def _upload_through(self, api):
+        expected = self._expected_store(api)
+        client = self.api_client(api)
+        data = self.image_data()
+        with self.talking_to(client, 'uploading an image'):
+            image = self.upload_image(
+                client, 'placement-%s' % api.name, data)
+        self.assertEqual(
+            [expected], multiapi_base.image_stores(image),
+            'image %s uploaded through %s landed in store(s) %r; '
+            'expected only %s, the default store of %s' % (
+                image['id'], self.where(client),
+                image.get('stores'), expected, api.name))
+        with self.talking_to(client, 'downloading the image'):
+            self.assert_round_trip(client, image['id'], data)
+        seconds = self.upload_seconds[image['id']]
+        self.assert_within_bounds(self.record_figure(
+            'upload_bytes_per_second', len(data) / max(seconds, 1e-6),
+            api=api.name, store=expected,
+            interface=multiapi_base.interface_of(api, client)))
 
     @decorators.idempotent_id('98bc0c5c-833f-4b43-bb66-2471644669b6')
     def test_info_stores_marks_api_default(self):
         """/v2/info/stores of each API marks its expected store default."""
         for api in self._apis():
-            expected = self._expected_store(api)
-            client = self.api_client(api)
-            with self.talking_to(client, 'GET /v2/info/stores'):
-                stores = client.info_stores().get('stores', [])
-            defaults = sorted(s['id'] for s in stores if s.get('default'))
-            self.assertEqual(
-                [expected], defaults,
-                '/v2/info/stores of %s marks %s as default; expected %s '
-                '(stores offered: %s)' % (
-                    self.where(client), defaults or 'no store', expected,
-                    ', '.join(sorted(s['id'] for s in stores)) or 'none'))
+            with self.checking('store:%s' % api.name):
+                self._default_marked(api)
+
+    def _default_marked(self, api):
+        expected = self._expected_store(api)
+        client = self.api_client(api)
+        with self.talking_to(client, 'GET /v2/info/stores'):
+            stores = client.info_stores().get('stores', [])
+        defaults = sorted(s['id'] for s in stores if s.get('default'))
+        self.assertEqual(
+            [expected], defaults,
+            '/v2/info/stores of %s marks %s as default; expected %s '
+            '(stores offered: %s)' % (
+                self.where(client), defaults or 'no store', expected,
+                ', '.join(sorted(s['id'] for s in stores)) or 'none'))
 
     @decorators.idempotent_id('1b06ee65-858f-42a5-9acb-c377832ae183')
     def test_uploads_land_in_distinct_backing_locations(self):
