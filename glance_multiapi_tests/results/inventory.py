@@ -25,6 +25,9 @@ import inspect
 import pkgutil
 
 CLASS_ATTR = 'result_checks'
+# NOTE: what a class's set-up checks (the Glance CR, read by discovery):
+# passed for every test that started, whatever the test's own outcome.
+SETUP_ATTR = 'result_setup_checks'
 METHOD_ATTR = '_glance_multiapi_result_checks'
 TESTS_PACKAGE = 'glance_multiapi_tests.tests'
 
@@ -48,7 +51,7 @@ def checks_of(cls, func):
     A class's ``result_checks`` add to its bases' (a base of every
     multi-API test checks the Glance CR, its subclasses more).
     """
-    found = []
+    found = setup_checks_of(cls)
     for klass in reversed(cls.__mro__):
         for pattern in klass.__dict__.get(CLASS_ATTR, ()) or ():
             if pattern not in found:
@@ -59,8 +62,18 @@ def checks_of(cls, func):
     return found
 
 
+def setup_checks_of(cls):
+    """The element patterns a class's set-up checks, over its bases."""
+    found = []
+    for klass in reversed(cls.__mro__):
+        for pattern in klass.__dict__.get(SETUP_ATTR, ()) or ():
+            if pattern not in found:
+                found.append(pattern)
+    return found
+
+
 def plugin_tests(package=TESTS_PACKAGE):
-    """{bare test id: {"id", "class", "checks"}} of every plugin test.
+    """{bare test id: {"id", "class", "checks", "setup"}} of each test.
 
     Modules that fail to import are left out; the recorder must not fail
     a run over them (tempest reports the import error itself).
@@ -83,5 +96,6 @@ def plugin_tests(package=TESTS_PACKAGE):
                 bare = '%s.%s.%s' % (info.name, cls_name, name)
                 found[bare] = {'id': full_id(bare, func),
                                'class': '%s.%s' % (info.name, cls_name),
-                               'checks': checks_of(cls, func)}
+                               'checks': checks_of(cls, func),
+                               'setup': setup_checks_of(cls)}
     return found

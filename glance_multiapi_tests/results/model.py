@@ -50,6 +50,11 @@ STATIC_ELEMENTS = ('glance', 'keystone_endpoint', 'catalog',
 FIRST_LINE_MAX = 300
 
 
+def _rank(status):
+    return PRECEDENCE.index(status) if status in PRECEDENCE else len(
+        PRECEDENCE)
+
+
 def first_line(text):
     """The first non-empty line of text, at most FIRST_LINE_MAX long."""
     for line in (text or '').splitlines():
@@ -143,8 +148,13 @@ def _runs(records):
                 state['end'] = record
                 state['full'] = state.get('full') or record.get('test')
             elif kind == 'verdict':
-                state['verdicts'][record.get('element')] = (
-                    record.get('status'), record.get('message'))
+                # NOTE: within one test the worst verdict of an element
+                # stands (a figure over its bound after a pass).
+                element = record.get('element')
+                new = (record.get('status'), record.get('message'))
+                old = state['verdicts'].get(element)
+                if old is None or _rank(new[0]) <= _rank(old[0]):
+                    state['verdicts'][element] = new
             else:
                 state['checking'].append(record.get('element'))
     ordered = sorted(runs.values(), key=lambda r: r.started or 0)
@@ -259,10 +269,13 @@ def _test_verdicts(run, state, info, element_ids):
     start = (state or {}).get('start') or {}
     if start.get('elements') is not None:
         elements = list(start['elements'])
+        setup = list(start.get('setup_elements') or [])
     else:
         checks = state['checks'] if start else (
             (info or {}).get('checks') or [])
         elements = resolve(checks, element_ids)
+        setup = resolve(start.get('setup') if start else (
+            (info or {}).get('setup') or []), element_ids)
     explicit = dict(state['verdicts']) if state else {}
     checking = list(state['checking']) if state else []
     for element in list(explicit) + checking:
@@ -285,16 +298,22 @@ def _test_verdicts(run, state, info, element_ids):
     else:
         status, message = NOT_RUN, 'the run never reached it'
     per_element = {}
-    fine_grained = bool(explicit or checking)
+    fine_grained = bool(set(explicit) - set(setup) or checking)
     for element in elements:
         if element in explicit:
             per_element[element] = explicit[element]
-        elif element in checking or not fine_grained or status in (
-                PASSED, SKIPPED):
+        elif element in setup and start:
+            per_element[element] = (PASSED, 'read by the set-up of %s' % (
+                (cls or '?').rsplit('.', 1)[-1]))
+        elif not fine_grained or status in (PASSED, SKIPPED) or (
+                status == UNFINISHED and element in checking):
             per_element[element] = (status, message)
         else:
+            # NOTE: a fine-grained test that failed judged each element it
+            # reached; the others it never finished judging.
             per_element[element] = (NOT_RUN, 'not reached: the test '
-                                    'stopped before checking it')
+                                    'stopped at a failure before judging '
+                                    'it')
     return status, message, per_element
 
 

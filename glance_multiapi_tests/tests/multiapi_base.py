@@ -105,7 +105,7 @@ class MultiApiTest(recording.RecordedTest, test.BaseTestCase):
 
     credentials = ['primary']
     # NOTE: every class reads the Glance CR first; its failure fails them.
-    result_checks = ('glance',)
+    result_setup_checks = ('glance',)
 
     @classmethod
     def skip_checks(cls):

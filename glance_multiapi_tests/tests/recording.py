@@ -182,8 +182,10 @@ class RecordedTest(object):
     """Mixin recording checks, outcomes and figures of each test."""
 
     # NOTE: element patterns (results.model) every test of a class
-    # checks; gathered over the class's bases.
+    # checks, and those its set-up checks (passed once a test starts);
+    # both gathered over the class's bases.
     result_checks = ()
+    result_setup_checks = ()
 
     @classmethod
     def result_elements(cls):
@@ -221,9 +223,12 @@ class RecordedTest(object):
         except Exception as exc:  # noqa: B902 - never fail a test
             _warn_once('listing the elements of %s' % type(self).__name__,
                        exc)
-        fields = {'class': _class_id(type(self)), 'checks': patterns}
+        setup = inventory.setup_checks_of(type(self))
+        fields = {'class': _class_id(type(self)), 'checks': patterns,
+                  'setup': setup}
         if known is not None:
             fields['elements'] = model.resolve(patterns, known)
+            fields['setup_elements'] = model.resolve(setup, known)
         write('test-start', test=self.id(), **fields)
         self.addOnException(self._note_exception)
         return super().run(_OutcomeResult(
@@ -253,8 +258,13 @@ class RecordedTest(object):
               message=recorder_mod.cut(message))
 
     @contextlib.contextmanager
-    def checking(self, element):
-        """Judge one element by the block: passes, fails or skips with it."""
+    def checking(self, element, record_pass=True):
+        """Judge one element by the block: passes, fails or skips with it.
+
+        record_pass=False: a block that ends normally records nothing
+        (the test says later, with record_verdict, what it found).
+        Within one test the worst verdict of an element stands.
+        """
         write('checking', test=self.id(), element=element)
         try:
             yield
@@ -264,7 +274,8 @@ class RecordedTest(object):
         except BaseException as exc:
             self.record_verdict(element, model.FAILED, exception_text(exc))
             raise
-        self.record_verdict(element, model.PASSED)
+        if record_pass:
+            self.record_verdict(element, model.PASSED)
 
     def record_figure(self, key, value, *, check_bound=True, **labels):
         """Record a figure (results.metrics.FIGURES); the bound's problem.

@@ -110,7 +110,8 @@ def discovered(rec, cls):
 
 def start(rec, bare, elements=None):
     info = plugin_tests()[bare]
-    fields = {'class': info['class'], 'checks': info['checks']}
+    fields = {'class': info['class'], 'checks': info['checks'],
+              'setup': info['setup']}
     if elements is not None:
         fields['elements'] = elements
     rec.write('test-start', test=info['id'], **fields)
