@@ -151,7 +151,7 @@ def collect(records):
     for record in records:
         if record.get('kind') != 'figure':
             continue
-        key = record.get('key')
+        key = record.get('figure')
         figure = FIGURES.get(key)
         labels = {k: str(v) for k, v in (record.get('labels') or {}).items()}
         try:
@@ -159,7 +159,7 @@ def collect(records):
         except (TypeError, ValueError):
             continue
         metric = figure.metric if figure else PREFIX + str(key)
-        item = {'key': key, 'name': metric,
+        item = {'figure': key, 'name': metric,
                 'unit': figure.unit if figure else None,
                 'labels': labels, 'value': value,
                 'display': display(key, value),
@@ -177,7 +177,7 @@ def to_json(facts):
     """metrics.json: the figures with units, labels, bounds and tests."""
     figures = []
     for item in facts['figures']:
-        figure = FIGURES.get(item['key'])
+        figure = FIGURES.get(item['figure'])
         figures.append(dict(item, help=figure.help if figure else ''))
     return json.dumps({
         'schema': 1, 'generated': facts.get('generated'),
@@ -198,7 +198,7 @@ def to_prom(facts):
     """metrics.prom: the figures and the run's counts as gauges."""
     families = collections.OrderedDict()
     for item in facts['figures']:
-        families.setdefault(item['name'], (item['key'], []))[1].append(
+        families.setdefault(item['name'], (item['figure'], []))[1].append(
             (item['labels'], item['value']))
     lines = []
     for name, (key, samples) in families.items():

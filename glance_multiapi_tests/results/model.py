@@ -105,6 +105,7 @@ class _Run(object):
         self.tests = {}         # bare id -> state dict
         self.class_skips = {}   # class -> reason
         self.class_errors = {}  # class -> message
+        self.teardown_errors = {}  # class -> message
 
     def test(self, bare):
         return self.tests.setdefault(bare, {
@@ -137,6 +138,8 @@ def _runs(records):
             run.class_skips[record.get('class')] = record.get('message')
         elif kind == 'class-error':
             run.class_errors[record.get('class')] = record.get('message')
+        elif kind == 'class-teardown-error':
+            run.teardown_errors[record.get('class')] = record.get('message')
         elif kind in ('test-start', 'test-end', 'verdict', 'checking'):
             state = run.test(inventory.bare_id(record.get('test')))
             if kind == 'test-start':
@@ -372,9 +375,16 @@ def build(records, *, tests=None, problems=(), now=None):
                 elements[element]['verdicts'].append({
                     'test': full, 'run': run.label, 'status': e_status,
                     'message': first_line(e_message)})
+        for cls, message in sorted(run.teardown_errors.items()):
+            # NOTE: as tempest reports it: a result of its own.
+            test_rows.append({
+                'id': 'tearDownClass (%s)' % cls, 'bare': 'tearDownClass '
+                '(%s)' % cls, 'run': run.label, 'status': FAILED,
+                'message': message or '', 'first_line': first_line(message),
+                'elements': []})
         ended = [w for w in run.workers.values() if w['ended']]
         run_rows.append({
-            'key': run.key, 'label': run.label, 'started': iso(run.started),
+            'id': run.key, 'label': run.label, 'started': iso(run.started),
             'last_record': iso(run.ended), 'workers': len(run.workers),
             'workers_ended': len(ended), 'complete': complete,
             'selection_known': scheduled is not None})

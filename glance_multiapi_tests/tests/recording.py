@@ -210,6 +210,10 @@ class RecordedTest(object):
     def tearDownClass(cls):
         try:
             super().tearDownClass()
+        except Exception as exc:
+            write('class-teardown-error', message=exception_text(exc),
+                  **{'class': _class_id(cls)})
+            raise
         finally:
             rebuild()
 
@@ -295,7 +299,7 @@ class RecordedTest(object):
         labels = {k: str(v) for k, v in labels.items()}
         problem = metrics.bound_problem(key, value, labels, bound)
         element = metrics.element_of(key, labels)
-        write('figure', test=self.id(), key=key, value=value,
+        write('figure', test=self.id(), figure=key, value=value,
               labels=labels, element=element, exceeded=bool(problem),
               bound={'option': metrics.option_name(key), 'value': bound,
                      'kind': kind})

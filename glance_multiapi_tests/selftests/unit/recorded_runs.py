@@ -165,7 +165,8 @@ def upload_test(rec):
     for api, store, rate in (('api0', 'ceph0', 80.5), ('api1', 'ceph1', 75.0),
                              ('edge1', 'ceph2', 60.25)):
         rec.write('checking', test=full(UPLOAD), element='store:%s' % api)
-        rec.write('figure', test=full(UPLOAD), key='upload_bytes_per_second',
+        rec.write('figure', test=full(UPLOAD),
+                  figure='upload_bytes_per_second',
                   value=rate * 1048576, element='store:%s' % api,
                   labels={'api': api, 'store': store,
                           'interface': 'public'}, exceeded=False,
@@ -194,7 +195,7 @@ def switchover_test(rec, left_behind=None, bound=None):
         verdict(rec, SWITCHOVER, element, 'passed', 'showed api1\'s URL')
         exceeded = bound is not None and took > bound
         rec.write('figure', test=full(SWITCHOVER),
-                  key='switchover_convergence_seconds', value=took,
+                  figure='switchover_convergence_seconds', value=took,
                   element=element, exceeded=exceeded,
                   labels={'from_api': 'api0', 'to_api': 'api1',
                           'interface': interface},

@@ -123,9 +123,9 @@ class PromTest(testtools.TestCase):
     def test_last_sample_of_a_label_set_wins_and_labels_escape(self):
         rec = runs.worker(self.dir, pid=1)
         for value in (3.0, 4.5):
-            rec.write('figure', test='t', key='heat_engine_restart_seconds',
+            rec.write('figure', test='t', figure='heat_engine_restart_seconds',
                       value=value, labels={'service': 'heat "engine"\\x'})
-        rec.write('figure', test='t', key='heat_engine_restart_seconds',
+        rec.write('figure', test='t', figure='heat_engine_restart_seconds',
                   value='not a number', labels={'service': 'y'})
         facts = self.facts()
         family = self.parse(metrics.to_prom(facts))[

@@ -208,7 +208,7 @@ class ModelTest(testtools.TestCase):
                       'endpoints': {'public': 'https://127.0.0.1:20020'},
                       'default_store': 'cephgrow', 'store_type': 'rbd',
                       'stores': ['cephgrow']}])
-        rec.write('figure', test='t.grow', key='grow_answer_seconds',
+        rec.write('figure', test='t.grow', figure='grow_answer_seconds',
                   value=2.5, labels={'api': 'apigrow'})
         facts = self.facts()
         grown = facts['apis'][-1]
@@ -218,3 +218,12 @@ class ModelTest(testtools.TestCase):
         self.assertEqual([2.5], [f['value'] for f in elements[
             'api:apigrow']['figures']])
         self.assertNotIn('endpoint:apigrow:public', elements)
+
+    def test_teardown_error_is_a_failed_result_of_its_own(self):
+        rec = runs.healthy(self.dir)
+        cls = runs.T + 'api.test_endpoints.ImageEndpointsTest'
+        rec.write('class-teardown-error', message='deleting image x: 500',
+                  **{'class': cls})
+        row = self.rows(self.facts())['tearDownClass (%s)' % cls]
+        self.assertEqual(('failed', 'deleting image x: 500'),
+                         (row['status'], row['first_line']))
