@@ -31,7 +31,8 @@ h1{font-size:22px;margin:0 0 6px}h2{font-size:17px;margin:22px 0 6px}
 table{border-collapse:collapse;font-size:13px;margin:4px 0}
 td,th{border:1px solid #d0d7de;padding:3px 6px;text-align:left;
 vertical-align:top}th{background:#f6f8fa}
-code,.mono{font-family:monospace}
+code,.mono{font-family:monospace}td code,li code{word-break:break-all}
+table{max-width:100%}
 .banner{padding:8px 12px;border-radius:6px;margin:8px 0;font-weight:bold}
 .banner.fail{background:#ffebe9;border:2px solid #cf222e;color:#82071e}
 .banner.unfinished{background:#fbefff;border:2px solid #8250df;

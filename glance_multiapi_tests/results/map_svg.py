@@ -104,7 +104,7 @@ class _Box(object):
         labels = ', '.join('%s=%s' % item for item in sorted(
             figure['labels'].items()))
         text = '%s %s (%s)%s' % (
-            figure['figure'], figure['display'], labels,
+            figure.get('figure') or figure['name'], figure['display'], labels,
             ' OVER BOUND' if figure.get('exceeded') else '')
         self.lines.append(('figure', text, 'failed' if figure.get(
             'exceeded') else None, '%s%s = %s' % (

@@ -231,7 +231,8 @@ def _element_ids(glance, apis, catalog):
     """(every element id, the ids of the deployment as first learnt).
 
     An API a scenario added has only its api: element (its URLs are
-    shown, judged by that scenario as a whole).
+    shown, judged by that scenario as a whole); the api: element of the
+    others is there only when a test judged it.
     """
     ids = list(STATIC_ELEMENTS)
     interfaces = []
@@ -249,7 +250,6 @@ def _element_ids(glance, apis, catalog):
         if api.get('added_by'):
             added.append('api:%s' % api['name'])
             continue
-        ids.append('api:%s' % api['name'])
         ids.extend('endpoint:%s:%s' % (api['name'], i)
                    for i in sorted(api.get('endpoints') or {}))
         ids.append('store:%s' % api['name'])

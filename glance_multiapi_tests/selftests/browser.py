@@ -21,6 +21,7 @@ anything from a network cannot render as it should. Skips (the caller's
 choice) come from ``missing()``, which names what is not installed.
 """
 
+import base64
 import os
 import shutil
 import tempfile
@@ -99,11 +100,16 @@ class HeadlessChromium(fixtures.Fixture):
             'return performance.getEntriesByType("resource")'
             '.map(function (e) { return e.name; });')
 
-    def screenshot(self, path):
-        """A PNG of the whole page (its full height) at path."""
-        height = self.driver.execute_script(
-            'return document.documentElement.scrollHeight;')
-        self.driver.set_window_size(self.size[0], max(height + 40,
-                                                      self.size[1]))
-        self.driver.save_screenshot(path)
+    def screenshot(self, path, height=None):
+        """A PNG of the page's top height pixels (default: all) at path."""
+        size = self.driver.execute_script(
+            'return [document.documentElement.scrollWidth, '
+            'document.documentElement.scrollHeight];')
+        shot = self.driver.execute_cdp_cmd('Page.captureScreenshot', {
+            'format': 'png', 'captureBeyondViewport': True,
+            'clip': {'x': 0, 'y': 0, 'width': size[0],
+                     'height': min(height or size[1], size[1]),
+                     'scale': 1}})
+        with open(path, 'wb') as f:
+            f.write(base64.b64decode(shot['data']))
         return path

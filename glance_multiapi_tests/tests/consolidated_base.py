@@ -68,6 +68,7 @@ class ConsolidatedImageTest(recording.RecordedTest, test.BaseTestCase):
     """Runs the image check; needs no cloud and no credentials."""
 
     credentials = []
+    result_checks = ('consolidated_images',)
     # NOTE: the running image check can do without the mapping: it then
     # compares each Deployment with status only.
     needs_mapping = True

@@ -38,6 +38,7 @@ import threading
 
 from oslo_log import log as logging
 from tempest import config
+from tempest.lib import exceptions as lib_exc
 import testtools
 
 from glance_multiapi_tests.multiapi import catalog as catalog_rules
@@ -128,7 +129,13 @@ def _at_exit():
 
 
 def exception_text(exc):
-    """The message of exc as a reader wants it (type only when useful)."""
+    """The message of exc as a reader wants it (type only when useful).
+
+    tempest's HTTP errors read "Bad request\nDetails: {...}": their first
+    line alone says nothing, so their lines are joined, type first.
+    """
+    if isinstance(exc, lib_exc.RestClientException):
+        return '%s: %s' % (type(exc).__name__, ' '.join(str(exc).split()))
     if isinstance(exc, AssertionError):
         return str(exc)
     return '%s: %s' % (type(exc).__name__, exc)

@@ -171,3 +171,10 @@ class RecordingTest(testtools.TestCase):
         suite.run(result)
         self.assertTrue(result.wasSuccessful())
         self.assertIn('cannot write worker records', logs.output)
+
+    def test_http_error_text_keeps_its_details(self):
+        exc = recording.lib_exc.BadRequest({'error': 'AttributeError'})
+        self.assertEqual("BadRequest: Bad request Details: {'error': "
+                         "'AttributeError'}", recording.exception_text(exc))
+        self.assertEqual("KeyError: 'k'", recording.exception_text(
+            KeyError('k')))
