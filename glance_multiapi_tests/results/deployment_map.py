@@ -35,6 +35,7 @@ code,.mono{font-family:monospace}td code,li code{word-break:break-all}
 table{max-width:100%}
 .banner{padding:8px 12px;border-radius:6px;margin:8px 0;font-weight:bold}
 .banner.fail{background:#ffebe9;border:2px solid #cf222e;color:#82071e}
+.banner li li{font-weight:normal}
 .banner.unfinished{background:#fbefff;border:2px solid #8250df;
 color:#512a97}
 .banner.pass{background:#dafbe1;border:1px solid #1a7f37;color:#116329}
@@ -66,6 +67,8 @@ svg text.picklabel{fill:#0550ae;font-size:11px}
 .legend td{border:none;padding:1px 8px 1px 0}
 """
 
+# NOTE: the banner is read first; the tables hold each first line whole.
+BANNER_TEXT = 200
 LEGEND = (
     ('passed', 'every test of this run that checked it passed'),
     ('failed', 'a test failed on it: the test id and the first line of '
@@ -79,6 +82,11 @@ LEGEND = (
     ('not checked', 'no test of this run checks it (not selected, or no '
                     'such test)'),
 )
+
+
+def _cut(text, limit=BANNER_TEXT):
+    """text cut for the banner (whole in the tables below)."""
+    return text if len(text) <= limit else text[:limit - 4] + ' ...'
 
 
 def _mark(status):
@@ -119,11 +127,13 @@ def _summary(facts, out):
         out.append('<div class="banner fail">\u2718 %d FAILED '
                    'element(s):<ul>' % len(failed))
         for element in failed:
+            out.append('<li>%s<ul>' % escape(element['title']))
             for verdict in element['verdicts']:
                 if verdict['status'] == 'failed':
-                    out.append('<li>%s &mdash; <code>%s</code>: %s</li>' % (
-                        escape(element['title']), escape(verdict['test']),
-                        escape(verdict['message'] or 'failed')))
+                    out.append('<li><code>%s</code>: %s</li>' % (
+                        escape(verdict['test']),
+                        escape(_cut(verdict['message'] or 'failed'))))
+            out.append('</ul></li>')
         out.append('</ul></div>')
     marked = {v['test'] for e in failed for v in e['verdicts']
               if v['status'] == 'failed'}

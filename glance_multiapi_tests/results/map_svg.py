@@ -32,8 +32,8 @@ CHAR = 7.3          # px per character of 12px monospace
 LINE = 18
 PAD = 10
 WIDTH = 1240
-LEFT_W = 480
-RIGHT_X = 610
+LEFT_W = 520
+RIGHT_X = 640
 RIGHT_W = WIDTH - RIGHT_X - PAD
 MARKS = {
     'passed': ('\u2714 PASSED', 'pass'),
@@ -83,6 +83,7 @@ class _Box(object):
         status = element['status'] if element else 'not checked'
         self.statuses.append(status)
         self.lines.append(('element', text, status, tooltip or text))
+        self._implied = _implied_labels((element or {}).get('id', ''))
         if element and status in ('failed', 'unfinished'):
             room = int((self.w - 2 * PAD - WHY_INDENT) / CHAR)
             for verdict in element['verdicts']:
@@ -101,10 +102,17 @@ class _Box(object):
             self.figure(figure)
 
     def figure(self, figure):
-        labels = ', '.join('%s=%s' % item for item in sorted(
-            figure['labels'].items()))
-        text = '%s %s (%s)%s' % (
-            figure.get('figure') or figure['name'], figure['display'], labels,
+        labels = dict(figure['labels'])
+        for name in getattr(self, '_implied', ()):
+            labels.pop(name, None)
+        moved = ''
+        if 'from_api' in labels and 'to_api' in labels:
+            moved = '%s->%s' % (labels.pop('from_api'), labels.pop('to_api'))
+        shown = ', '.join([moved] * bool(moved) + [
+            '%s=%s' % item for item in sorted(labels.items())])
+        text = '%s %s%s%s' % (
+            figure.get('figure') or figure['name'], figure['display'],
+            ' (%s)' % shown if shown else '',
             ' OVER BOUND' if figure.get('exceeded') else '')
         self.lines.append(('figure', text, 'failed' if figure.get(
             'exceeded') else None, '%s%s = %s' % (
@@ -158,6 +166,13 @@ class _Box(object):
                                escape(tooltip), escape(fit(
                                    text, self.w - 3 * PAD - BADGE_W))))
         out.append('</g>')
+
+
+def _implied_labels(element_id):
+    """Labels a figure needs not repeat under this element's line."""
+    kind = element_id.split(':', 1)[0]
+    return {'catalog': ('interface',), 'store': ('api', 'store'),
+            'api': ('api',)}.get(kind, ())
 
 
 def _badge(out, x, y, status):

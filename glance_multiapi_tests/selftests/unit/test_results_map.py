@@ -83,7 +83,7 @@ class MapTest(testtools.TestCase):
         page = self.page()
         text = text_of(page)
         self.assertIn('\u2718 3 FAILED element(s)', text)
-        self.assertIn('api1 public endpoint \u2014 %s : api1 public '
+        self.assertIn('api1 public endpoint %s : api1 public '
                       'https://127.0.0.1:20003: TCP: [Errno 111] Connection '
                       'refused' % runs.full(runs.ENDPOINTS), text)
         # NOTE: the diagram marks the line itself and its box.
