@@ -30,7 +30,8 @@ from glance_multiapi_tests.selftests import browser
 
 def main(argv):
     if len(argv) not in (2, 3) or not os.path.isfile(os.path.join(
-            argv[0], 'deployment-map.html')):
+            argv[0], 'deployment-map.html')) or (
+                len(argv) == 3 and not argv[2].isdigit()):
         print('usage: deployment_map_screenshot.py RESULTS_DIR OUT.png '
               '[WIDTH] (RESULTS_DIR holding deployment-map.html)',
               file=sys.stderr)

@@ -103,10 +103,14 @@ def check(results_dir, streams):
     if missing:
         return (['%s lacks %s' % (results_dir, ', '.join(missing))],
                 'no map')
-    with open(os.path.join(results_dir, 'deployment-map.json')) as f:
-        facts = json.load(f)
-    with open(os.path.join(results_dir, 'metrics.json')) as f:
-        json.load(f)
+    documents = {}
+    for name in ('deployment-map.json', 'metrics.json'):
+        try:
+            with open(os.path.join(results_dir, name)) as f:
+                documents[name] = json.load(f)
+        except (OSError, ValueError) as exc:
+            return (['%s cannot be read: %s' % (name, exc)], 'bad map')
+    facts = documents['deployment-map.json']
     with open(os.path.join(results_dir, 'metrics.prom')) as f:
         try:
             families = list(text_string_to_metric_families(f.read()))

@@ -90,3 +90,12 @@ class ResultsMapCheckTest(testtools.TestCase):
         problems, _ = results_map.check(self.dir, [])
         self.assertEqual(1, len(problems))
         self.assertIn('metrics.prom does not parse', problems[0])
+
+    def test_map_that_is_not_json(self):
+        runs.healthy(self.dir)
+        publish.rebuild(self.dir)
+        with open(os.path.join(self.dir, 'deployment-map.json'), 'w') as f:
+            f.write('{cut')
+        problems, _ = results_map.check(self.dir, [])
+        self.assertEqual(1, len(problems))
+        self.assertIn('deployment-map.json cannot be read', problems[0])
