@@ -143,6 +143,20 @@ GlanceMultiApiGroup = [
                      'to another API until it is restored; needs '
                      'kubernetes_api or patch_command, and two non-edge '
                      'APIs).'),
+    cfg.StrOpt('pod_name',
+               help='The pod this run lives in, watched while a disruptive '
+                    'scenario has the deployment changed: once the pod is '
+                    'being deleted (metadata.deletionTimestamp), the change '
+                    'is undone within the grace period, since no process '
+                    'of a test-operator pod is sent SIGTERM (bash, its PID '
+                    '1, ignores it). Needs "get" on that pod (rbac.yaml '
+                    'grants it for the pod of '
+                    'tempest-glance-multiapi-disruptive.yaml). Unset: '
+                    '$HOSTNAME (a pod\'s name) when KUBERNETES_SERVICE_HOST '
+                    'is set and no kubeconfig is, else no pod is watched.'),
+    cfg.FloatOpt('pod_watch_interval', default=2.0,
+                 help='Seconds between two looks at the pod (pod_name) '
+                      'while a disruptive change is pending.'),
     cfg.StrOpt('switchover_target',
                help='API to switch the catalog to; default: the first '
                     'non-edge API that is not the current one.'),

@@ -7,9 +7,16 @@
 # again only when those pins or the interpreter change. check-uuid and check_zuul_jobs.py import the
 # plugin, so they run from the project's venv, VENV (.venv, made by
 # tools/setup-env.sh).
+# Then it builds the documentation (doc/source) and the release notes
+# (releasenotes/) with sphinx-build -W, every warning an error, from a
+# third venv, DOCS_VENV (.venv-docs), pinned by tools/constraints/docs.txt
+# beside upper-constraints.txt: the docs import the plugin (its options,
+# its parsers), so it holds the plugin's requirements and the plugin
+# (editable). It too is made again only when what went into it changes.
 # Prints one line per tool, "lint: TOOL: ok" or "lint: TOOL: FAILED",
-# after that tool's own output; exits 1 when any failed, 2 when the lint
-# venv cannot be made. Environment: LINT_PYTHON (python3).
+# after that tool's own output; exits 1 when any failed (the docs lines
+# fail too when their venv cannot be made), 2 when the lint venv cannot
+# be made. Environment: LINT_PYTHON (python3).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . tools/venv-stamp.sh || exit 2
@@ -62,5 +69,27 @@ lint zuul-jobs "$VENV/bin/python" tools/check_zuul_jobs.py
 lint ansible-lint env PATH="$(cd "$bin" && pwd):$PATH" ANSIBLE_NOCOLOR=1 \
     "$bin/ansible-lint" --offline --nocolor playbooks/
 lint yamllint "$bin/yamllint" --strict .
+
+DOCS_VENV=${DOCS_VENV:-.venv-docs}
+DOCS_CONSTRAINTS=tools/constraints/docs.txt
+docs_key=$(stamp_key "$PYTHON" "$DOCS_CONSTRAINTS" doc/requirements.txt \
+    upper-constraints.txt requirements.txt setup.cfg)
+if stamped_venv "$DOCS_VENV" "$PYTHON" "$DOCS_CONSTRAINTS" "$docs_key" \
+        -c upper-constraints.txt -r requirements.txt \
+        -r doc/requirements.txt -e .; then
+    # NOTE: -E reads every page again: the references are generated from
+    # config.py and the parsers, which Sphinx does not know to watch, and
+    # a page read from the cache would not repeat its warnings.
+    lint docs "$DOCS_VENV/bin/sphinx-build" -q -E -W --keep-going \
+        -b html doc/source doc/build/html
+    lint releasenotes "$DOCS_VENV/bin/sphinx-build" -q -a -E -W \
+        --keep-going -d releasenotes/build/doctrees -b html \
+        releasenotes/source releasenotes/build/html
+else
+    echo "$DOCS_VENV: cannot make it from $DOCS_CONSTRAINTS"
+    echo "lint: docs: FAILED"
+    echo "lint: releasenotes: FAILED"
+    failed=1
+fi
 
 [ "$failed" = 0 ]

@@ -70,10 +70,11 @@ cloud_artifacts "$ARTIFACTS_DIR"
 ROLE=etc/test-operator/rbac.yaml
 # NOTE: the suite names neither the Glance nor the OpenStackVersion, so
 # the plugin lists them; the Role's "get" of each serves configurations
-# that name them. Without heat nothing reads the OpenStackVersion or the
-# heat Deployments.
+# that name them. Only a run inside a pod reads its own Pod. Without
+# heat nothing reads the OpenStackVersion or the heat Deployments.
 allow_unused=(--allow-unused get:glances
-              --allow-unused get:openstackversions)
+              --allow-unused get:openstackversions
+              --allow-unused get:pods/glance-multiapi-disruptive)
 spec_args=(--kube-role "$ROLE")
 [ "${TLS:-1}" != 0 ] && spec_args+=(--tls)
 [ -n "${SPEC:-}" ] && spec_args+=(--spec "$SPEC")

@@ -1,73 +1,121 @@
 #!/bin/bash
 # The project's own tests, from a fresh machine: install what is needed,
-# then the lint stage (tools/run-lint.sh: flake8, check-uuid and the
-# CI-file linters; one result), the unit tests, the plugin alone under
+# then the lint stage (tools/run-lint.sh: flake8, check-uuid, the CI-file
+# linters, the docs; one result), the unit tests, the plugin alone under
 # Python 3.9 and 3.12 (tools/run-python-matrix.sh), the plugin beside other
-# tempest plugins (tools/run-coexistence.sh) and the functional tests
-# against a real embedded cloud. Ends with "N passed, N failed, N skipped".
+# tempest plugins (tools/run-coexistence.sh), the shipped Tempest CR in a
+# stand-in of test-operator's pod (tools/run-test-operator.sh) and the
+# functional tests against real embedded clouds. Ends with a table of how
+# long each stage took and "N passed, N failed, N skipped".
+#
+# With two cores or more the stages before the functional tests run one
+# after another in the background WHILE the functional tests run (those
+# wait on their clouds much of the time); their output goes to their logs
+# and is shown when they end. SERIAL=1 runs everything one after another,
+# in the foreground.
 # Results (${RESULTS:-results}): unit, functional, python-matrix (with
-# py39-unit, py312-unit) and coexistence, each as .subunit, .junit.xml and
-# .html, the stages' logs, and artifacts/functional when the functional
-# tests failed. What tools/run-suite.sh wrote there (suite.*, artifacts/)
-# is left alone.
+# py39-unit, py312-unit), coexistence and test-operator, each as .subunit,
+# .junit.xml and .html, each stage's log, timings.txt, and
+# artifacts/functional when the functional tests failed. What
+# tools/run-suite.sh wrote there (suite.*, artifacts/) is left alone.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. tools/stage-timer.sh || exit 1
+stage_begin set-up
 tools/setup-env.sh || exit $?
+stage_end
 VENV=${VENV:-.venv}
 export RESULTS=${RESULTS:-results}
 mkdir -p "$RESULTS"
-find "$RESULTS" -mindepth 1 -maxdepth 1 ! -name 'suite.*' ! -name artifacts \
+find "$RESULTS" -mindepth 1 -maxdepth 1 ! -name 'suite*' ! -name artifacts \
     -exec rm -rf {} +
 rm -rf "$RESULTS/artifacts/functional"
-lint_failed=0
 
-if [ -x tools/run-lint.sh ]; then
-    echo "== lint"
-    tools/run-lint.sh || lint_failed=1
-else
-    # NOTE: until the lint stage exists, its Python part.
-    echo "== pep8"
-    "$VENV/bin/flake8" || lint_failed=1
-    "$VENV/bin/check-uuid" --package glance_multiapi_tests.tests \
-        || lint_failed=1
-fi
-
-echo "== unit tests"
-"$VENV/bin/stestr" run --subunit > "$RESULTS/unit.subunit"
-unit_rc=$?
-"$VENV/bin/python" tools/subunit_summary.py --list-failures \
-    "$RESULTS/unit.subunit" | sed 's/^/unit: /'
-
-# stage NAME SCRIPT: run a stage that prints its own result line; its
-# counts are added to the summary, and a stage that failed without
-# counting a failure (it could not start) counts as one.
-stage_p=0; stage_f=0; stage_s=0
-stage() {
-    local log=$RESULTS/$1.log line p f s rc
-    "$2" 2>&1 | tee "$log"
-    rc=${PIPESTATUS[0]}
-    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
-    read -r p _ f _ s _ <<<"${line:-0 passed, 0 failed, 0 skipped}"
-    if [ "$rc" != 0 ] && [ "${f:-0}" = 0 ]; then
-        f=1; echo "FAILED: $1 (exit $rc)"
+# run_stage NAME COMMAND...: run one stage with its output in
+# $RESULTS/NAME.log (and on the console unless QUIET_STAGES is set); its
+# exit status in NAME.rc and its seconds in NAME.seconds.
+run_stage() {
+    local name=$1 log=$RESULTS/$1.log t0 rc
+    shift
+    t0=$(date +%s.%N)
+    if [ -n "${QUIET_STAGES:-}" ]; then
+        "$@" > "$log" 2>&1
+        rc=$?
+    else
+        "$@" 2>&1 | tee "$log"
+        rc=${PIPESTATUS[0]}
     fi
-    stage_p=$((stage_p + ${p:-0})); stage_f=$((stage_f + ${f:-0}))
-    stage_s=$((stage_s + ${s:-0}))
+    echo "$rc" > "$RESULTS/$name.rc"
+    _stage_minus "$(date +%s.%N)" "$t0" > "$RESULTS/$name.seconds"
+    return "$rc"
 }
 
-echo "== the plugin alone under Python 3.9 and 3.12"
-stage python-matrix tools/run-python-matrix.sh
+unit_tests() {
+    "$VENV/bin/stestr" run --subunit > "$RESULTS/unit.subunit"
+    local rc=$?
+    "$VENV/bin/python" tools/subunit_summary.py --list-failures \
+        "$RESULTS/unit.subunit" | sed 's/^/unit: /'
+    return $rc
+}
 
-echo "== the plugin beside other tempest plugins"
-stage coexistence tools/run-coexistence.sh
+# NOTE: every stage but the functional tests, in order: the lint stage
+# first, as a broken file is the cheapest thing to learn about.
+STAGES=(lint unit python-matrix coexistence test-operator)
+declare -A COMMAND=(
+    [lint]=tools/run-lint.sh
+    [unit]=unit_tests
+    [python-matrix]=tools/run-python-matrix.sh
+    [coexistence]=tools/run-coexistence.sh
+    [test-operator]=tools/run-test-operator.sh)
+declare -A TITLE=(
+    [lint]="lint (flake8, hacking, check-uuid, CI files, docs)"
+    [unit]="unit tests"
+    [python-matrix]="the plugin alone under Python 3.9 and 3.12"
+    [coexistence]="the plugin beside other tempest plugins"
+    [test-operator]="the test-operator pod path (tcib's run_tempest.sh)")
 
-echo "== functional tests (real embedded cloud)"
-tools/run-functional.sh
-functional_rc=$?
+other_stages() {
+    local name
+    for name in "${STAGES[@]}"; do
+        echo "== ${TITLE[$name]}"
+        run_stage "$name" "${COMMAND[$name]}"
+        [ -n "${QUIET_STAGES:-}" ] && \
+            echo "$name: exit $(cat "$RESULTS/$name.rc"), $(tail -n 1 \
+                "$RESULTS/$name.log")"
+    done
+}
+
+cores=$(nproc 2>/dev/null || echo 1)
+background=""
+if [ -z "${SERIAL:-}" ] && [ "$cores" -ge 2 ]; then
+    echo "== lint, unit, Python matrix, coexistence and test-operator in" \
+        "the background (logs in $RESULTS/*.log), the functional tests" \
+        "meanwhile"
+    QUIET_STAGES=1 other_stages > "$RESULTS/other-stages.log" 2>&1 &
+    background=$!
+else
+    other_stages
+fi
+
+echo "== functional tests (real embedded clouds)"
+run_stage functional tools/run-functional.sh
+functional_rc=$(cat "$RESULTS/functional.rc")
+
+if [ -n "$background" ]; then
+    echo "== the other stages (run meanwhile)"
+    wait "$background"
+    cat "$RESULTS/other-stages.log"
+fi
+for name in "${STAGES[@]}" functional; do
+    [ -e "$RESULTS/$name.seconds" ] && \
+        stage_record "$name" "$(cat "$RESULTS/$name.seconds")"
+done
 
 echo "== reports (JUnit XML and HTML beside each subunit stream)"
+stage_begin reports
 streams=()
-for name in unit python-matrix py39-unit py312-unit coexistence; do
+for name in unit python-matrix py39-unit py312-unit coexistence \
+        test-operator; do
     [ -e "$RESULTS/$name.subunit" ] && streams+=("$RESULTS/$name.subunit")
 done
 # NOTE: run-functional.sh writes its own; when it stopped before, a report
@@ -75,29 +123,53 @@ done
 [ -e "$RESULTS/functional.junit.xml" ] \
     || streams+=("$RESULTS/functional.subunit")
 "$VENV/bin/python" tools/subunit_report.py "${streams[@]}"
+stage_end
 
 echo "== summary"
-# stream NAME RC: add the counts of $RESULTS/NAME.subunit; as in stage(),
-# a run that exited non-zero without a counted failure in its stream (it
-# could not start, or it crashed part way) counts as one.
-passed=$stage_p; failed=$stage_f; skipped=$stage_s
-stream() {
-    local line p f s
-    line=$("$VENV/bin/python" tools/subunit_summary.py \
-        "$RESULTS/$1.subunit")
-    read -r p _ f _ s _ <<<"$line"
-    if [ "$2" != 0 ] && [ "${f:-0}" = 0 ]; then
-        f=1; echo "FAILED: $1 (exit $2)"
-    fi
+passed=0; failed=0; skipped=0
+add() {
+    local p f s
+    read -r p _ f _ s _ <<<"$1"
     passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
     skipped=$((skipped + ${s:-0}))
 }
-stream unit "$unit_rc"
-stream functional "$functional_rc"
-if [ "$lint_failed" = 1 ]; then
+# stage_result NAME: the result line a stage printed; a stage that failed
+# without counting a failure (it could not start) counts as one.
+stage_result() {
+    local line rc f
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$RESULTS/$1.log" \
+        2>/dev/null | tail -1)
+    rc=$(cat "$RESULTS/$1.rc" 2>/dev/null || echo 1)
+    read -r _ _ f _ <<<"${line:-0 passed, 0 failed}"
+    if [ "$rc" != 0 ] && [ "${f:-0}" = 0 ]; then
+        echo "FAILED: $1 (exit $rc)"
+        line="0 passed, 1 failed, 0 skipped"
+    fi
+    add "${line:-0 passed, 0 failed, 0 skipped}"
+}
+# stream NAME: the counts of $RESULTS/NAME.subunit, with the same rule.
+stream() {
+    local line rc f
+    line=$("$VENV/bin/python" tools/subunit_summary.py \
+        "$RESULTS/$1.subunit")
+    add "$line"
+    rc=$(cat "$RESULTS/$1.rc" 2>/dev/null || echo 1)
+    read -r _ _ f _ <<<"$line"
+    if [ "$rc" != 0 ] && [ "${f:-0}" = 0 ]; then
+        echo "FAILED: $1 (exit $rc)"
+        add "0 passed, 1 failed, 0 skipped"
+    fi
+}
+for name in python-matrix coexistence test-operator; do
+    stage_result "$name"
+done
+stream unit
+stream functional
+if [ "$(cat "$RESULTS/lint.rc" 2>/dev/null || echo 1)" != 0 ]; then
     failed=$((failed + 1)); echo "FAILED: lint"
 else
     passed=$((passed + 1))
 fi
+stage_table "project test stages"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ] && [ "$passed" -gt 1 ]

@@ -21,7 +21,7 @@ client's exceptions and tracebacks never reach a test.
 
 Only the verbs that etc/test-operator/rbac.yaml grants are used: get and
 list of glances and openstackversions, patch of openstackcontrolplanes
-and glances, get of deployments.
+and glances, get of deployments and of the run's own pod.
 """
 
 import dataclasses
@@ -57,6 +57,7 @@ CONTROLPLANE = Resource('core.openstack.org', 'v1beta1',
 VERSION = Resource('core.openstack.org', 'v1beta1', 'openstackversions',
                    'OpenStackVersion')
 DEPLOYMENT = Resource('apps', 'v1', 'deployments', 'Deployment')
+POD = Resource('', 'v1', 'pods', 'Pod')
 
 
 class KubeError(Exception):
@@ -212,6 +213,11 @@ class Client:
             apps = self._k8s.client.AppsV1Api(self._api)
             return self._call('get', resource, name,
                               apps.read_namespaced_deployment, name,
+                              self.namespace)
+        if resource == POD:
+            core = self._k8s.client.CoreV1Api(self._api)
+            return self._call('get', resource, name,
+                              core.read_namespaced_pod, name,
                               self.namespace)
         return self._call('get', resource, name, self._custom().
                           get_namespaced_custom_object, resource.group,

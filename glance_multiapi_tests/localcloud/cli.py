@@ -98,7 +98,8 @@ def build_parser():
     up.add_argument('--base-port', type=int,
                     help='use ports from this one up, failing if one is '
                          'busy (default: any free ports)')
-    up.add_argument('-q', '--quiet', action='store_true')
+    up.add_argument('-q', '--quiet', action='store_true',
+                    help='print only errors, not the status table')
     up.add_argument('--with-heat', action='store_true',
                     help='also run heat-api, heat-api-cfn and heat-engine '
                          '(one openstack-heat package) with RabbitMQ')

@@ -29,6 +29,7 @@ from glance_multiapi_tests.localcloud.components import keystone
 from glance_multiapi_tests.localcloud.components import kubeapi
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
+from glance_multiapi_tests.localcloud import kubepods
 from glance_multiapi_tests.localcloud import kuberbac
 from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import ports
@@ -41,7 +42,7 @@ OWN_ENTRIES = ('state.json', 'keystone', 'glance', 'registry', 'files',
                'logs', 'run', 'tempest', 'clouds.yaml', '.lock',
                kubeapi.KUBECONFIG, kubeapi.MAPPINGS, kubeapi.KNOWN_NAMES,
                kubeapi.ROLE_FILE, kubeapi.AUDIT_LOG, kubeapi.TLS_DIR,
-               certs.TLS_DIR)
+               kubepods.FILE, certs.TLS_DIR)
 
 
 @contextlib.contextmanager

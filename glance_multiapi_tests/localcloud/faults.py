@@ -131,7 +131,8 @@ class Fault(object):
 class UnresolvableEndpoint(Fault):
     name = 'unresolvable-endpoint'
     help = ("API's public URL uses a host under .invalid, which never "
-            "resolves (the seed CI's 'Name or service not known')")
+            "resolves (discovery then fails with 'Name or service not "
+            "known')")
 
     def url(self, api, interface, url):
         if api != self._api() or interface != 'public':
@@ -411,7 +412,7 @@ class EveryStore(Fault):
     name = 'every-store'
     help = ('API (every API when none is named) is configured with every '
             'store of the spec, not only its own: it reads images it could '
-            'not read on a cluster (what the embedded cloud did before)')
+            'not read on a cluster (a stand-in kinder than a cluster)')
 
     def served_stores(self, api, stores, every):
         if self.arg and api != self.arg:

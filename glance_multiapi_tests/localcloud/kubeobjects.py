@@ -56,6 +56,9 @@ RESOURCES = (
              False, ('get', 'list')),
     Resource('', 'v1', 'configmaps', 'ConfigMap', 'configmap', ('cm',),
              True, ('create', 'delete', 'get', 'list', 'patch', 'update')),
+    # NOTE: stored, not played by a process (kubepods.py says why).
+    Resource('', 'v1', 'pods', 'Pod', 'pod', ('po',), True,
+             ('create', 'delete', 'get', 'list')),
 )
 
 # NOTE: Deployment names from heat-operator (internal/heatapi/const.go,
@@ -287,6 +290,7 @@ def world(data, document, running, drifted=()):
         'deployments': [],
         'namespaces': [namespace_object(data)],
         'configmaps': [],
+        'pods': [],
     }
     if data.get('options', {}).get('heat'):
         objects['deployments'] = [deployment(data, name, running, drifted)

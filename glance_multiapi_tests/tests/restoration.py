@@ -28,13 +28,16 @@ it changes the deployment. The undo then runs once, at the first of:
   worker through ``/bin/sh -c``, so the worker's parent is that shell,
   which outlives it, and PR_SET_PDEATHSIG would never fire. A watcher
   thread looks at the worker's parent and grandparent while a change is
-  pending and sends the worker SIGTERM when either is gone.
+  pending and sends the worker SIGTERM when either is gone;
+* the deletion of the pod the run lives in: a test-operator pod's PID 1
+  is bash (tcib's run_tempest.sh is the image's entrypoint), which
+  ignores the SIGTERM of a pod deletion, and the kubelet SIGKILLs every
+  process when the grace period ends. The same watcher reads the run's
+  own Pod object (common/own_pod.py) and sends the worker SIGTERM as soon
+  as it shows a deletionTimestamp, within that grace period.
 
 When an undo fails, the error names the exact command that restores the
-deployment by hand. Nothing here can run after SIGKILL: a test-operator
-pod's PID 1 is bash (tcib's run_tempest.sh is the image's entrypoint),
-which ignores the SIGTERM of a pod deletion, so the kubelet SIGKILLs
-every process when the grace period ends.
+deployment by hand. Nothing here runs after SIGKILL itself.
 """
 
 import os
@@ -42,8 +45,12 @@ import signal
 import threading
 
 from oslo_log import log as logging
+from tempest import config
 from tempest import test
 
+from glance_multiapi_tests.common import own_pod
+
+CONF = config.CONF
 LOG = logging.getLogger(__name__)
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
 # NOTE: how often the watcher looks at the worker's ancestors.
@@ -53,7 +60,7 @@ WATCH_INTERVAL = 0.5
 # which is also where Python runs signal handlers; module state is enough.
 _pending = []
 _state = {'signal': None, 'restoring': False, 'handlers': None,
-          'watcher': None}
+          'watcher': None, 'why': None, 'pod_watch': None}
 
 
 class RestoreError(Exception):
@@ -127,12 +134,17 @@ def ancestors(pid=None, depth=2):
 
 
 class _Watcher(threading.Thread):
-    """SIGTERMs this process when one of its ancestors is gone."""
+    """SIGTERMs this process when an ancestor or its pod is gone.
 
-    def __init__(self):
+    pod: an own_pod.Watch (or None), read every pod_interval seconds.
+    """
+
+    def __init__(self, pod=None, pod_interval=2.0):
         super().__init__(name='restoration-watcher', daemon=True)
         self.chain = ancestors()
         self.stopped = threading.Event()
+        self.pod = pod
+        self.pod_interval = pod_interval
 
     def gone(self):
         """The first ancestor that is no longer one, else None."""
@@ -143,22 +155,35 @@ class _Watcher(threading.Thread):
             pid = ancestor
         return None
 
+    def _stop_worker(self, why):
+        _state['why'] = why
+        LOG.warning('%s: SIGTERM to restore the deployment', why)
+        os.kill(os.getpid(), signal.SIGTERM)
+
     def run(self):
+        next_pod = 0.0
+        waited = 0.0
         while not self.stopped.wait(WATCH_INTERVAL):
+            waited += WATCH_INTERVAL
             lost = self.gone()
             if lost is not None:
-                LOG.warning('process %d that ran this worker is gone: '
-                            'SIGTERM to restore the deployment', lost)
-                os.kill(os.getpid(), signal.SIGTERM)
+                self._stop_worker('process %d that ran this worker is gone'
+                                  % lost)
                 return
+            if self.pod is not None and waited >= next_pod:
+                next_pod = waited + self.pod_interval
+                why = self.pod.reason()
+                if why:
+                    self._stop_worker(why)
+                    return
 
 
-def _install():
+def _install(pod=None, pod_interval=2.0):
     if _state['handlers'] is None:
         _state['handlers'] = {sig: signal.signal(sig, _on_signal)
                               for sig in SIGNALS}
     if _state['watcher'] is None and os.path.isdir('/proc/self'):
-        _state['watcher'] = _Watcher()
+        _state['watcher'] = _Watcher(pod, pod_interval)
         _state['watcher'].start()
 
 
@@ -197,6 +222,8 @@ def _on_signal(signum, frame):
                     'on, the worker stops after it', name)
         return
     what = ', '.join(c.what for c in _pending if not c.done) or 'nothing'
+    if _state['why']:
+        name = '%s (%s)' % (name, _state['why'])
     LOG.warning('%s: undoing %s before stopping', name, what)
     failures = undo_pending()
     if failures:
@@ -249,9 +276,20 @@ class DisruptiveTest(test.BaseTestCase):
                           what, signal.Signals(_state['signal']).name))
         change = Change(what, undo, by_hand)
         _pending.append(change)
-        _install()
+        _install(self._pod_watch(),
+                 CONF.glance_multiapi.pod_watch_interval)
         self.addCleanup(self._undo, change)
         return change
+
+    @staticmethod
+    def _pod_watch():
+        """The run's own pod to watch (own_pod.Watch), once a process."""
+        if _state['pod_watch'] is None:
+            opts = CONF.glance_multiapi
+            name = own_pod.pod_name(opts)
+            watch = own_pod.Watch(opts, name) if name else None
+            _state['pod_watch'] = watch if watch and watch.start() else False
+        return _state['pod_watch'] or None
 
     @staticmethod
     def _undo(change):

@@ -29,6 +29,7 @@ from tempest.lib.common.utils import test_utils
 from tempest import test
 import yaml
 
+from glance_multiapi_tests.common import trust
 from glance_multiapi_tests.tests import configmap_api
 from glance_multiapi_tests.tests import recording
 from glance_multiapi_tests.tests import skips
@@ -97,10 +98,16 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
         if region:
             cloud['region_name'] = region
         # NOTE: the uploader trusts what tempest trusts (an https keystone
-        # and Glance under the deployment's CA).
-        if CONF.identity.ca_certificates_file:
-            cloud['cacert'] = CONF.identity.ca_certificates_file
-        if CONF.identity.disable_ssl_certificate_validation:
+        # and Glance under the deployment's CA): ca_certificates_file, or
+        # the system CAs, named, since openstacksdk's requests would use
+        # certifi's (common/trust.py; in a test-operator pod tempest.conf
+        # has no CA file and the CA is only in the system bundle).
+        verify = trust.requests_verify(
+            CONF.identity.ca_certificates_file,
+            CONF.identity.disable_ssl_certificate_validation)
+        if isinstance(verify, str):
+            cloud['cacert'] = verify
+        elif not verify:
             cloud['verify'] = False
         path = os.path.join(self.workdir, 'clouds.yaml')
         with open(path, 'w') as out:
@@ -137,9 +144,9 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
         return key, entry, data
 
     def registry_verify(self):
-        if self.opts.insecure_client:
-            return False
-        return self.opts.registry_ca_file or True
+        # NOTE: unset registry_ca_file means the system CAs, not certifi's.
+        return trust.requests_verify(self.opts.registry_ca_file,
+                                     self.opts.insecure_client)
 
     def downloads(self, key, entry):
         """GETs of an http source so far; None for an oci:// one."""

@@ -40,6 +40,7 @@ from tempest import config
 import yaml
 
 from glance_multiapi_tests.common import imagedata
+from glance_multiapi_tests.common import trust
 from glance_multiapi_tests.multiapi import probes
 from glance_multiapi_tests.tests import waiters
 
@@ -237,9 +238,11 @@ class SavingImage(fixtures.Fixture):
                          % self.image['id'], timeout=self.timeout)
 
     def _put(self, url, held, headers):
-        # NOTE: the same TLS trust as the tempest clients ([identity]).
-        verify = (False if CONF.identity.disable_ssl_certificate_validation
-                  else CONF.identity.ca_certificates_file or True)
+        # NOTE: the same TLS trust as the tempest clients ([identity], else
+        # the system CAs: common/trust.py says why not requests' own).
+        verify = trust.requests_verify(
+            CONF.identity.ca_certificates_file,
+            CONF.identity.disable_ssl_certificate_validation)
         try:
             response = requests.put(url, data=held, headers=headers,
                                     timeout=(10, self.hold_limit + 60),
@@ -373,9 +376,13 @@ class UploaderRun(fixtures.Fixture):
             'FOREIGN_QUEUED_POLICY': self.opts.foreign_queued_policy})
         if self.opts.insecure_client:
             self.env['INSECURE_CLIENT'] = 'true'
-        elif self.opts.registry_ca_file:
-            self.env['SSL_CERT_FILE'] = self.opts.registry_ca_file
-            self.env['REQUESTS_CA_BUNDLE'] = self.opts.registry_ca_file
+        else:
+            # NOTE: unset registry_ca_file means the system CAs; the
+            # uploader's requests would otherwise trust certifi's only.
+            ca_file = self.opts.registry_ca_file or trust.system_ca()
+            if ca_file and os.path.isfile(ca_file):
+                self.env['SSL_CERT_FILE'] = ca_file
+                self.env['REQUESTS_CA_BUNDLE'] = ca_file
         if self.configmaps is not None:
             # NOTE: UUID_OUTPUT tells the bundled uploader; others ignore it.
             self.env['UUID_OUTPUT'] = 'configmap'

@@ -43,6 +43,7 @@ from glance_multiapi_tests.localcloud import cloud
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import kubeobjects
+from glance_multiapi_tests.localcloud import kubepods
 from glance_multiapi_tests.localcloud import kuberbac
 from glance_multiapi_tests.localcloud import kubetables
 from glance_multiapi_tests.localcloud import processes
@@ -141,6 +142,7 @@ class Api(object):
         self.audit_lock = threading.Lock()
         self.configmaps = configmaps.Store(os.path.join(self.root,
                                                         CONFIGMAPS_DIR))
+        self.pods = kubepods.Store(self.root)
 
     def state(self):
         return state_mod.State(self.root).load()
@@ -261,6 +263,8 @@ class Api(object):
             raise Response(405, kuberbac.method_not_allowed(request.verb))
         if res.plural == 'configmaps':
             return self._configmaps(request, headers, body)
+        if res.plural == 'pods':
+            return self._pods(request, headers, body)
         items = self._world(state)[res.plural]
         if request.namespace not in (None, kubeobjects.NAMESPACE):
             items = []
@@ -311,6 +315,32 @@ class Api(object):
             return 200, store.patch(ns, name, document)
         except configmaps.StoreError as exc:
             raise Response(exc.code, exc.status(name))
+
+    def _pods(self, request, headers, body):
+        """Pods are stored; a delete marks them (kubepods.py)."""
+        store, ns, name = self.pods, request.namespace, request.name
+        try:
+            if request.verb == 'list':
+                return 200, self._listing(request.resource, store.list(ns),
+                                          headers, request)
+            if request.verb == 'get':
+                return 200, self._listing(request.resource,
+                                          [store.get(ns, name)], headers,
+                                          request, single=True)
+            if request.verb == 'create':
+                return 201, store.create(ns, self._json_body(body))
+            grace = request.query.get('gracePeriodSeconds', [None])[0]
+            options = self._json_body(body) if body else None
+            if grace is None and isinstance(options, dict):
+                grace = options.get('gracePeriodSeconds')
+            try:
+                grace = None if grace is None else int(grace)
+            except ValueError:
+                raise Response(400, kuberbac.bad_request(
+                    'gracePeriodSeconds %r is not a number' % grace))
+            return 200, store.delete(ns, name, grace)
+        except kubepods.StoreError as exc:
+            raise Response(exc.code, exc.body)
 
     def _json_body(self, body):
         try:

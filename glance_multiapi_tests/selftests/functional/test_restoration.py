@@ -37,6 +37,10 @@ ORIGINAL = 'api0'
 TARGET = 'api1'
 # NOTE: bounds of each wait; the embedded cloud converges in seconds.
 WAIT = 120
+# NOTE: the pod of tempest-glance-multiapi-disruptive.yaml (rbac.yaml
+# grants reading it), and the grace its deletion gets here.
+POD = 'glance-multiapi-disruptive'
+GRACE = 15
 # NOTE: tools/setup-env.sh unpacks Debian's kubectl into the venv.
 KUBECTL = os.path.join(os.path.dirname(base.BIN), 'debian-kubectl', 'usr',
                        'bin', 'kubectl')
@@ -180,7 +184,8 @@ class RestorationTest(base.CloudTestCase):
         self.cli('patch', '--clear-faults', check=True)
         self.assertBackOnOriginal()
         self.assertIn('SIGTERM: undid the switch of keystoneEndpoint from '
-                      'api0 to api1', self.tempest_log(workspace))
+                      'api0 to api1, then stopped',
+                      self.tempest_log(workspace))
 
     def test_sigterm_of_tempest_alone_restores(self):
         # NOTE: only "tempest run" dies; its worker and the shell between
@@ -193,9 +198,52 @@ class RestorationTest(base.CloudTestCase):
         self.cli('patch', '--clear-faults', check=True)
         self.assertBackOnOriginal()
         log = self.tempest_log(workspace)
-        self.assertIn('that ran this worker is gone', log)
-        self.assertIn('SIGTERM: undid the switch of keystoneEndpoint from '
-                      'api0 to api1', log)
+        self.assertIn('SIGTERM (process %d that ran this worker is gone): '
+                      'undid the switch of keystoneEndpoint from api0 to '
+                      'api1, then stopped' % proc.pid, log)
+
+    def kubectl(self, *args, stdin=None):
+        proc = subprocess.run(
+            [KUBECTL, '--kubeconfig', os.path.join(self.state_dir,
+                                                   'kubeconfig')] +
+            list(args), input=stdin, capture_output=True, text=True,
+            timeout=60)
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        return proc.stdout
+
+    def test_pod_deletion_restores_within_the_grace(self):
+        # NOTE: as on a cluster: deleting the run's pod signals none of its
+        # processes (PID 1, bash, ignores SIGTERM); the API marks the Pod
+        # (deletionTimestamp), and when the grace ends the kubelet
+        # SIGKILLs them all. Only the run's look at its Pod can save it.
+        # NOTE: --validate=false: this API serves no OpenAPI document.
+        pod = {'apiVersion': 'v1', 'kind': 'Pod',
+               'metadata': {'name': POD, 'namespace': 'openstack'},
+               'spec': {'terminationGracePeriodSeconds': GRACE}}
+        self.kubectl('create', '--validate=false', '-f', '-',
+                     stdin=json.dumps(pod))
+        self.addCleanup(self.kubectl, 'delete', 'pod', POD,
+                        '--grace-period=0', '--force', '--wait=false')
+        self.cli('patch', '--clear-faults', '--fault', 'patch-not-reconciled',
+                 check=True)
+        overrides = self.overrides()
+        overrides['glance_multiapi'].update(pod_name=POD,
+                                            pod_watch_interval=1)
+        proc, workspace = self.start_switchover(overrides)
+        self.kubectl('delete', 'pod', POD, '--wait=false')
+        try:
+            polling.poll(lambda: (self.spec_endpoint() == ORIGINAL,
+                                  self.spec_endpoint()),
+                         timeout=GRACE, interval=0.5, what='the run to put '
+                         'keystoneEndpoint back', describe=str)
+        except polling.PollTimeout:
+            pass  # NOTE: assertBackOnOriginal below names what was seen
+        # NOTE: the kubelet's SIGKILL when the grace period ends.
+        self.kill_session(proc)
+        self.cli('patch', '--clear-faults', check=True)
+        self.assertBackOnOriginal()
+        self.assertIn('pod %s is being deleted' % POD,
+                      self.tempest_log(workspace))
 
     def test_failed_restore_names_the_command_by_hand(self):
         # NOTE: the catalog never follows; by the time the wait fails, the

@@ -51,6 +51,7 @@ KNOWN_GROUPS = {
     'openstackcontrolplanes': 'core.openstack.org',
     'openstackversions': 'core.openstack.org',
     'deployments': 'apps',
+    'pods': '',
 }
 
 Grant = collections.namedtuple('Grant', 'group resource verb name')

@@ -14,13 +14,15 @@
 
 ``style_problems``: yamllint's defaults that matter here (a ``---``
 document start, lines of at most 80 characters).
-``override_problems``: every ``tempestconfRun.overrides`` pair naming one
-of this plugin's option groups names a real option with a valid value.
+``override_problems``: the ``tempestconfRun.overrides`` reach
+discover-tempest-config as pairs (through run_tempest.sh's bash and
+xargs, see tcib_pod), and every pair naming one of this plugin's option
+groups names a real option with a valid value.
 ``token_problems``: a pod that is not privileged gets the token of
 rbac.yaml's ServiceAccount where in-cluster clients read it.
 """
 
-import shlex
+from glance_multiapi_tests.selftests.manifests import tcib_pod
 
 # test-operator mounts a token only into privileged pods
 # (internal/util/common.go: automountServiceAccountToken follows
@@ -45,14 +47,31 @@ def style_problems(path, text):
 def override_pairs(text):
     """[(section.key, value)] of discover-tempest-config's overrides.
 
-    tcib's run_tempest.sh joins the lines and hands them to xargs, which
-    splits on blanks and honours quotes, as shlex does.
+    As the pod passes them (tcib_pod): run_tempest.sh expands the text
+    unquoted (bash word splitting, pathname expansion, echo) and pipes it
+    through xargs, whose quote rules are not shlex's; ValueError
+    (tcib_pod.RenderError) names what would break. The two overrides
+    run_tempest.sh appends itself are left out.
     """
-    words = shlex.split(text or '')
-    if len(words) % 2:
-        raise ValueError('odd number of words: %r has no value'
-                         % words[-1])
-    return list(zip(words[::2], words[1::2]))
+    env, _ = tcib_pod.pod_env(
+        {'spec': {'tempestconfRun': {'overrides': text or ''}}})
+    return tcib_pod.override_pairs_as_passed(env)[:-2]
+
+
+def _glob_problems(text):
+    # NOTE: run_tempest.sh expands the overrides unquoted twice, so bash
+    # replaces a word holding * ? or [ by the names it matches in the
+    # pod's working directory; in quotes the word keeps a quote character
+    # for bash, matches nothing and reaches xargs unchanged.
+    problems = []
+    for word in tcib_pod.bash_words(text or ''):
+        if any(c in word for c in tcib_pod.GLOB_MAGIC) and \
+                word[0] not in '\'"':
+            problems.append(
+                'tempestconfRun.overrides: %r: bash (run_tempest.sh) '
+                'expands it against the files of the pod\'s working '
+                'directory; put the value in single quotes' % word)
+    return problems
 
 
 def override_problems(text, opt_groups):
@@ -65,7 +84,7 @@ def override_problems(text, opt_groups):
         pairs = override_pairs(text)
     except ValueError as exc:
         return ['tempestconfRun.overrides: %s' % exc]
-    problems = []
+    problems = _glob_problems(text)
     for key, value in pairs:
         section, _, option = key.partition('.')
         if section not in known:

@@ -49,6 +49,7 @@ class ShippedRbacTest(testtools.TestCase):
             'get deployments.apps/heat-api',
             'get deployments.apps/heat-cfnapi',
             'get deployments.apps/heat-engine',
+            'get pods/glance-multiapi-disruptive',
         ], labels)
 
 

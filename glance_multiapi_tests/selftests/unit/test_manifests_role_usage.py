@@ -32,7 +32,8 @@ def record(verb, group, resource, name='', code=200):
 
 # Every request the plugin can make: the Glance and the OpenStackVersion
 # by list (names unset) and by name, a switchover patch, each heat
-# Deployment (one answered 404: authorised all the same).
+# Deployment (one answered 404: authorised all the same), and the read of
+# its own pod while the switchover has the deployment changed.
 ALL_REQUESTS = [
     record('list', 'glance.openstack.org', 'glances'),
     record('get', 'glance.openstack.org', 'glances', 'glance'),
@@ -44,6 +45,7 @@ ALL_REQUESTS = [
     record('get', 'apps', 'deployments', 'heat-api'),
     record('get', 'apps', 'deployments', 'heat-cfnapi'),
     record('get', 'apps', 'deployments', 'heat-engine', code=404),
+    record('get', '', 'pods', 'glance-multiapi-disruptive'),
 ]
 
 
@@ -162,7 +164,7 @@ class ToolTest(testtools.TestCase):
         code, out, err = manifest_tools.run(self, 'check_role_usage',
                                             self.state)
         self.assertEqual((0, ''), (code, err), out)
-        self.assertIn('9 requests, every grant of rbac.yaml used', out)
+        self.assertIn('10 requests, every grant of rbac.yaml used', out)
 
     def test_refused_exits_1_naming_it(self):
         self.write_log(ALL_REQUESTS + [record(
@@ -178,7 +180,7 @@ class ToolTest(testtools.TestCase):
             self.state)
         self.assertEqual(1, code)
         self.assertIn('no Kubernetes API request recorded', out)
-        self.assertEqual(7, out.count('never used'))
+        self.assertEqual(8, out.count('never used'))
 
     def test_broken_log_exits_2(self):
         with open(os.path.join(self.state, role_usage.AUDIT_LOG), 'w') as f:

@@ -130,9 +130,23 @@ class OverridesTest(testtools.TestCase):
             'glance_multiapi.kubeconfig "/a b/kubeconfig"'))
 
     def test_odd_word_count(self):
-        self.assertEqual(["tempestconfRun.overrides: odd number of words: "
-                          "'true' has no value"],
-                         self.problems('a.b c true'))
+        problems = self.problems('a.b c true')
+        self.assertEqual(1, len(problems), problems)
+        self.assertIn("odd number of override words (3 from the CR): "
+                      "'true' has no value", problems[0])
+
+    def test_apostrophe_breaks_xargs(self):
+        # NOTE: run_tempest.sh pipes the overrides through xargs.
+        problems = self.problems('glance_multiapi.glance_name it\'s')
+        self.assertEqual(1, len(problems), problems)
+        self.assertIn('xargs: unmatched single quote', problems[0])
+
+    def test_unquoted_glob_is_named(self):
+        problems = self.problems('glance_multiapi.glance_name glance*\n'
+                                 "glance_multiapi.controlplane_name 'o*'")
+        self.assertEqual(1, len(problems), problems)
+        self.assertIn("'glance*': bash (run_tempest.sh) expands it",
+                      problems[0])
 
 
 class TokenTest(testtools.TestCase):

@@ -36,6 +36,8 @@ class ManualCommandTest(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
+        # NOTE: other tests of the worker may have patched through it.
+        patching._patched.clear()
         self.addCleanup(patching._patched.clear)
 
     def test_kubernetes_way_names_the_patched_control_plane(self):

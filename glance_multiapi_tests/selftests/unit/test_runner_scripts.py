@@ -36,6 +36,7 @@ STUBS = {
     'tools/run-lint.sh': 'echo "lint: stub: ok"\n',
     'tools/run-python-matrix.sh': 'echo "2 passed, 0 failed, 0 skipped"\n',
     'tools/run-coexistence.sh': 'echo "1 passed, 0 failed, 0 skipped"\n',
+    'tools/run-test-operator.sh': 'echo "0 passed, 0 failed, 1 skipped"\n',
     'tools/run-functional.sh': (
         '[ -n "$STUB_FUNCTIONAL" ] && '
         'cp "$STUB_FUNCTIONAL" "$RESULTS/functional.subunit"\n'
@@ -52,7 +53,7 @@ class RunTestsSummaryTest(testtools.TestCase):
         self.root = self.useFixture(fixtures.TempDir()).path
         os.mkdir(os.path.join(self.root, 'tools'))
         os.makedirs(os.path.join(self.root, 'venv', 'bin'))
-        for name in ('run-tests.sh', 'subunit_summary.py',
+        for name in ('run-tests.sh', 'stage-timer.sh', 'subunit_summary.py',
                      'subunit_report.py'):
             shutil.copy(os.path.join(REPO, 'tools', name),
                         os.path.join(self.root, 'tools', name))
@@ -63,11 +64,12 @@ class RunTestsSummaryTest(testtools.TestCase):
             os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
         self.unit = synthetic_subunit.write(self.root, 'unit.in', *PASSES)
 
-    def run_tests(self, unit_rc=0, functional=None, functional_rc=0):
+    def run_tests(self, unit_rc=0, functional=None, functional_rc=0,
+                  **more_env):
         env = dict(os.environ, VENV='venv', RESULTS='results',
                    STUB_UNIT=self.unit, STUB_UNIT_RC=str(unit_rc),
                    STUB_FUNCTIONAL=functional or '',
-                   STUB_FUNCTIONAL_RC=str(functional_rc))
+                   STUB_FUNCTIONAL_RC=str(functional_rc), **more_env)
         proc = subprocess.run(
             [os.path.join(self.root, 'tools', 'run-tests.sh')],
             capture_output=True, text=True, timeout=120, env=env,
@@ -89,16 +91,32 @@ class RunTestsSummaryTest(testtools.TestCase):
     def test_all_green(self):
         rc, line, out = self.run_tests(functional=self.functional(*PASSES))
         self.assertEqual(0, rc, out)
-        # 2 unit + 2 matrix + 1 coexistence + 2 functional + lint.
-        self.assertEqual('8 passed, 0 failed, 0 skipped', line)
+        # 2 unit + 2 matrix + 1 coexistence + 2 functional + lint; the
+        # test-operator stage skipped.
+        self.assertEqual('8 passed, 0 failed, 1 skipped', line)
         green = {'pkg.T.test_a': 'pass', 'pkg.T.test_b': 'pass'}
         self.assertEqual(green, self.junit('unit'))
         self.assertEqual(green, self.junit('functional'))
 
+    def test_stage_table_and_serial_mode_give_the_same_counts(self):
+        for env in ({}, {'SERIAL': '1'}):
+            rc, line, out = self.run_tests(
+                functional=self.functional(*PASSES), **env)
+            self.assertEqual(0, rc, out)
+            self.assertEqual('8 passed, 0 failed, 1 skipped', line)
+            table = out[out.index('== project test stages (seconds)'):]
+            self.assertEqual(
+                ['set-up', 'lint', 'unit', 'python-matrix', 'coexistence',
+                 'test-operator', 'functional', 'reports', 'wall'],
+                [row.split()[0] for row in table.splitlines()[1:-1]])
+            self.assertEqual(
+                'SERIAL' not in env,
+                'in the background (logs in' in out, out)
+
     def test_functional_cloud_did_not_start(self):
         rc, line, out = self.run_tests(functional_rc=1)
         self.assertNotEqual(0, rc, out)
-        self.assertEqual('6 passed, 1 failed, 0 skipped', line)
+        self.assertEqual('6 passed, 1 failed, 1 skipped', line)
         self.assertIn('FAILED: functional (exit 1)', out)
         self.assertEqual({'functional.no_test_result': 'fail'},
                          self.junit('functional'))
@@ -107,21 +125,21 @@ class RunTestsSummaryTest(testtools.TestCase):
         rc, line, out = self.run_tests(
             functional=self.functional(*PASSES), functional_rc=1)
         self.assertNotEqual(0, rc, out)
-        self.assertEqual('8 passed, 1 failed, 0 skipped', line)
+        self.assertEqual('8 passed, 1 failed, 1 skipped', line)
 
     def test_failure_in_stream_counted_once(self):
         rc, line, out = self.run_tests(
             functional=self.functional(PASSES[0], ('pkg.T.test_c', 'fail')),
             functional_rc=1)
         self.assertNotEqual(0, rc, out)
-        self.assertEqual('7 passed, 1 failed, 0 skipped', line)
+        self.assertEqual('7 passed, 1 failed, 1 skipped', line)
         self.assertNotIn('FAILED: functional (exit 1)', out)
 
     def test_unit_run_failed_without_a_failed_test(self):
         rc, line, out = self.run_tests(
             unit_rc=2, functional=self.functional(*PASSES))
         self.assertNotEqual(0, rc, out)
-        self.assertEqual('8 passed, 1 failed, 0 skipped', line)
+        self.assertEqual('8 passed, 1 failed, 1 skipped', line)
         self.assertIn('FAILED: unit (exit 2)', out)
 
 

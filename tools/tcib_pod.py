@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""What tools/run-test-operator.sh needs of a Tempest CR, as files.
+
+Usage:
+  tcib_pod.py env --cr FILE --files-dir DIR [--set VAR=VALUE ...]
+      the pod's environment as test-operator sets it from the CR
+      (NUL-separated VAR=VALUE on stdout) and its config ConfigMap's
+      files (include.txt, ...) written into DIR; --set adds or replaces
+      a variable (the stage's stand-ins).
+  tcib_pod.py discover-argv [--first-cwd DIR]
+      the discover-tempest-config arguments run_tempest.sh builds from
+      this process's environment in the current directory (NUL-separated).
+  tcib_pod.py tempest-argv
+      the ``tempest run`` arguments (NUL-separated).
+  tcib_pod.py clouds --state-dir DIR --out-dir DIR
+      clouds.yaml and secure.yaml of the embedded cloud's admin, shaped
+      as keystone-operator writes them for the pod.
+Exit status: 0, 1 when run_tempest.sh would fail there (the reason on
+stderr), 2 for bad usage.
+"""
+
+import argparse
+import os
+import sys
+
+import yaml
+
+from glance_multiapi_tests.selftests.manifests import tcib_pod
+
+
+def _emit(words):
+    sys.stdout.write(''.join(w + '\0' for w in words))
+
+
+def cmd_env(args):
+    with open(args.cr) as stream:
+        cr = yaml.safe_load(stream)
+    env, files = tcib_pod.pod_env(cr)
+    for item in args.set or []:
+        name, sep, value = item.partition('=')
+        if not sep:
+            raise SystemExit('tcib_pod: --set %s: want VAR=VALUE' % item)
+        env[name] = value
+    os.makedirs(args.files_dir, exist_ok=True)
+    for name, content in files.items():
+        with open(os.path.join(args.files_dir, name), 'w') as out:
+            out.write(content)
+    _emit('%s=%s' % item for item in sorted(env.items()))
+    return 0
+
+
+def cmd_discover_argv(args):
+    try:
+        argv = tcib_pod.tempestconf_argv(dict(os.environ), args.first_cwd,
+                                         os.getcwd())
+        tcib_pod.override_pairs_as_passed(dict(os.environ), args.first_cwd,
+                                          os.getcwd())
+    except tcib_pod.RenderError as exc:
+        print('run_tempest.sh would fail here: %s' % exc, file=sys.stderr)
+        return 1
+    _emit(argv)
+    return 0
+
+
+def cmd_tempest_argv(args):
+    _emit(tcib_pod.tempest_run_argv(dict(os.environ)))
+    return 0
+
+
+def cmd_clouds(args):
+    with open(os.path.join(args.state_dir, 'clouds.yaml')) as stream:
+        admin = yaml.safe_load(stream)['clouds']['admin']
+    clouds, secure = tcib_pod.operator_clouds_yaml(admin)
+    os.makedirs(args.out_dir, exist_ok=True)
+    for name, doc in (('clouds.yaml', clouds), ('secure.yaml', secure)):
+        path = os.path.join(args.out_dir, name)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        with os.fdopen(fd, 'w') as out:
+            yaml.safe_dump(doc, out, default_flow_style=False)
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    sub = parser.add_subparsers(dest='command')
+    env = sub.add_parser('env')
+    env.add_argument('--cr', required=True)
+    env.add_argument('--files-dir', required=True)
+    env.add_argument('--set', action='append')
+    discover = sub.add_parser('discover-argv')
+    discover.add_argument('--first-cwd')
+    sub.add_parser('tempest-argv')
+    clouds = sub.add_parser('clouds')
+    clouds.add_argument('--state-dir', required=True)
+    clouds.add_argument('--out-dir', required=True)
+    args = parser.parse_args(argv)
+    commands = {'env': cmd_env, 'discover-argv': cmd_discover_argv,
+                'tempest-argv': cmd_tempest_argv, 'clouds': cmd_clouds}
+    if args.command not in commands:
+        parser.print_usage(sys.stderr)
+        return 2
+    return commands[args.command](args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

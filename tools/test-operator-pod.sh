@@ -1,0 +1,209 @@
+#!/bin/bash
+# The test-operator pod, inside a private mount namespace of its own
+# (tools/run-test-operator.sh starts it with "unshare -m --propagation
+# private" and "env -i": the environment is the pod's). Root only sets up
+# the pod's files, then this script does what tcib's run_tempest.sh
+# (tcib 4b51b3593706bc8c4457a0a05228e9971fae8ecf,
+# container-images/tcib/base/os/tempest/run_tempest.sh) does with an
+# externalPlugin: run_git_tempest, run_tempest, generate_test_results.
+#
+# Usage: test-operator-pod.sh POD_DIR PROJECT_PYTHON TOOLS PLUGIN_VENV
+# POD_DIR holds what run-test-operator.sh prepared: etc-test_operator/
+# (the CR's ConfigMap files), openstack/ (clouds.yaml, secure.yaml), sa/
+# (token, ca.crt, namespace), bundle.pem (the pod's system trust),
+# image-bin/ (the image's own commands), home/ (the pod's /var/lib/tempest)
+# and steps.txt, where each step's outcome is appended ("NAME ok|fail").
+# PLUGIN_VENV is the folder kept for the plugin's venv between runs.
+# Nothing mounted here outlives the namespace.
+set -uo pipefail
+POD=$1 HELPER_PY=$2 TOOLS=$3 PLUGIN_VENV=$4
+STEPS=$POD/steps.txt
+
+say() { echo "test-operator-pod: $*"; }
+# step NAME ok|fail [REASON]: one line of steps.txt.
+step() { echo "$1 $2${3:+ ${*:3}}" >> "$STEPS"; }
+die() { say "FAILED: $*" >&2; exit 90; }
+
+# overlay DIR: a copy-on-write view of DIR, for this namespace only.
+overlay() {
+    local dir=$1 ov=$POD/ov${1//\//_} below
+    # NOTE: an overlay shows the folder's own file system only; a mount
+    # below it (a container's /etc/resolv.conf) would vanish.
+    below=$(findmnt -rn -o TARGET | grep "^$dir/" | head -3)
+    [ -z "$below" ] || die "$dir has mounts below it ($below); an overlay" \
+        "would hide them"
+    mkdir -p "$ov/u" "$ov/w"
+    mount -t overlay overlay -o "lowerdir=$dir,upperdir=$ov/u,workdir=$ov/w" \
+        "$dir" || die "cannot mount an overlay on $dir"
+}
+
+# -- the pod's volumes (test-operator internal/tempest/volumes.go) ------
+overlay /run
+overlay /etc
+overlay /var/lib
+# NOTE: tcib's tempest images carry neither oc nor kubectl, so this
+# machine's are taken out of the pod's /usr (an overlay whiteout, a 0/0
+# character device in its upper folder): the plugin cannot lean on one.
+ov_usr=$POD/ov_usr
+for cmd in oc kubectl; do
+    IFS=: read -ra dirs <<< "$PATH"
+    for dir in "${dirs[@]}"; do
+        path=$(realpath -s "$dir/$cmd")
+        [ -e "$path" ] || [ -L "$path" ] || continue
+        path=$(realpath "$dir")/$cmd
+        [ -c "$ov_usr/u${path#/usr}" ] && continue
+        case $path in
+            /usr/*) mkdir -p "$ov_usr/u$(dirname "${path#/usr}")" &&
+                    mknod "$ov_usr/u${path#/usr}" c 0 0 ||
+                        die "cannot hide $path" ;;
+            *) die "$path is on the pod's PATH; the image has no $cmd" ;;
+        esac
+        say "hid this machine's $path: the image has no $cmd"
+    done
+done
+overlay /usr
+hash -r
+for cmd in oc kubectl; do
+    ! command -v "$cmd" > /dev/null || die "$cmd is still on the pod's PATH"
+done
+# The Secret of rbac.yaml, as the CR's extraMounts mounts it (readOnly);
+# /var/run is a symlink to /run.
+sa=/run/secrets/kubernetes.io/serviceaccount
+mkdir -p "$sa" && mount --bind "$POD/sa" "$sa" &&
+    mount -o remount,bind,ro "$sa" || die "cannot mount the token at $sa"
+# The config ConfigMap at /etc/test_operator, clouds.yaml and secure.yaml
+# at /etc/openstack (and clouds.yaml in ~/.config/openstack, below).
+mkdir -p /etc/test_operator /etc/openstack
+cp "$POD"/etc-test_operator/* /etc/test_operator/ 2>/dev/null
+cp "$POD"/openstack/clouds.yaml "$POD"/openstack/secure.yaml /etc/openstack/
+# NOTE: test-operator mounts combined-ca-bundle over the image's system
+# bundle (/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem); Debian's
+# OpenSSL reads /etc/ssl/certs/ca-certificates.crt instead, so both.
+mkdir -p /etc/pki/ca-trust/extracted/pem
+cp "$POD/bundle.pem" /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem
+cp "$POD/bundle.pem" /etc/ssl/certs/ca-certificates.crt
+# The workdir volume (/var/lib/tempest), its logs volume and the kept venv.
+mkdir -p /var/lib/tempest && mount --bind "$POD/home" /var/lib/tempest ||
+    die "cannot mount /var/lib/tempest"
+mkdir -p /var/lib/tempest/external_files /var/lib/tempest/.config/openstack
+cp "$POD/openstack/clouds.yaml" /var/lib/tempest/.config/openstack/
+mkdir -p /var/lib/tempest/external-plugins/.venv &&
+    mount --bind "$PLUGIN_VENV" /var/lib/tempest/external-plugins/.venv ||
+    die "cannot mount the plugin venv"
+# The image's own commands (python3, discover-tempest-config, stestr, ...).
+mount --bind "$POD/image-bin" /usr/local/bin || die "cannot mount image-bin"
+[ ! -e "$HOME/.kube" ] || die "$HOME/.kube exists: a pod has no kubeconfig"
+
+
+# -- run_tempest.sh from here on (its variable names) -------------------
+HOMEDIR=/var/lib/tempest
+TEMPEST_DIR=$HOMEDIR/openshift
+TEMPEST_PATH=$HOMEDIR/
+[ -n "${USE_EXTERNAL_FILES:-}" ] && TEMPEST_PATH=$HOMEDIR/external_files/
+TEMPEST_LOGS_DIR="${TEMPEST_PATH}/${TEMPEST_WORKFLOW_STEP_DIR_NAME:-tempest}/"
+FAILED_TESTS_FILE="${TEMPEST_LOGS_DIR}/stestr_failing.txt"
+VENV_DIR=$HOMEDIR/external-plugins/.venv
+cd "$HOMEDIR" || die "no $HOMEDIR"
+export OS_CLOUD=default
+if [ ! -f "${TEMPEST_PATH}/include.txt" ] && \
+        [ -z "${TEMPEST_INCLUDE_LIST:-}" ]; then
+    echo "tempest.api.identity.v3" > "${TEMPEST_PATH}/include.txt"
+fi
+if [ ! -f "${TEMPEST_PATH}/exclude.txt" ] && \
+        [ -z "${TEMPEST_EXCLUDE_LIST:-}" ]; then
+    touch "${TEMPEST_PATH}/exclude.txt"
+fi
+# NOTE: the first expansion of the overrides happens here, in the
+# image's working directory (this stage: the pod's home).
+first_cwd=$(pwd)
+
+# run_git_tempest
+mkdir -p "$HOMEDIR/external-plugins" && cd "$HOMEDIR/external-plugins"
+say "python3 -m venv $VENV_DIR ($(python3 -V 2>&1), $(command -v python3))"
+python3 -m venv "$VENV_DIR" || { step venv fail; exit 1; }
+# shellcheck disable=SC1091
+. "$VENV_DIR/bin/activate"
+IFS=, read -ra urls <<< "${TEMPEST_EXTERNAL_PLUGIN_GIT_URL:-}"
+IFS=, read -ra change_urls <<< "${TEMPEST_EXTERNAL_PLUGIN_CHANGE_URL:-}"
+IFS=, read -ra refspecs <<< "${TEMPEST_EXTERNAL_PLUGIN_REFSPEC:-}"
+for i in "${!urls[@]}"; do
+    name=$(basename -s .git "${urls[i]}")
+    rm -rf "$name"
+    git clone -q "${urls[i]}" || { step clone fail; exit 1; }
+    if [ "${change_urls[i]:--}" != - ] && [ "${refspecs[i]:--}" != - ]; then
+        (cd "$name" && git fetch -q "${change_urls[i]}" "${refspecs[i]}" &&
+            git checkout -q FETCH_HEAD) || { step clone fail; exit 1; }
+    fi
+    say "cloned $name at $(git -C "$name" log -1 --format='%h %s')"
+    step clone ok
+    # NOTE: run_tempest.sh adds -c with OpenStack master's
+    # upper-constraints, which cannot be reached from here: pip resolves
+    # the newest releases for this interpreter instead, with no pins of
+    # this project either.
+    say "pip install ./$name (pip $(pip --version | cut -d' ' -f2))"
+    pip install -q "./$name" 2>&1 | grep -v '^WARNING: Location '
+    if [ "${PIPESTATUS[0]}" = 0 ]; then
+        step pip_install ok
+    else
+        step pip_install fail; exit 1
+    fi
+done
+say "pip freeze of $VENV_DIR:"
+pip freeze | sed 's/^/    /'
+
+# run_tempest
+cd "$HOMEDIR" && tempest init openshift > /dev/null || {
+    step tempest_init fail; exit 1; }
+cd "$TEMPEST_DIR" || exit 1
+mkdir -p "$TEMPEST_LOGS_DIR"
+mapfile -d '' conf_argv < <("$HELPER_PY" "$TOOLS/tcib_pod.py" \
+    discover-argv --first-cwd "$first_cwd" 2> "$POD/render.err")
+mapfile -d '' run_argv < <("$HELPER_PY" "$TOOLS/tcib_pod.py" tempest-argv)
+if [ "${#conf_argv[@]}" = 0 ]; then
+    cat "$POD/render.err" >&2
+    step discover_tempest_config fail "$(tr '\n' ' ' < "$POD/render.err")"
+    exit 1
+fi
+say "discover-tempest-config is $(command -v discover-tempest-config)"
+say "discover-tempest-config ${conf_argv[*]}"
+# NOTE: the image's python-requests (an RPM) is patched to trust the
+# system bundle; this stand-in's is PyPI's, which trusts certifi's, so
+# only this process is pointed at the system bundle.
+REQUESTS_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt \
+    discover-tempest-config "${conf_argv[@]}" > "$POD/discover.log" 2>&1
+conf_rc=$?
+if [ "$conf_rc" = 0 ]; then
+    step discover_tempest_config ok
+    say "tempest is $(command -v tempest); tempest run ${run_argv[*]}"
+    tempest run "${run_argv[@]}"
+    RETURN_VALUE=$?
+else
+    step discover_tempest_config fail "discover-tempest-config exited" \
+        "$conf_rc: $(grep -v ' DEBUG ' "$POD/discover.log" | tail -1)"
+    say "discover-tempest-config exited $conf_rc; its last lines:"
+    grep -v ' DEBUG ' "$POD/discover.log" | tail -15 | sed 's/^/    /'
+    RETURN_VALUE=$conf_rc
+fi
+deactivate
+
+# save_config_files, generate_test_results (the image's stestr and
+# subunit filters: run_git_tempest has deactivated the venv by then).
+mkdir -p "${TEMPEST_LOGS_DIR}/etc"
+cp -f "$TEMPEST_DIR"/etc/*.conf "${TEMPEST_LOGS_DIR}/etc/" 2>/dev/null
+if [ -d "$TEMPEST_DIR/.stestr" ]; then
+    stestr failing --list 2>/dev/null | sed 's/\[.*\]//g' \
+        > "$FAILED_TESTS_FILE"
+    stestr last --subunit > "${TEMPEST_LOGS_DIR}/tempest_results.subunit"
+    results=${TEMPEST_LOGS_DIR}/tempest_results
+    if ! subunit2junitxml "$results.subunit" -o "$results.xml" \
+            > "$POD/subunit2junitxml.log" 2>&1; then
+        say "subunit2junitxml failed here: $(tail -1 \
+            "$POD/subunit2junitxml.log")"
+    fi
+    if command -v subunit2html > /dev/null; then
+        subunit2html "$results.subunit" "$results.html" > /dev/null 2>&1
+    else
+        say "subunit2html: not in this image stand-in"
+    fi
+fi
+exit "$RETURN_VALUE"
