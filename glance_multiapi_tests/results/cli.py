@@ -47,7 +47,7 @@ a test. Nothing is asked of the deployment.
 """ % recorder.RECORDS_SUBDIR
 
 
-def parser():
+def build_parser():
     p = argparse.ArgumentParser(
         prog=PROG, description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -99,7 +99,7 @@ def run(args):
 
 
 def main(argv=None):
-    args = parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         return run(args)
     except errors.CliError as exc:

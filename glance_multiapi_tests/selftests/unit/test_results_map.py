@@ -216,7 +216,7 @@ class CliTest(testtools.TestCase):
 
     def test_help_lists_exit_codes(self):
         stream = io.StringIO()
-        cli.parser().print_help(stream)
+        cli.build_parser().print_help(stream)
         for code in (0, 2, 22, 23, 70):
             self.assertRegex(stream.getvalue(), r'\n +%d  ' % code)
 
