@@ -175,6 +175,37 @@ GlanceMultiApiGroup = [
                help='JSON spec of the API the grow/shrink scenario adds.'),
     cfg.StrOpt('grow_api_store', default='cephgrow',
                help='Store the added API must place uploads in.'),
+    # --- results: what a run leaves for people and dashboards
+    # (glance_multiapi_tests.results). Read by every test of the plugin.
+    cfg.StrOpt('results_dir',
+               help='Folder the plugin writes deployment-map.html, '
+                    'deployment-map.json, metrics.json and metrics.prom '
+                    'into, rebuilt after every test from the records the '
+                    'tests write (in its glance-multiapi-records/ '
+                    'subfolder) while they run. Unset: tempest\'s '
+                    '[DEFAULT] log_dir (in a test-operator pod the logs '
+                    'volume, beside tempest_results.html), else the '
+                    'working directory.'),
+    # NOTE: bounds are unset by default: a figure is then only recorded.
+    cfg.FloatOpt('max_switchover_seconds', min=0,
+                 help='Bound of glance_multiapi_switchover_convergence_'
+                      'seconds: when an interface\'s catalog entry takes '
+                      'longer to show the target API\'s URL, the '
+                      'switchover fails naming the figure, its value, '
+                      'this bound and this option. Unset: recorded only.'),
+    cfg.FloatOpt('max_grow_seconds', min=0,
+                 help='Bound of glance_multiapi_grow_answer_seconds (from '
+                      'the patch adding an API until every endpoint of it '
+                      'answers); unset: recorded only.'),
+    cfg.FloatOpt('max_shrink_seconds', min=0,
+                 help='Bound of glance_multiapi_shrink_gone_seconds (from '
+                      'the patch removing an API until it left the Glance '
+                      'CR and stopped answering); unset: recorded only.'),
+    cfg.FloatOpt('min_upload_mib_per_second', min=0,
+                 help='Lower bound, in MiB/s, of glance_multiapi_upload_'
+                      'bytes_per_second (an upload through each API\'s own '
+                      'URL in test_upload_lands_in_api_default_store); '
+                      'unset: recorded only.'),
 ]
 
 # NOTE: every group registered by the plugin goes in this one list; the
@@ -361,6 +392,11 @@ ImageUploaderGroup = [
                help='Seconds a throttled upload keeps an image saving '
                     'after the uploader under test has downloaded its '
                     'source; the uploader must still be waiting then.'),
+    cfg.FloatOpt('max_saving_wait_seconds', min=0,
+                 help='Bound of glance_multiapi_uploader_saving_wait_'
+                      'seconds (an uploader run while another upload of '
+                      'its image is saving, until it exits; it includes '
+                      'saving_hold); unset: recorded only.'),
 ]
 
 OPT_GROUPS.append((image_uploader_group, ImageUploaderGroup))
@@ -455,6 +491,10 @@ ConsolidatedHeatGroup = [
     cfg.IntOpt('terminal_timeout', default=300,
                help='Seconds after the restart within which the stack must '
                     'reach a COMPLETE or FAILED state.'),
+    cfg.FloatOpt('max_restart_seconds', min=0,
+                 help='Bound of glance_multiapi_heat_engine_restart_seconds '
+                      '(how long restart_command took while a stack was in '
+                      'progress); unset: recorded only.'),
 ]
 
 OPT_GROUPS.append((consolidated_heat_group, ConsolidatedHeatGroup))

@@ -7,7 +7,9 @@
 # pass shows. $ARTIFACTS_ROOT is $ARTIFACT_DIR (set by openshift-ci),
 # else $ARTIFACTS, else ./artifacts. A job that stopped before tempest
 # still gets a junit_suite.xml, with one failure. The console output is
-# kept as run-suite.log there. Every other setting of run-suite.sh
+# kept as run-suite.log there. The deployment map and the metrics
+# (deployment-map.html/.json, metrics.json/.prom) are in
+# $ARTIFACTS_ROOT/results with the rest. Every other setting of run-suite.sh
 # (REQUIRED_GROUPS, WITH_HEAT, CONCURRENCY, KEEP_ARTIFACTS, SPEC) passes
 # through. Exit status: the job's.
 set -uo pipefail
@@ -24,6 +26,8 @@ for junit in "$RESULTS"/*.junit.xml; do
     name=$(basename "$junit" .junit.xml)
     rm -f "$ARTIFACTS_ROOT/junit_$name.xml" "$RESULTS/$name".*
 done
+rm -f "$RESULTS"/deployment-map.html "$RESULTS"/deployment-map.json \
+    "$RESULTS"/metrics.json "$RESULTS"/metrics.prom
 
 tools/run-suite.sh 2>&1 | tee "$ARTIFACTS_ROOT/run-suite.log"
 rc=${PIPESTATUS[0]}
@@ -57,4 +61,8 @@ XML
 fi
 echo "prow-run: exit $rc; JUnit in $ARTIFACTS_ROOT: ${published[*]};" \
     "results in $RESULTS"
+if [ -s "$RESULTS/deployment-map.html" ]; then
+    echo "prow-run: deployment map $RESULTS/deployment-map.html," \
+        "metrics $RESULTS/metrics.prom"
+fi
 exit $rc

@@ -16,9 +16,14 @@
 # does not stop tempest. Both checks are testcases of suite.junit.xml
 # (checks.doctor, checks.role-usage), so a CI that reads JUnit shows them.
 # Results ($RESULTS, default results/): suite.subunit, suite.junit.xml,
-# suite.html, and artifacts/: doctor.json and doctor.txt, tempest.conf and
-# clouds.yaml (all with secrets masked), status.json; when the job failed
-# also tempest.log, the services' logs and configuration, kubeapi-audit.log.
+# suite.html, the deployment map of both passes (deployment-map.html,
+# deployment-map.json) and their figures (metrics.json, metrics.prom),
+# and artifacts/: doctor.json and doctor.txt, tempest.conf and
+# clouds.yaml (all with secrets masked), status.json, the plugin's records
+# (glance-multiapi-records/); when the job failed also tempest.log, the
+# services' logs and configuration, kubeapi-audit.log. The map is checked
+# against both subunit streams (tools/check_results_map.py), one more
+# check of the summary and of suite.junit.xml (checks.results-map).
 # Environment: CONCURRENCY (2), SPEC (a cloud spec file), WITH_HEAT=0
 # (no heat; its checks skip), TLS=0 (plain http everywhere), REQUIRED_GROUPS (groups that must run, see
 # tools/subunit_summary.py; default every group this cloud configures,
@@ -39,6 +44,9 @@ ARTIFACTS_DIR=$RESULTS/artifacts
 # NOTE: the functional tests' artifacts (artifacts/functional) belong to
 # tools/run-tests.sh, which may have run into the same folder before.
 rm -f "$RESULTS"/suite.*
+# NOTE: nor may an earlier run's map stand for this one.
+MAP_FILES=(deployment-map.html deployment-map.json metrics.json metrics.prom)
+for name in "${MAP_FILES[@]}"; do rm -f "${RESULTS:?}/$name"; done
 if [ -d "$ARTIFACTS_DIR" ]; then
     find "$ARTIFACTS_DIR" -mindepth 1 -maxdepth 1 ! -name functional \
         -exec rm -rf {} +
@@ -85,6 +93,22 @@ if [ "$up_rc" != 0 ]; then
     exit "$up_rc"
 fi
 conf=$state/tempest/etc/tempest.conf
+# NOTE: the plugin records into [DEFAULT] log_dir of the tempest.conf it
+# runs with (unless [glance_multiapi] results_dir says otherwise) and
+# rebuilds the map there after every test; both passes below share that
+# log_dir, so one folder holds the records of both.
+map_dir=$("$VENV/bin/python" - "$conf" <<'PYEOF'
+import configparser
+import sys
+
+parser = configparser.ConfigParser(interpolation=None)
+parser.read(sys.argv[1])
+print(parser.get('glance_multiapi', 'results_dir', fallback='') or
+      parser.get('DEFAULT', 'log_dir', fallback=''))
+PYEOF
+)
+map_dir=${map_dir:-$state/tempest}
+rm -rf "$map_dir/glance-multiapi-records"
 
 echo "== pre-flight doctor"
 stage_begin doctor
@@ -204,6 +228,43 @@ oci_summary=$("$VENV/bin/python" tools/subunit_summary.py --list-failures \
 echo "$oci_summary" | sed 's/^/oci: /'
 [ "$oci_rc" != 0 ] && rc=1
 
+stage_begin "deployment map"
+echo "== deployment map and metrics of both passes (from the tests' records)"
+map_ok=1
+# NOTE: rebuilt once more by hand: a worker killed in a test leaves the
+# map of the tests before it; this one holds everything recorded.
+map_out=$("$VENV/bin/glance-multiapi-report" "$map_dir" "$RESULTS" 2>&1) \
+    || map_ok=0
+echo "$map_out"
+if [ "$map_ok" = 1 ]; then
+    rm -rf "$ARTIFACTS_DIR/glance-multiapi-records"
+    cp -r "$map_dir/glance-multiapi-records" "$ARTIFACTS_DIR/"
+    mask_args=()
+    for name in "${MAP_FILES[@]}"; do
+        mask_args+=(--mask "$RESULTS/$name")
+    done
+    for record in "$ARTIFACTS_DIR"/glance-multiapi-records/*.jsonl; do
+        [ -e "$record" ] && mask_args+=(--mask "$record")
+    done
+    if ! "$VENV/bin/python" tools/collect_artifacts.py --state-dir "$state" \
+            "${mask_args[@]}"; then
+        # NOTE: an unmasked map is not kept, as an unmasked report is not.
+        map_ok=0
+        map_out="the map and the records could not be masked; removed"
+        for name in "${MAP_FILES[@]}"; do rm -f "${RESULTS:?}/$name"; done
+        rm -rf "$ARTIFACTS_DIR/glance-multiapi-records"
+    fi
+fi
+if [ "$map_ok" = 1 ]; then
+    map_out=$("$VENV/bin/python" tools/check_results_map.py "$RESULTS" \
+        "tempest=$RESULTS/suite.subunit" \
+        "oci=$RESULTS/suite-oci.subunit" 2>&1) || map_ok=0
+    echo "$map_out"
+fi
+echo "results: map $RESULTS/deployment-map.html (facts:" \
+    "deployment-map.json), figures $RESULTS/metrics.json and" \
+    "$RESULTS/metrics.prom, records $ARTIFACTS_DIR/glance-multiapi-records/"
+
 stage_begin "role usage"
 echo "== Kubernetes API requests against $ROLE"
 role_ok=1
@@ -219,6 +280,12 @@ else
     # NOTE: JUnit's failure message is the last line.
     checks=(--check "role-usage=fail:$role_out
 the run's Kubernetes API requests and $ROLE disagree")
+fi
+if [ "$map_ok" = 1 ]; then
+    checks+=(--check results-map=pass)
+else
+    checks+=(--check "results-map=fail:$map_out
+the deployment map of this run is missing or disagrees with its streams")
 fi
 case $doctor_rc in
     "") checks+=(--check "doctor=skip:$doctor is not installed") ;;
@@ -250,6 +317,12 @@ else
     failed=$((failed + 1))
     echo "FAILED: role usage: the run's Kubernetes API requests and" \
         "$ROLE disagree (see the lines above)"
+fi
+if [ "$map_ok" = 1 ]; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    echo "FAILED: results map: see \"deployment map\" above"
 fi
 case $doctor_rc in
     "") skipped=$((skipped + 1)) ;;

@@ -17,7 +17,8 @@
 # py39-unit, py312-unit), coexistence and test-operator, each as .subunit,
 # .junit.xml and .html, each stage's log, timings.txt, and
 # artifacts/functional when the functional tests failed. What
-# tools/run-suite.sh wrote there (suite.*, artifacts/) is left alone.
+# tools/run-suite.sh wrote there (suite.*, its deployment map and metrics,
+# artifacts/) is left alone.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . tools/stage-timer.sh || exit 1
@@ -28,7 +29,7 @@ VENV=${VENV:-.venv}
 export RESULTS=${RESULTS:-results}
 mkdir -p "$RESULTS"
 find "$RESULTS" -mindepth 1 -maxdepth 1 ! -name 'suite*' ! -name artifacts \
-    -exec rm -rf {} +
+    ! -name 'deployment-map.*' ! -name 'metrics.*' -exec rm -rf {} +
 rm -rf "$RESULTS/artifacts/functional"
 
 # run_stage NAME COMMAND...: run one stage with its output in

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Install everything the suite and its embedded cloud need, idempotently:
 # the system packages of bindep.txt this machine lacks (the OCI registry,
-# RabbitMQ, a compiler and the headers uWSGI is built with; read by
+# RabbitMQ, a compiler and the headers uWSGI is built with, the headless
+# browser of the deployment map's test; read by
 # bindep from a small venv of its own, .venv-bindep, pinned by
 # tools/constraints/bindep.txt) and a venv at .venv with the pinned
 # Python packages and this project (editable).
@@ -92,14 +93,15 @@ if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
 fi
 stamp="$VENV/.installed-$(cat requirements.txt cloud-requirements.txt \
-    test-requirements.txt heat-requirements.txt upper-constraints.txt \
-    setup.cfg | sha1sum | cut -c1-12)"
+    test-requirements.txt heat-requirements.txt browser-requirements.txt \
+    upper-constraints.txt setup.cfg | sha1sum | cut -c1-12)"
 if [ ! -e "$stamp" ]; then
     echo "setup-env: installing Python packages into $VENV (a few minutes)"
     "$VENV/bin/pip" install -q pip==26.3 setuptools==84.2.1 wheel==0.48.0
     "$VENV/bin/pip" install -q -c upper-constraints.txt \
         -r requirements.txt -r cloud-requirements.txt \
-        -r test-requirements.txt -r heat-requirements.txt -e .
+        -r test-requirements.txt -r heat-requirements.txt \
+        -r browser-requirements.txt -e .
     rm -f "$VENV"/.installed-*
     touch "$stamp"
 fi

@@ -198,3 +198,31 @@ def from_v2(entries):
                          'name': entry.get('name'),
                          'id': entry.get('id'), 'endpoints': endpoints})
     return services
+
+
+def interface_urls(catalog, interface, region=None, service_type=IMAGE_TYPE):
+    """Every URL of one interface over the catalog's image services."""
+    return [url for service in image_services(catalog, service_type)
+            for url in endpoints_by_interface(service, region).get(
+                interface, [])]
+
+
+def interface_verdict(catalog, api, interface, deployment, region=None):
+    """(matches, text): is the interface's catalog entry exactly api's URL?
+
+    matches is None when api has no endpoint on that interface.
+    """
+    expected = api.endpoints.get(interface)
+    if expected is None:
+        return None, '%s has no %s endpoint' % (api.name, interface)
+    urls = interface_urls(catalog, interface, region)
+    if len(urls) == 1 and normalise_url(urls[0]) == normalise_url(expected):
+        return True, 'catalog %s entry is %s, %s\'s' % (interface, urls[0],
+                                                        api.name)
+    if not urls:
+        return False, 'no %s image entry in the catalog; expected %s\'s %s' \
+            % (interface, api.name, expected)
+    seen = ', '.join('%s (%s)' % (url, owner_of(url, deployment) or
+                                  'no known API\'s') for url in urls)
+    return False, 'catalog %s entry is %s; expected %s\'s %s' % (
+        interface, seen, api.name, expected)

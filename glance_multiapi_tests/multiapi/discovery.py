@@ -45,6 +45,10 @@ class Api:
     # NOTE: the enabled_backends of its customServiceConfig, () when only
     # [glance_multiapi] options describe it (then unknown).
     stores: tuple = ()
+    # NOTE: what the Glance CR says, for the results map; None and {}
+    # when options describe the API.
+    replicas: int = None
+    store_types: dict = dataclasses.field(default_factory=dict)
 
     @property
     def is_edge(self):
@@ -70,6 +74,9 @@ class Deployment:
     # NOTE: every key of status.apiEndpoint, those of APIs no longer in
     # the spec too: a removed API's keys must go (glanceAPICleanup).
     status_keys: tuple = ()
+    # NOTE: metadata of the Glance CR read, for the results map.
+    namespace: str = None
+    name: str = None
 
     @property
     def keystone_api(self):
@@ -173,12 +180,17 @@ def parse_cr(text, source, strict=True):
                     '(present keys: %s)' % (
                         name, api_type, interface,
                         ', '.join(sorted(endpoints)) or 'none'))
-        store, stores = backends(
-            [('spec.customServiceConfig', spec.get('customServiceConfig')),
-             (field + '.customServiceConfig',
-              api_spec.get('customServiceConfig'))], source, field)
+        snippets = [
+            ('spec.customServiceConfig', spec.get('customServiceConfig')),
+            (field + '.customServiceConfig',
+             api_spec.get('customServiceConfig'))]
+        store, stores = backends(snippets, source, field)
+        replicas = api_spec.get('replicas')
         apis[name] = Api(name=name, type=api_type, endpoints=urls,
-                         default_store=store, stores=stores)
+                         default_store=store, stores=stores,
+                         replicas=replicas if isinstance(replicas, int)
+                         else None,
+                         store_types=glance_cr.backend_types(snippets))
     keystone_endpoint = spec.get('keystoneEndpoint')
     if keystone_endpoint is None:
         keystone_endpoint = glance_cr.default_keystone_endpoint(
@@ -187,9 +199,13 @@ def parse_cr(text, source, strict=True):
             raise _field_error(source, 'spec.keystoneEndpoint',
                                'missing, and there is not exactly one '
                                'non-edge API to default to')
+    metadata = doc.get('metadata') if isinstance(
+        doc.get('metadata'), dict) else {}
     deployment = Deployment(apis=apis, keystone_endpoint=keystone_endpoint,
                             source=source,
-                            status_keys=tuple(sorted(endpoints)))
+                            status_keys=tuple(sorted(endpoints)),
+                            namespace=metadata.get('namespace'),
+                            name=metadata.get('name'))
     validate(deployment, 'spec.keystoneEndpoint')
     return deployment
 
@@ -259,7 +275,8 @@ def apply_options(base, opts):
                                'discovery_command)' % name)
         store = (opts.default_stores or {}).get(name, api.default_store)
         apis[name] = Api(name=name, type=api_type, endpoints=urls,
-                         default_store=store, stores=api.stores)
+                         default_store=store, stores=api.stores,
+                         replicas=api.replicas, store_types=api.store_types)
     if not apis:
         raise DiscoveryError('%s: no API known: set kubernetes_api, '
                              'discovery_command or api_names' % source)
@@ -273,7 +290,9 @@ def apply_options(base, opts):
                                'there is not exactly one non-edge API')
     return validate(Deployment(
         apis=apis, keystone_endpoint=keystone_endpoint, source=source,
-        status_keys=base.status_keys if base else ()), 'keystone_endpoint')
+        status_keys=base.status_keys if base else (),
+        namespace=base.namespace if base else None,
+        name=base.name if base else None), 'keystone_endpoint')
 
 
 def has_source(opts):

@@ -162,6 +162,26 @@ def backends(snippets):
     return default or None, stores
 
 
+def backend_types(snippets):
+    """{store: backend type} of an API's enabled_backends (ceph0:rbd).
+
+    Read from the same snippet as backends(); a store named without a
+    type is left out.
+    """
+    chosen = [(field, text) for field, text in snippets if text]
+    if not chosen:
+        return {}
+    field, text = chosen[-1]
+    ini = parse_ini(text, field)
+    types = {}
+    if ini.has_option('DEFAULT', 'enabled_backends'):
+        for item in ini.get('DEFAULT', 'enabled_backends').split(','):
+            store, _sep, kind = item.partition(':')
+            if store.strip() and kind.strip():
+                types[store.strip()] = kind.strip()
+    return types
+
+
 def enabled_backends(text):
     """The "store:type" items of the first enabled_backends line of text.
 

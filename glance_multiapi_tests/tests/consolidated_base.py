@@ -25,6 +25,7 @@ from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.imagecheck import errors
 from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import report
+from glance_multiapi_tests.tests import recording
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
@@ -63,10 +64,11 @@ def has_references():
                 opts.env_file, opts.env_list))
 
 
-class ConsolidatedImageTest(test.BaseTestCase):
+class ConsolidatedImageTest(recording.RecordedTest, test.BaseTestCase):
     """Runs the image check; needs no cloud and no credentials."""
 
     credentials = []
+    result_checks = ('consolidated_images',)
     # NOTE: the running image check can do without the mapping: it then
     # compares each Deployment with status only.
     needs_mapping = True

@@ -25,13 +25,14 @@ from tempest.lib import exceptions as lib_exc
 from tempest import test
 
 from glance_multiapi_tests.services.orchestration import heat_client
+from glance_multiapi_tests.tests import recording
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
 TEMPLATE_VERSION = '2018-08-31'
 
 
-class HeatTest(test.BaseTestCase):
+class HeatTest(recording.RecordedTest, test.BaseTestCase):
     """Reaches heat-api and heat-api-cfn through the catalog."""
 
     credentials = ['primary']

@@ -14,13 +14,12 @@
 
 ``MultiApiTest`` learns the deployment once per class and offers the
 image helpers every check uses (create, upload, hash, clean up through
-the API that made the image). ``MultiApiScenarioTest`` adds the spec
-patch (by command or through the Kubernetes API) and the catalog waiter
-of the scenarios that change the cloud.
+the API that made the image); it records the deployment and the catalog
+each class saw for the results map (``tests.recording``). The scenarios
+that change the cloud build on ``multiapi_scenario_base``.
 """
 
 import contextlib
-import dataclasses
 import hashlib
 import http.client
 import io
@@ -37,9 +36,9 @@ from urllib3 import exceptions as urllib3_exc
 from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
-from glance_multiapi_tests.multiapi import patching
 from glance_multiapi_tests.multiapi import probes
 from glance_multiapi_tests.services.image import fixed_url_client
+from glance_multiapi_tests.tests import recording
 from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import waiters
 
@@ -55,6 +54,13 @@ def image_stores(image):
     """The store ids of an image (glance gives a comma-separated string)."""
     return sorted(s.strip() for s in (image.get('stores') or '').split(',')
                   if s.strip())
+
+
+def interface_of(api, client):
+    """The interface of api whose URL client talks to ('unknown')."""
+    url = (getattr(client, 'api_url', None) or '').rstrip('/')
+    return next((interface for interface, found in sorted(
+        api.endpoints.items()) if found.rstrip('/') == url), 'unknown')
 
 
 def _causes(exc):
@@ -94,10 +100,12 @@ def read_refusal(exc):
     return None
 
 
-class MultiApiTest(test.BaseTestCase):
+class MultiApiTest(recording.RecordedTest, test.BaseTestCase):
     """Learns the deployment and offers image helpers per API."""
 
     credentials = ['primary']
+    # NOTE: every class reads the Glance CR first; its failure fails them.
+    result_setup_checks = ('glance',)
 
     @classmethod
     def skip_checks(cls):
@@ -125,6 +133,34 @@ class MultiApiTest(test.BaseTestCase):
         cls.deployment = discovery.discover(CONF.glance_multiapi)
         LOG.info('%s: deployment %s', cls.__name__,
                  cls.deployment.describe())
+        cls.record_deployment(cls.deployment,
+                              'discovered by %s' % cls.__name__)
+        try:
+            found = cls.fetch_catalog()
+        except Exception as exc:  # noqa: B902 - the tests will say why
+            LOG.warning('%s: the catalog could not be read for the '
+                        'results map: %s', cls.__name__, exc)
+        else:
+            cls.record_catalog(found, cls.deployment,
+                               'seen by %s' % cls.__name__, steady=True,
+                               region=cls.region())
+
+    @classmethod
+    def result_elements(cls):
+        """The map's element ids of the deployment this class learnt."""
+        deployment = getattr(cls, 'deployment', None)
+        if deployment is None:
+            return None
+        owner = deployment.apis.get(deployment.keystone_endpoint)
+        ids = ['glance', 'keystone_endpoint', 'catalog']
+        ids += ['catalog:%s' % i for i in cls.interfaces()
+                if owner is not None and i in owner.endpoints]
+        for name, api in sorted(deployment.apis.items()):
+            ids.append('api:%s' % name)
+            ids += ['endpoint:%s:%s' % (name, i)
+                    for i in sorted(api.endpoints)]
+            ids.append('store:%s' % name)
+        return ids
 
     @classmethod
     def region(cls):
@@ -274,9 +310,16 @@ class MultiApiTest(test.BaseTestCase):
         self.__dict__.setdefault('_deleted_images', set()).add(image_id)
 
     def upload_image(self, client, name, data):
-        """Create, upload and wait active; return the active image."""
+        """Create, upload and wait active; return the active image.
+
+        The seconds the upload itself (the PUT of the data) took are kept
+        in self.upload_seconds[image id].
+        """
         image = self.create_image(client, name)
+        started = time.monotonic()
         client.store_image_file(image['id'], io.BytesIO(data))
+        self.__dict__.setdefault('upload_seconds', {})[image['id']] = (
+            time.monotonic() - started)
         return waiters.wait_for_image_status(
             client, image['id'], 'active',
             timeout=CONF.glance_multiapi.image_timeout)
@@ -291,130 +334,3 @@ class MultiApiTest(test.BaseTestCase):
             'image %s downloaded through %s does not hash to the %d bytes '
             'uploaded (sha256 sent %s, got %s)' % (
                 image_id, self.where(client), len(data), sha256(data), got))
-
-
-class MultiApiScenarioTest(MultiApiTest):
-    """Scenarios that patch the deployment and wait for it to follow."""
-
-    @classmethod
-    def skip_checks(cls):
-        """Skip without a way to patch (kubernetes_api or a command)."""
-        super().skip_checks()
-        why = patching.can_patch(CONF.glance_multiapi)
-        if why:
-            raise cls.skipException(why)
-
-    def patch_spec(self, spec_patch):
-        """Apply a merge patch of the Glance spec; fail naming why not."""
-        LOG.info('patching the Glance spec: %s', spec_patch)
-        try:
-            patched = patching.apply_spec_patch(CONF.glance_multiapi,
-                                                spec_patch)
-        except patching.PatchError as exc:
-            problem = str(exc)
-        else:
-            LOG.info('patched %s', patched)
-            return
-        # NOTE: failed outside the except block, so that the report shows
-        # the one line and not a chained traceback of the patch code.
-        self.fail('patching the Glance spec with %s failed: %s' % (
-            spec_patch, problem))
-
-    def rediscover(self):
-        """The deployment as the Glance CR says now (fresh status).
-
-        NOTE: on OpenShift the public URL of the keystoneEndpoint API is
-        its Route's, and the Route moves with keystoneEndpoint: after a
-        patch only a fresh status.apiEndpoint tells the URLs apart.
-        """
-        try:
-            return discovery.discover(CONF.glance_multiapi)
-        except discovery.DiscoveryError as exc:
-            problem = str(exc)
-        self.fail('re-reading the deployment failed: %s' % problem)
-
-    def catalog_problems(self, owner, deployment, fresh=True):
-        """What is wrong if owner should hold the catalog ([] if nothing).
-
-        Judged against deployment, which the caller has just re-read.
-        """
-        if owner not in deployment.apis:
-            return (['%s names no API %s' % (deployment.describe(),
-                                             owner)],
-                    self.fetch_catalog(fresh=fresh))
-        expected = dataclasses.replace(deployment, keystone_endpoint=owner)
-        found = self.fetch_catalog(fresh=fresh)
-        return catalog.ownership_problems(found, expected, self.interfaces(),
-                                          self.region()), found
-
-    def wait_for_catalog_owner(self, owner):
-        """Poll until owner alone holds the image service.
-
-        Each round re-reads the Glance CR and takes a fresh token, and
-        judges the catalog against owner's URLs in the FRESH
-        status.apiEndpoint. Returns (seconds it took, that deployment).
-        During a switchover the catalog can briefly hold zero or two
-        image services, and the status can lag the catalog.
-        """
-        opts = CONF.glance_multiapi
-        start = time.monotonic()
-        seen = {}
-
-        def check():
-            try:
-                fresh = discovery.discover(opts)
-            except discovery.DiscoveryError as exc:
-                return False, 'the Glance CR could not be read: %s' % exc
-            problems, found = self.catalog_problems(owner, fresh)
-            seen['deployment'] = fresh
-            api = fresh.apis.get(owner)
-            return not problems, '%s [%s]; status.apiEndpoint of %s: %s' % (
-                catalog.summary(found, self.region()), '; '.join(problems),
-                owner, ', '.join('%s=%s' % item for item in sorted(
-                    api.endpoints.items())) if api else 'none')
-
-        try:
-            waiters.wait_for(
-                check, what='the catalog to hold exactly one image service, '
-                'owned by %s, with its URLs as the Glance CR\'s status now '
-                'gives them' % owner, timeout=opts.convergence_timeout,
-                interval=opts.convergence_interval)
-        except waiters.Timeout as exc:
-            self.fail(str(exc))
-        return time.monotonic() - start, seen['deployment']
-
-    def wait_for_answers(self, api, up):
-        """Poll until every endpoint of api answers (up) or none does.
-
-        A TLS failure fails at once, named: the endpoint is there (it
-        answered the handshake) and waiting does not mend a certificate,
-        so it must not pass for an API that stopped answering.
-        """
-        opts = CONF.glance_multiapi
-        context = self.ssl_context()
-
-        def check():
-            failed = {url: probes.failure(url, opts.probe_timeout, context)
-                      for url in api.endpoints.values()}
-            tls = ['%s TLS: %s' % (url, exc.error)
-                   for url, exc in sorted(failed.items())
-                   if exc is not None and exc.stage == 'TLS']
-            if tls:
-                raise probes.TlsError('; '.join(tls))
-            ready = all((exc is None) == up for exc in failed.values())
-            return ready, ', '.join(
-                '%s %s' % (url, 'answers' if exc is None else
-                           '%s: %s' % (exc.stage, exc.error))
-                for url, exc in sorted(failed.items()))
-
-        what = 'every endpoint of %s to %s' % (
-            api.name, 'answer' if up else 'stop answering')
-        try:
-            waiters.wait_for(check, what=what,
-                             timeout=opts.convergence_timeout,
-                             interval=opts.convergence_interval)
-        except waiters.Timeout as exc:
-            self.fail(str(exc))
-        except probes.TlsError as exc:
-            self.fail('waiting for %s: %s (a certificate problem, not an '
-                      'endpoint that is down)' % (what, exc))

@@ -31,6 +31,7 @@ import yaml
 
 from glance_multiapi_tests.common import trust
 from glance_multiapi_tests.tests import configmap_api
+from glance_multiapi_tests.tests import recording
 from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import uploader_fixtures
 from glance_multiapi_tests.tests import waiters
@@ -71,10 +72,11 @@ def reuse_problem(*, who, code, describe, uri, fetches=None,
                 uri, manifest, describe))
 
 
-class UploaderScenarioTest(test.BaseTestCase):
+class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
     """Drives the configured uploader against the real cloud."""
 
     credentials = ['primary', 'alt']
+    result_checks = ('uploader',)
 
     @classmethod
     def skip_checks(cls):

@@ -89,11 +89,17 @@ class BindepTest(testtools.TestCase):
         self.assertEqual(set(), BUILD['rpm'] - default)
         self.assertIn('rabbitmq-server', default)
         self.assertIn('docker-distribution', default)
-        self.assertEqual({'kubernetes-client'},
+        self.assertEqual({'kubernetes-client', 'chromium', 'chromedriver'},
                          self.packages(CENTOS, 'test') - default)
         # NOTE: no Debian-only name leaks into the RPM list.
         self.assertEqual(set(), default & {'python3-dev', 'libssl-dev',
                                            'python3-venv', 'docker-registry'})
+
+    def test_browser_of_the_map_test_is_test_only(self):
+        test_only = self.packages(DEBIAN, 'test') - self.packages(
+            DEBIAN, 'default')
+        self.assertEqual({'chromium', 'chromium-driver'},
+                         test_only - {'kubernetes-client'})
 
     def test_profiles_are_default_and_test_only(self):
         self.assertEqual(['test'], sorted(self.depends.profiles()))

@@ -25,7 +25,7 @@ from glance_multiapi_tests.localcloud import certs
 from glance_multiapi_tests.localcloud import state as state_mod
 from glance_multiapi_tests.multiapi import probes
 from glance_multiapi_tests.selftests.unit import stub_http
-from glance_multiapi_tests.tests import multiapi_base
+from glance_multiapi_tests.tests import multiapi_scenario_base
 from glance_multiapi_tests.tests import waiters
 
 
@@ -145,12 +145,12 @@ class TlsWaitTest(_TlsServing):
         conf.glance_multiapi.probe_timeout = 5
         conf.glance_multiapi.convergence_timeout = 30
         conf.glance_multiapi.convergence_interval = 0.05
-        self.useFixture(fixtures.MockPatchObject(multiapi_base, 'CONF',
-                                                 conf))
+        self.useFixture(fixtures.MockPatchObject(multiapi_scenario_base,
+                                                 'CONF', conf))
 
     def wait(self, api, up, context):
-        return multiapi_base.MultiApiScenarioTest.wait_for_answers(
-            _Waiting(context), api, up)
+        scenario = multiapi_scenario_base.MultiApiScenarioTest
+        return scenario.wait_for_answers(_Waiting(context), api, up)
 
     def test_shrink_wait_fails_at_once_on_tls(self):
         url = self.serve(*certs.issue_untrusted(self.state, 'bad'))

@@ -245,6 +245,19 @@ class ProwRunTest(testtools.TestCase):
         self.assertEqual({'prow-run.run-suite.sh': 'fail'},
                          self.junit('artifacts', 'suite'))
 
+    def test_no_old_map_stands_for_this_run(self):
+        results = os.path.join(self.root, 'artifacts', 'results')
+        os.makedirs(results)
+        names = ('deployment-map.html', 'deployment-map.json',
+                 'metrics.json', 'metrics.prom')
+        for name in names:
+            with open(os.path.join(results, name), 'w') as f:
+                f.write('an earlier run\n')
+        out = self.prow_run(rc=3)
+        self.assertEqual([], [n for n in names if os.path.exists(
+            os.path.join(results, n))])
+        self.assertNotIn('deployment map', out)
+
 
 class PythonMatrixSkipTest(testtools.TestCase):
     """tools/run-python-matrix.sh without the interpreters it wants."""

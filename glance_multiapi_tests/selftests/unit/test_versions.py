@@ -25,7 +25,8 @@ from glance_multiapi_tests import version
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',
                                      '..'))
 TESTED = ('glance-multiapi-cloud', 'glance-image-uploader',
-          'glance-multiapi-image-check', 'glance-multiapi-doctor')
+          'glance-multiapi-image-check', 'glance-multiapi-doctor',
+          'glance-multiapi-report')
 
 
 def console_scripts():
@@ -70,3 +71,6 @@ class VersionTest(testtools.TestCase):
 
     def test_doctor(self):
         self.answer('glance-multiapi-doctor')
+
+    def test_report(self):
+        self.answer('glance-multiapi-report')

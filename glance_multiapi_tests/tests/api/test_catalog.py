@@ -14,6 +14,7 @@ from tempest.lib import decorators
 
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.tests import multiapi_base
+from glance_multiapi_tests.tests import recording
 
 
 class CatalogOwnershipTest(multiapi_base.MultiApiTest):
@@ -23,10 +24,23 @@ class CatalogOwnershipTest(multiapi_base.MultiApiTest):
         found = self.fetch_catalog()
         problems = catalog.ownership_problems(
             found, self.deployment, self.interfaces(), self.region())
+        owner = self.deployment.keystone_api
+        for interface in self.interfaces():
+            matches, text = catalog.interface_verdict(
+                found, owner, interface, self.deployment, self.region())
+            if matches is not None:
+                self.record_verdict('catalog:%s' % interface,
+                                    'passed' if matches else 'failed', text)
+        self.record_verdict('keystone_endpoint',
+                            'failed' if problems else 'passed',
+                            problems[0] if problems else (
+                                'the catalog holds %s\'s endpoints and no '
+                                'other API\'s' % owner.name))
         return problems, catalog.summary(found, self.region())
 
     @decorators.attr(type='smoke')
     @decorators.idempotent_id('5647408c-d394-416f-91ae-437017e9cc08')
+    @recording.checks('catalog')
     def test_catalog_has_one_image_service(self):
         """Exactly one service of type image is registered."""
         found = self.fetch_catalog()
@@ -40,6 +54,7 @@ class CatalogOwnershipTest(multiapi_base.MultiApiTest):
 
     @decorators.attr(type='smoke')
     @decorators.idempotent_id('551ea01b-634f-4f00-a3ce-355533ab4d3d')
+    @recording.checks('keystone_endpoint', 'catalog:*')
     def test_image_endpoints_belong_to_keystone_endpoint_api(self):
         """Per interface the endpoint is keystoneEndpoint's; no other API."""
         problems, summary = self._problems()

@@ -23,6 +23,8 @@ CONF = config.CONF
 class ImageEndpointsTest(multiapi_base.MultiApiTest):
     """Every image endpoint resolves, accepts and serves a v2 document."""
 
+    result_checks = ('endpoint:*', 'catalog:*')
+
     @decorators.attr(type='smoke')
     @decorators.idempotent_id('cbbda0b4-77fa-4bc8-9a0b-56396f881d53')
     def test_image_endpoints_answer(self):
@@ -31,11 +33,14 @@ class ImageEndpointsTest(multiapi_base.MultiApiTest):
                    for owner, interface, url in catalog.image_targets(
                        self.fetch_catalog(), self.deployment,
                        self.interfaces(), self.region())]
+        elements = ['catalog:%s' % t.interface for t in targets]
         for api in self.deployment.apis.values():
             for interface, url in sorted(api.endpoints.items()):
                 targets.append(probes.Target(api.name, interface, url))
+                elements.append('endpoint:%s:%s' % (api.name, interface))
         failures = probes.probe_all(
             targets, CONF.glance_multiapi.probe_timeout, self.ssl_context())
+        self._record_probes(targets, elements, failures)
         if failures:
             # NOTE: "fail the probe", not "do not answer": a TLS failure
             # is an endpoint that answers and is not trusted.
@@ -44,3 +49,17 @@ class ImageEndpointsTest(multiapi_base.MultiApiTest):
                           len(failures), len(targets),
                           CONF.glance_multiapi.probe_timeout,
                           '\n'.join(str(f) for f in failures)))
+
+    def _record_probes(self, targets, elements, failures):
+        """One verdict per element: failed when one of its URLs failed."""
+        failed = {}
+        for failure in failures:
+            element = elements[targets.index(failure.target)]
+            failed.setdefault(element, []).append(str(failure))
+        for element in dict.fromkeys(elements):
+            if element in failed:
+                self.record_verdict(element, 'failed',
+                                    '; '.join(failed[element]))
+            else:
+                self.record_verdict(element, 'passed', 'DNS, TCP, TLS and '
+                                    'a v2 version document')

@@ -17,6 +17,7 @@ from tempest import config
 from tempest.lib import decorators
 
 from glance_multiapi_tests.tests import heat_base
+from glance_multiapi_tests.tests import recording
 
 CONF = config.CONF
 SECRET_LENGTH = 16
@@ -47,18 +48,21 @@ class HeatServicesTest(heat_base.HeatTest):
 
     @decorators.attr(type='smoke')
     @decorators.idempotent_id('4ec73288-df08-4751-b653-1ce81af9f7a0')
+    @recording.checks('heat:heat-api')
     def test_orchestration_version_document(self):
         """heat-api answers its version document."""
         self._check_version_document(self.heat, 'heat-api')
 
     @decorators.attr(type='smoke')
     @decorators.idempotent_id('a30da094-01c7-4ba8-a331-6760c79678fe')
+    @recording.checks('heat:heat-api-cfn')
     def test_cloudformation_version_document(self):
         """heat-api-cfn answers its version document."""
         self._check_version_document(self.cfn, 'heat-api-cfn')
 
     @decorators.attr(type='smoke')
     @decorators.idempotent_id('8090ec9a-d978-47f9-8fb9-fde7436d24ce')
+    @recording.checks('heat:heat-engine')
     def test_list_engine_services(self):
         """heat-engine workers are up and reporting (admin service list)."""
         opts = CONF.consolidated_heat
@@ -87,6 +91,7 @@ class HeatServicesTest(heat_base.HeatTest):
                                     '; '.join(seen) or 'none listed'))
 
     @decorators.idempotent_id('e77a7223-d872-4636-bbc4-d1f6608660ba')
+    @recording.checks('heat:heat-api', 'heat:heat-engine')
     def test_create_delete_minimal_stack(self):
         """A stack of resources needing no other service comes and goes."""
         template = {

@@ -11,6 +11,7 @@
 #    under the License.
 
 import json
+import time
 
 from oslo_log import log as logging
 from tempest import config
@@ -20,6 +21,7 @@ from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching
 from glance_multiapi_tests.tests import multiapi_base
+from glance_multiapi_tests.tests import multiapi_scenario_base
 from glance_multiapi_tests.tests import restoration
 from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import waiters
@@ -30,8 +32,10 @@ LOG = logging.getLogger(__name__)
 
 @decorators.serial
 class GrowShrinkTest(restoration.DisruptiveTest,
-                     multiapi_base.MultiApiScenarioTest):
+                     multiapi_scenario_base.MultiApiScenarioTest):
     """Adding and removing an API leaves the catalog alone."""
+
+    result_checks = ('catalog',)
 
     @classmethod
     def skip_checks(cls):
@@ -119,6 +123,9 @@ class GrowShrinkTest(restoration.DisruptiveTest,
         problems, found = self.catalog_problems(fresh.keystone_endpoint,
                                                 fresh)
         after = catalog.snapshot(found, self.region())
+        self.record_catalog(found, fresh, when, test=self.id(),
+                            steady=when.startswith('before'),
+                            region=self.region())
         if problems or after != before:
             self.fail('the catalog changed %s: %s\nnow: %s\nbefore: %s\n'
                       'status.apiEndpoint of %s now: %s' % (
@@ -141,8 +148,9 @@ class GrowShrinkTest(restoration.DisruptiveTest,
         name = opts.grow_api_name
         before = catalog.snapshot(self.fetch_catalog(fresh=True),
                                   self.region())
-        self._assert_catalog_unchanged(before, 'before anything was '
-                                       'patched')
+        with self.checking('catalog'):
+            self._assert_catalog_unchanged(before, 'before anything was '
+                                           'patched')
         api_holder = []
         # NOTE: guarded first so it runs last, after the image made
         # through the added API is deleted through that same API; a
@@ -151,10 +159,31 @@ class GrowShrinkTest(restoration.DisruptiveTest,
         self.guard('the addition of API %s to spec.glanceAPIs' % name,
                    lambda: self._remove(name, api_holder),
                    lambda: patching.manual_command(opts, removal))
+        with self.checking('api:%s' % name):
+            api = self._grow(name, api_holder)
+        with self.checking('catalog'):
+            self._assert_catalog_unchanged(before, 'after adding %s' % name)
+        with self.checking('api:%s' % name):
+            self._shrink(name, api)
+        with self.checking('catalog'):
+            self._assert_catalog_unchanged(before,
+                                           'after removing %s' % name)
+
+    def _grow(self, name, api_holder):
+        """Add the API; it answers and serves its own store (figure)."""
+        opts = CONF.glance_multiapi
+        started = time.monotonic()
         self.patch_spec({'glanceAPIs': {name: self.grow_spec}})
         api = self._discovered(name)
         api_holder.append(api)
         self.wait_for_answers(api, up=True)
+        answered = time.monotonic() - started
+        self.record_deployment(
+            discovery.Deployment(apis={name: api}, keystone_endpoint=None,
+                                 source=self.deployment.source),
+            'added by the grow/shrink scenario', added=True, test=self.id())
+        over_bound = self.record_figure('grow_answer_seconds', answered,
+                                        api=name)
         client = self.api_client(api)
         data = self.image_data()
         with self.talking_to(client, 'uploading an image'):
@@ -166,13 +195,20 @@ class GrowShrinkTest(restoration.DisruptiveTest,
                              image.get('stores'), opts.grow_api_store))
         with self.talking_to(client, 'downloading the image'):
             self.assert_round_trip(client, image['id'], data)
-        self._assert_catalog_unchanged(before, 'after adding %s' % name)
-        with self.talking_to(client, 'deleting the image'):
-            self.delete_image(client, image['id'])
+        self.assert_within_bounds(over_bound)
+        self._grown_client, self._grown_image = client, image
+        return api
+
+    def _shrink(self, name, api):
+        """Remove the API: it leaves the Glance CR, stops (figure)."""
+        with self.talking_to(self._grown_client, 'deleting the image'):
+            self.delete_image(self._grown_client, self._grown_image['id'])
+        started = time.monotonic()
         self.patch_spec({'glanceAPIs': {name: None}})
         try:
             self._wait_removed(name)
         except waiters.Timeout as exc:
             self.fail('after removing %s: %s' % (name, exc))
         self.wait_for_answers(api, up=False)
-        self._assert_catalog_unchanged(before, 'after removing %s' % name)
+        self.assert_within_bounds(self.record_figure(
+            'shrink_gone_seconds', time.monotonic() - started, api=name))

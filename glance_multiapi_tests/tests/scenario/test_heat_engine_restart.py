@@ -66,6 +66,7 @@ class HeatEngineRestartTest(heat_base.HeatTest):
     """Restart heat-engine while a stack is being created."""
 
     credentials = ['primary', 'admin']
+    result_checks = ('heat:heat-engine',)
 
     @classmethod
     def skip_checks(cls):
@@ -271,6 +272,9 @@ class HeatEngineRestartTest(heat_base.HeatTest):
         if restart.error is not None:
             self.fail('restart command failed: %s; %s' % (
                 restart.error, summary))
+        self.assert_within_bounds(self.record_figure(
+            'heat_engine_restart_seconds', restart.seconds,
+            service=opts.restart_service))
         if slow != 'CREATE_IN_PROGRESS':
             self.fail('the restart did not hit %s in progress: it was %s '
                       'right after the restart command started (or at the '

@@ -169,6 +169,9 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
         saving.release('complete')
         result = run.wait()
         self.assertExit(result, 0)
+        self.assert_within_bounds(self.record_figure(
+            'uploader_saving_wait_seconds', result.duration,
+            source=self.opts.source, outcome='completed'))
         image = self.assertOneActive(key, entry, result)
         self.assertEqual(saving.image['id'], image['id'],
                          'the uploader made its own image instead of using '
@@ -185,6 +188,9 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
         saving.release('abort')
         result = run.wait()
         self.assertExit(result, 0)
+        self.assert_within_bounds(self.record_figure(
+            'uploader_saving_wait_seconds', result.duration,
+            source=self.opts.source, outcome='aborted'))
         image = self.assertOneActive(key, entry, result)
         self.assertNotEqual(saving.image['id'], image['id'])
         self.assertGone(self.images, saving.image['id'],

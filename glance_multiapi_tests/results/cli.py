@@ -1,0 +1,121 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""glance-multiapi-report: rebuild the map and the metrics by hand."""
+
+import argparse
+import os
+import sys
+
+from glance_multiapi_tests.common import errors
+from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.results import publish
+from glance_multiapi_tests.results import recorder
+from glance_multiapi_tests.results import records
+from glance_multiapi_tests import version
+
+PROG = 'glance-multiapi-report'
+EXIT_OK, EXIT_USAGE, EXIT_NO_RECORDS, EXIT_WRITE, EXIT_INTERNAL = (
+    0, 2, 22, 23, 70)
+EXIT_CODES = (
+    (EXIT_OK, 'the four files were written (whatever the tests\' '
+              'verdicts: they are in the files)'),
+    (EXIT_USAGE, 'usage error'),
+    (EXIT_NO_RECORDS, 'RESULTS_DIR holds no records (no %s folder, or no '
+                      'record in it)' % recorder.RECORDS_SUBDIR),
+    (EXIT_WRITE, 'an output could not be written, or another rebuild held '
+                 'the lock too long'),
+    (EXIT_INTERNAL, 'internal error'),
+)
+
+DESCRIPTION = """\
+Rebuild deployment-map.html, deployment-map.json, metrics.json and
+metrics.prom from the records the plugin's tests wrote while they ran
+(RESULTS_DIR/%s/, one JSON-lines file per worker). The plugin
+rebuilds them itself after every test; this is for a copy of the records
+(a CI artifact), another output folder, or a run killed in the middle of
+a test. Nothing is asked of the deployment.
+""" % recorder.RECORDS_SUBDIR
+
+
+def build_parser():
+    p = argparse.ArgumentParser(
+        prog=PROG, description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog='exit codes:\n' + errors.exit_code_table(EXIT_CODES))
+    p.add_argument('results_dir', metavar='RESULTS_DIR',
+                   help='the folder holding %s/ (tempest\'s log_dir, or '
+                        '[glance_multiapi] results_dir), or that records '
+                        'folder itself' % recorder.RECORDS_SUBDIR)
+    p.add_argument('out_dir', metavar='OUT_DIR', nargs='?',
+                   help='where to write the four files (default: '
+                        'RESULTS_DIR)')
+    p.add_argument('-q', '--quiet', action='store_true',
+                   help='print nothing on success')
+    version.add_option(p)
+    return p
+
+
+def _summary(facts):
+    counts = facts.get('counts') or {}
+    failed = [e for e in facts['elements'] if e['status'] == 'failed']
+    return '%d test result(s) (%s); %d failed element(s); %s' % (
+        sum(counts.values()), ', '.join(
+            '%d %s' % (n, s) for s, n in sorted(counts.items())) or 'none',
+        len(failed), 'complete' if facts.get('complete') else
+        'STOPPED EARLY (or still running)')
+
+
+def run(args):
+    results_dir = os.path.abspath(args.results_dir)
+    if os.path.basename(results_dir) == recorder.RECORDS_SUBDIR:
+        results_dir = os.path.dirname(results_dir)
+    found, _problems = records.read(results_dir)
+    if not found:
+        raise errors.CliError('%s: no record in %s' % (
+            PROG, records.folder_of(results_dir)), EXIT_NO_RECORDS)
+    tests = None
+    if not any(r['kind'] == 'inventory' for r in found):
+        try:
+            from glance_multiapi_tests.results import inventory
+            tests = inventory.plugin_tests()
+        except Exception:  # noqa: B902 - tests then show as recorded only
+            tests = None
+    facts, written = publish.rebuild(results_dir, args.out_dir,
+                                     tests=tests)
+    if not args.quiet:
+        print('%s: wrote %s' % (PROG, ', '.join(written)))
+        print('%s: %s' % (PROG, _summary(facts)))
+    return EXIT_OK
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except errors.CliError as exc:
+        print(exc.message, file=sys.stderr)
+        return exc.exit_code
+    except records.RecordsError as exc:
+        print('%s: %s' % (PROG, exc), file=sys.stderr)
+        return EXIT_NO_RECORDS
+    except (publish.PublishError, polling.PollTimeout) as exc:
+        print('%s: %s' % (PROG, exc), file=sys.stderr)
+        return EXIT_WRITE
+    except Exception as exc:  # noqa: B902 - one line, never a traceback
+        print('%s: internal error: %s: %s' % (PROG, type(exc).__name__,
+                                              exc), file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == '__main__':
+    sys.exit(main())

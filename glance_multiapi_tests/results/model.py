@@ -1,0 +1,353 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Records -> the facts of a run: the deployment, the verdicts, figures.
+
+Pure: ``build(records, ...)`` takes what ``records.read`` gives and
+returns one JSON-serialisable dict, which is ``deployment-map.json`` and
+what the map and the metrics are rendered from. Nothing here asks the
+deployment anything: after a failure it may have changed.
+
+Elements and their ids are in ``elements``.
+
+Verdicts of a test: ``passed``, ``failed``, ``skipped``, ``unfinished``
+(started, no result: killed, or still running when the map was written),
+``not run`` (scheduled, never reached) and ``not selected`` (the run's
+filter left it out). An element no test of any run checks or was meant
+to check is ``not checked``; one only tests that were never reached
+would have checked is ``not run``.
+"""
+
+import datetime
+
+from glance_multiapi_tests.results import elements as elements_mod
+from glance_multiapi_tests.results import inventory
+from glance_multiapi_tests.results import metrics
+
+SCHEMA = 1
+PASSED, FAILED, SKIPPED = 'passed', 'failed', 'skipped'
+UNFINISHED, NOT_RUN, NOT_SELECTED = 'unfinished', 'not run', 'not selected'
+NOT_CHECKED = 'not checked'
+# NOTE: the element's status is the first of these any verdict has.
+PRECEDENCE = (FAILED, UNFINISHED, PASSED, SKIPPED, NOT_RUN)
+FIRST_LINE_MAX = 300
+
+
+def _rank(status):
+    return PRECEDENCE.index(status) if status in PRECEDENCE else len(
+        PRECEDENCE)
+
+
+def first_line(text):
+    """The first non-empty line of text, at most FIRST_LINE_MAX long."""
+    for line in (text or '').splitlines():
+        if line.strip():
+            line = line.strip()
+            return line if len(line) <= FIRST_LINE_MAX else (
+                line[:FIRST_LINE_MAX - 3] + '...')
+    return ''
+
+
+def iso(epoch):
+    if epoch is None:
+        return None
+    return datetime.datetime.fromtimestamp(
+        epoch, datetime.timezone.utc).isoformat(timespec='seconds')
+
+
+class _Run(object):
+    """What one tempest run's workers recorded."""
+
+    def __init__(self, key):
+        self.key = key
+        self.label = None
+        self.workers = {}       # pid -> {'scheduled', 'ended'}
+        self.started = None
+        self.ended = None
+        self.tests = {}         # bare id -> state dict
+        self.class_skips = {}   # class -> reason
+        self.class_errors = {}  # class -> message
+        self.teardown_errors = {}  # class -> message
+
+    def test(self, bare):
+        return self.tests.setdefault(bare, {
+            'id': bare, 'start': None, 'end': None, 'verdicts': {},
+            'checking': [], 'checks': []})
+
+
+def _runs(records):
+    runs = {}
+    for record in records:
+        key = record.get('run') or 'run'
+        run = runs.get(key)
+        if run is None:
+            run = runs[key] = _Run(key)
+        run.label = run.label or record.get('run_label')
+        t = record.get('t')
+        run.started = t if run.started is None else min(run.started, t)
+        run.ended = t if run.ended is None else max(run.ended, t)
+        pid = record.get('pid')
+        worker = run.workers.setdefault(pid, {'scheduled': None,
+                                              'ended': False})
+        kind = record['kind']
+        if kind == 'worker':
+            if record.get('scheduled') is not None:
+                worker['scheduled'] = [inventory.bare_id(i) for i in
+                                       record['scheduled']]
+        elif kind == 'worker-end':
+            worker['ended'] = True
+        elif kind == 'class-skip':
+            run.class_skips[record.get('class')] = record.get('message')
+        elif kind == 'class-error':
+            run.class_errors[record.get('class')] = record.get('message')
+        elif kind == 'class-teardown-error':
+            run.teardown_errors[record.get('class')] = record.get('message')
+        elif kind in ('test-start', 'test-end', 'verdict', 'checking'):
+            state = run.test(inventory.bare_id(record.get('test')))
+            if kind == 'test-start':
+                state['start'] = record
+                state['full'] = record.get('test')
+                state['class'] = record.get('class')
+                state['checks'] = list(record.get('checks') or [])
+            elif kind == 'test-end':
+                state['end'] = record
+                state['full'] = state.get('full') or record.get('test')
+            elif kind == 'verdict':
+                # NOTE: within one test the worst verdict of an element
+                # stands (a figure over its bound after a pass).
+                element = record.get('element')
+                new = (record.get('status'), record.get('message'))
+                old = state['verdicts'].get(element)
+                if old is None or _rank(new[0]) <= _rank(old[0]):
+                    state['verdicts'][element] = new
+            else:
+                state['checking'].append(record.get('element'))
+    ordered = sorted(runs.values(), key=lambda r: r.started or 0)
+    seen = {}
+    for run in ordered:
+        seen[run.label] = seen.get(run.label, 0) + 1
+        if seen[run.label] > 1:
+            run.label = '%s #%d' % (run.label, seen[run.label])
+    return ordered
+
+
+def _inventory(records, given):
+    tests = dict(given or {})
+    for record in records:
+        if record['kind'] == 'inventory':
+            for bare, info in (record.get('tests') or {}).items():
+                tests.setdefault(bare, info)
+    return tests
+
+
+def _apis(records):
+    """(glance facts, [api facts]): first deployment, then added APIs."""
+    glance, apis, order = None, {}, []
+    for record in records:
+        if record['kind'] != 'deployment':
+            continue
+        if glance is None and record.get('glance'):
+            glance = dict(record['glance'],
+                          keystone_endpoint=record.get('keystone_endpoint'))
+        for api in record.get('apis') or []:
+            if api.get('name') in apis:
+                continue
+            item = dict(api, added_by=None)
+            if order and record.get('added'):
+                item['added_by'] = '%s (%s)' % (
+                    record.get('test') or record.get('class') or '?',
+                    record.get('label') or 'added')
+            apis[api['name']] = item
+            order.append(api['name'])
+    return glance, [apis[name] for name in order]
+
+
+def _entries_key(entries):
+    return sorted((e.get('interface'), e.get('region'), e.get('url'))
+                  for e in entries or [])
+
+
+def _catalog(records):
+    """The catalog as first seen, then after each disruptive change."""
+    kept = []
+    for record in records:
+        if record['kind'] != 'catalog':
+            continue
+        snapshot = {'label': record.get('label') or 'seen',
+                    'test': record.get('test') or record.get('class'),
+                    'time': iso(record.get('t')),
+                    'run': record.get('run_label'),
+                    'entries': record.get('entries') or [],
+                    'verdicts': record.get('verdicts') or {}}
+        if kept and record.get('steady') and (
+                _entries_key(snapshot['entries']) ==
+                _entries_key(kept[-1]['entries'])):
+            continue
+        if not kept:
+            snapshot['label'] = 'first seen (%s)' % snapshot['label']
+        kept.append(snapshot)
+    return kept
+
+
+def _test_verdicts(run, state, info, element_ids):
+    """(status, message, {element: (status, message)}) of one test.
+
+    A test that started says which elements it checks (resolved against
+    what its class knew); one that never started is resolved against
+    the deployment as first learnt.
+    """
+    start = (state or {}).get('start') or {}
+    if start.get('elements') is not None:
+        elements = list(start['elements'])
+        setup = list(start.get('setup_elements') or [])
+    else:
+        checks = state['checks'] if start else (
+            (info or {}).get('checks') or [])
+        elements = elements_mod.resolve(checks, element_ids)
+        setup = elements_mod.resolve(start.get('setup') if start else (
+            (info or {}).get('setup') or []), element_ids)
+    explicit = dict(state['verdicts']) if state else {}
+    checking = list(state['checking']) if state else []
+    for element in list(explicit) + checking:
+        if element not in elements:
+            elements.append(element)
+    cls = (state or {}).get('class') or (info or {}).get('class')
+    if state and state['end']:
+        status = state['end'].get('status') or FAILED
+        message = state['end'].get('message') or ''
+    elif state and state['start']:
+        status, message = UNFINISHED, ('started, no result recorded: '
+                                       'killed, or still running when this '
+                                       'map was written')
+    elif cls in run.class_errors:
+        status = FAILED
+        message = 'setUpClass of %s failed: %s' % (
+            cls.rsplit('.', 1)[-1], run.class_errors[cls])
+    elif cls in run.class_skips:
+        status, message = SKIPPED, run.class_skips[cls] or ''
+    else:
+        status, message = NOT_RUN, 'the run never reached it'
+    per_element = {}
+    fine_grained = bool(set(explicit) - set(setup) or checking)
+    for element in elements:
+        if element in explicit:
+            per_element[element] = explicit[element]
+        elif element in setup and start:
+            per_element[element] = (PASSED, 'read by the set-up of %s' % (
+                (cls or '?').rsplit('.', 1)[-1]))
+        elif not fine_grained or status in (PASSED, SKIPPED) or (
+                status == UNFINISHED and element in checking):
+            per_element[element] = (status, message)
+        else:
+            # NOTE: a fine-grained test that failed judged each element it
+            # reached; the others it never finished judging.
+            per_element[element] = (NOT_RUN, 'not reached: the test '
+                                    'stopped at a failure before judging '
+                                    'it')
+    return status, message, per_element
+
+
+def _element(element):
+    """A new element of the facts, with no verdict yet."""
+    return {'id': element, 'title': elements_mod.title_of(element),
+            'verdicts': [], 'figures': []}
+
+
+def _scheduled(run):
+    """The bare ids run's workers were given, or None when unknown."""
+    lists = [w['scheduled'] for w in run.workers.values()]
+    if not lists or any(s is None for s in lists):
+        return None
+    return {bare for s in lists for bare in s}
+
+
+def build(records, *, tests=None, problems=(), now=None):
+    """The facts of the runs in records (see the module docstring).
+
+    :param tests: the plugin's tests (inventory.plugin_tests()), merged
+        with the inventories the workers recorded.
+    :param problems: lines records.read could not use, shown as such.
+    """
+    tests = _inventory(records, tests)
+    glance, apis = _apis(records)
+    catalog = _catalog(records)
+    element_ids, first_ids = elements_mod.element_ids(glance, apis, catalog)
+    runs = _runs(records)
+    elements = {e: _element(e) for e in element_ids}
+    test_rows, ever_selected = [], set()
+    run_rows = []
+    for run in runs:
+        scheduled = _scheduled(run)
+        complete = bool(run.workers) and all(
+            w['ended'] for w in run.workers.values())
+        candidates = set(run.tests) | set(
+            scheduled if scheduled is not None else tests)
+        for bare in sorted(candidates):
+            state = run.tests.get(bare)
+            info = tests.get(bare)
+            started = bool(state and (state['start'] or state['end']))
+            if not started and scheduled is None and complete:
+                cls = (info or {}).get('class')
+                if cls not in run.class_skips and \
+                        cls not in run.class_errors:
+                    continue
+            ever_selected.add(bare)
+            status, message, per_element = _test_verdicts(
+                run, state, info, first_ids)
+            full = (state or {}).get('full') or (info or {}).get('id') or \
+                bare
+            test_rows.append({'id': full, 'bare': bare, 'run': run.label,
+                              'status': status, 'message': message,
+                              'first_line': first_line(message),
+                              'elements': sorted(per_element)})
+            for element, (e_status, e_message) in per_element.items():
+                elements.setdefault(element, _element(element))
+                elements[element]['verdicts'].append({
+                    'test': full, 'run': run.label, 'status': e_status,
+                    'message': first_line(e_message)})
+        for cls, message in sorted(run.teardown_errors.items()):
+            # NOTE: as tempest reports it: a result of its own.
+            test_rows.append({
+                'id': 'tearDownClass (%s)' % cls, 'bare': 'tearDownClass '
+                '(%s)' % cls, 'run': run.label, 'status': FAILED,
+                'message': message or '', 'first_line': first_line(message),
+                'elements': []})
+        ended = [w for w in run.workers.values() if w['ended']]
+        run_rows.append({
+            'id': run.key, 'label': run.label, 'started': iso(run.started),
+            'last_record': iso(run.ended), 'workers': len(run.workers),
+            'workers_ended': len(ended), 'complete': complete,
+            'selection_known': scheduled is not None})
+    figures = metrics.collect(records)
+    for figure in figures:
+        element = figure.get('element')
+        if element:
+            elements.setdefault(element, _element(element))[
+                'figures'].append(figure)
+    for element in elements.values():
+        statuses = [v['status'] for v in element['verdicts']]
+        element['status'] = next((s for s in PRECEDENCE if s in statuses),
+                                 NOT_CHECKED)
+    counts = {}
+    for row in test_rows:
+        counts[row['status']] = counts.get(row['status'], 0) + 1
+    return {
+        'schema': SCHEMA, 'generated': iso(now),
+        'problems': list(problems), 'runs': run_rows, 'glance': glance,
+        'apis': apis, 'catalog': catalog,
+        'elements': [elements[e] for e in element_ids] + [
+            v for k, v in sorted(elements.items()) if k not in element_ids],
+        'tests': test_rows, 'counts': counts,
+        'not_selected': sorted(b for b in tests if b not in ever_selected),
+        'figures': figures,
+        'complete': bool(run_rows) and all(r['complete'] for r in run_rows),
+    }

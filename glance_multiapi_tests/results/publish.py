@@ -1,0 +1,137 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Rebuilding the map and the metrics from the records, safely.
+
+Any worker may rebuild at any time (after each test, at the end of each
+class, at exit) and so may ``glance-multiapi-report``: an ``fcntl``
+lock on the records folder lets one rebuild at a time, and every output
+is written to a temporary file in the same folder and renamed over the
+old one, so a reader (a CI artifact upload, a browser) sees the old file
+or the new one, never half of one. A run killed at any moment leaves the
+map of what it had finished.
+"""
+
+import fcntl
+import json
+import os
+import tempfile
+import time
+
+from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.results import deployment_map
+from glance_multiapi_tests.results import metrics
+from glance_multiapi_tests.results import model
+from glance_multiapi_tests.results import records
+
+OUTPUTS = ('deployment-map.html', 'deployment-map.json', 'metrics.json',
+           'metrics.prom')
+LOCK_NAME = '.rebuild.lock'
+LOCK_TIMEOUT = 60
+
+
+class PublishError(Exception):
+    """An output could not be written; the message names the file."""
+
+
+def write_atomically(path, text):
+    """Write text to path through a temporary file and a rename."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, temp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path),
+                                dir=folder)
+    try:
+        with os.fdopen(fd, 'w', encoding='utf-8') as f:
+            f.write(text)
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+
+
+class _Lock(object):
+    """An exclusive flock on a file, taken within a timeout."""
+
+    def __init__(self, path, timeout):
+        self.path = path
+        self.timeout = timeout
+        self._f = None
+
+    def __enter__(self):
+        self._f = open(self.path, 'a')
+
+        def take():
+            try:
+                fcntl.flock(self._f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            return True
+
+        try:
+            polling.poll(take, what='the lock %s (another rebuild holds '
+                         'it)' % self.path, timeout=self.timeout,
+                         interval=0.02, max_interval=0.5, describe=str)
+        except BaseException:
+            self._f.close()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self._f, fcntl.LOCK_UN)
+        self._f.close()
+
+
+def render(facts):
+    """{output name: text} of the facts."""
+    return {
+        'deployment-map.html': deployment_map.render(facts),
+        'deployment-map.json': json.dumps(facts, indent=2, sort_keys=True)
+        + '\n',
+        'metrics.json': metrics.to_json(facts),
+        'metrics.prom': metrics.to_prom(facts),
+    }
+
+
+def rebuild(results_dir, out_dir=None, *, tests=None, now=None,
+            lock_timeout=LOCK_TIMEOUT):
+    """Build every output from the records of results_dir into out_dir.
+
+    :returns: (facts, [paths written]).
+    :raises records.RecordsError: no records folder.
+    :raises PublishError: an output could not be written.
+    :raises polling.PollTimeout: the lock was not free in time.
+    """
+    out_dir = out_dir or results_dir
+    folder = records.folder_of(results_dir)
+    if not os.path.isdir(folder):
+        raise records.RecordsError('%s holds no records (no %s folder)' % (
+            results_dir, os.path.basename(folder)))
+    with _Lock(os.path.join(folder, LOCK_NAME), lock_timeout):
+        found, problems = records.read(results_dir)
+        facts = model.build(found, tests=tests, problems=problems,
+                            now=time.time() if now is None else now)
+        try:
+            os.makedirs(out_dir, exist_ok=True)
+        except OSError as exc:
+            raise PublishError('cannot make %s: %s' % (out_dir, exc))
+        written = []
+        for name, text in render(facts).items():
+            path = os.path.join(out_dir, name)
+            try:
+                write_atomically(path, text)
+            except OSError as exc:
+                raise PublishError('cannot write %s: %s' % (path, exc))
+            written.append(path)
+    return facts, written
