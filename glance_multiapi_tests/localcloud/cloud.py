@@ -35,6 +35,7 @@ from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import ports
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import spec as spec_mod
+from glance_multiapi_tests.localcloud import speed
 from glance_multiapi_tests.localcloud import tempestconf
 from glance_multiapi_tests.localcloud import tlsmode
 
@@ -102,6 +103,8 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
         ports.check_base_port(base_port)
     state.data = {'spec': spec, 'faults': records,
                   'base_port': base_port,
+                  # NOTE: the scenarios' holds in tempest.conf (speed.py).
+                  'speed': speed.measure(),
                   'options': {'registry': with_registry,
                               'fileserver': with_fileserver,
                               'heat': with_heat,

@@ -25,6 +25,7 @@ import yaml
 from glance_multiapi_tests.localcloud import admin
 from glance_multiapi_tests.localcloud import components
 from glance_multiapi_tests.localcloud.components import keystone
+from glance_multiapi_tests.localcloud import speed
 from glance_multiapi_tests.localcloud import tlsmode
 
 USERS = (('admin', 'admin', 'admin'), ('demo', 'demo', 'demo'),
@@ -106,6 +107,9 @@ def tempest_conf(state):
         'glance_multiapi': {'run_switchover': 'True',
                             'run_grow_shrink': 'True'},
     }
+    if state.data.get('speed'):
+        sections['image_uploader'] = {'saving_hold': str(
+            speed.saving_hold(state.data['speed']))}
     if tlsmode.enabled(state):
         # NOTE: tempest's clients and this plugin's probes, waiters and
         # discovery all verify against this one file (the cloud's CA).

@@ -34,6 +34,7 @@ from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import manage
 from glance_multiapi_tests.localcloud import processes
+from glance_multiapi_tests.localcloud import speed
 from glance_multiapi_tests.localcloud.runtime import heat_faults
 from glance_multiapi_tests.localcloud import tlsmode
 from glance_multiapi_tests.localcloud import uwsgi
@@ -406,6 +407,9 @@ def tempest_options(state, sections, cli):
     sections['consolidated_heat'] = {
         'run_heat_engine_restart': 'True',
         'restart_command': cli + ' restart {service}'}
+    if state.data.get('speed'):
+        sections['consolidated_heat']['in_progress_seconds'] = str(
+            speed.in_progress_seconds(state.data['speed']))
 
 
 def restartable(state):

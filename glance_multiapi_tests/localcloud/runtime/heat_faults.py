@@ -44,14 +44,16 @@ def marker_path(state_dir):
 def mark_restart(state_dir):
     """Record that a heat-engine restart begins now."""
     with open(marker_path(state_dir), 'w') as f:
-        f.write('%.3f\n' % time.time())
+        f.write('%.6f\n' % time.time())
 
 
 def since_restart(state_dir):
     """Seconds since the last heat-engine restart began, or None."""
     try:
         with open(marker_path(state_dir)) as f:
-            return time.time() - float(f.read())
+            # NOTE: never below 0: the mark is rounded, and may be read
+            # in the same microsecond it was written.
+            return max(0.0, time.time() - float(f.read()))
     except (OSError, ValueError):
         return None
 

@@ -123,3 +123,22 @@ class StageTimerTest(testtools.TestCase):
         self.assertEqual('12.3', lines[3].split()[-1])
         with open(os.path.join(results, 'timings.txt')) as f:
             self.assertEqual(proc.stdout, f.read())
+
+
+class SpeedTest(testtools.TestCase):
+    """The embedded cloud's holds follow the machine's measured speed."""
+
+    def test_holds_grow_with_a_slow_machine_above_their_floors(self):
+        from glance_multiapi_tests.localcloud import speed
+        quick = {'client_start': 0.8, 'cli_start': 0.4}
+        slow = {'client_start': 3.1, 'cli_start': 2.2}
+        self.assertEqual(speed.HOLD_FLOOR, speed.saving_hold(quick))
+        self.assertEqual(speed.WAIT_FLOOR, speed.in_progress_seconds(quick))
+        self.assertEqual(10, speed.saving_hold(slow))
+        self.assertEqual(9, speed.in_progress_seconds(slow))
+
+    def test_measure_times_real_starts(self):
+        from glance_multiapi_tests.localcloud import speed
+        found = speed.measure()
+        self.assertEqual({'client_start', 'cli_start'}, set(found))
+        self.assertTrue(all(0 < v < 120 for v in found.values()), found)
