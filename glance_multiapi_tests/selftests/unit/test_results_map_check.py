@@ -99,3 +99,24 @@ class ResultsMapCheckTest(testtools.TestCase):
         problems, _ = results_map.check(self.dir, [])
         self.assertEqual(1, len(problems))
         self.assertIn('deployment-map.json cannot be read', problems[0])
+
+
+class TwoRunsOneWorkspaceTest(testtools.TestCase):
+    """The main job runs its disruptive scenarios, then the rest."""
+
+    def test_each_test_is_judged_by_the_run_that_ran_it(self):
+        a, b = runs.SWITCHOVER, runs.UPLOAD
+        facts = {'runs': [{'label': 'tempest'}, {'label': 'tempest #2'}],
+                 'tests': [
+                     {'bare': a, 'run': 'tempest', 'status': 'passed'},
+                     {'bare': b, 'run': 'tempest', 'status': 'not selected'},
+                     {'bare': a, 'run': 'tempest #2',
+                      'status': 'not selected'},
+                     {'bare': b, 'run': 'tempest #2', 'status': 'failed'}]}
+        tests = [runs.full(a), runs.full(b)]
+        stream = synthetic_subunit.write(
+            self.useFixture(fixtures.TempDir()).path, 's.subunit',
+            (tests[0], 'success'), (tests[1], 'fail'))
+        from glance_multiapi_tests.selftests import subunit_results
+        self.assertEqual([], results_map.disagreements(
+            facts, 'tempest', subunit_results.read_tests(stream)))
