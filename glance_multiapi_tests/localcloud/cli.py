@@ -25,6 +25,7 @@ from glance_multiapi_tests.localcloud.components import glance
 from glance_multiapi_tests.localcloud.components import heat
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
+from glance_multiapi_tests.localcloud import heatconf
 from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import spec as spec_mod
@@ -108,8 +109,8 @@ def build_parser():
                          'internal) over https, signed by the CA of this '
                          'cloud (STATE_DIR/tls/ca.crt), as the operators '
                          'deploy by default')
-    up.add_argument('--heat-profile', choices=sorted(heat.PROFILES),
-                    default=heat.DEFAULT_PROFILE,
+    up.add_argument('--heat-profile', choices=sorted(heatconf.PROFILES),
+                    default=heatconf.DEFAULT_PROFILE,
                     help='heat.conf of --with-heat: "operator" as the '
                          'heat-operator renders it (4 engine workers, '
                          'quorum queues), "embedded" one worker and '

@@ -29,6 +29,7 @@ from glance_multiapi_tests.localcloud.components import keystone
 from glance_multiapi_tests.localcloud.components import kubeapi
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
+from glance_multiapi_tests.localcloud import heatconf
 from glance_multiapi_tests.localcloud import kubepods
 from glance_multiapi_tests.localcloud import kuberbac
 from glance_multiapi_tests.localcloud import lifecycle
@@ -75,7 +76,7 @@ def _wipe(state):
 
 def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
        with_fileserver=True, base_port=None, log=print, with_heat=False,
-       kube_role=None, heat_profile=heat.DEFAULT_PROFILE, with_tls=False):
+       kube_role=None, heat_profile=heatconf.DEFAULT_PROFILE, with_tls=False):
     """Start a whole cloud in state.root; stop everything on failure.
 
     Every component prepares and starts in turn without waiting, so they
@@ -83,7 +84,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     with it; then the others; then the cloud is reconciled to its spec
     like after a patch (the catalog, tempest.conf). kube_role: a Role
     file every Kubernetes API request is then authorised against.
-    heat_profile: which heat.conf heat runs with (components/heat.py).
+    heat_profile: which heat.conf heat runs with (heatconf.py).
     with_tls: keystone and the Glance APIs serve https (tlsmode.py).
     """
     spec = spec_mod.load(spec_text, spec_source)
@@ -96,9 +97,9 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     records = [faults_mod.parse(f) for f in fault_args]
     faults_mod.Faults(records, spec, with_heat=with_heat,
                       with_tls=with_tls)
-    if heat_profile not in heat.PROFILES:
+    if heat_profile not in heatconf.PROFILES:
         raise errors.Invalid('unknown heat profile %r; known: %s' % (
-            heat_profile, ', '.join(sorted(heat.PROFILES))))
+            heat_profile, ', '.join(sorted(heatconf.PROFILES))))
     if base_port is not None:
         ports.check_base_port(base_port)
     state.data = {'spec': spec, 'faults': records,

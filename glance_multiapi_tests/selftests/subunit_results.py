@@ -42,6 +42,23 @@ def for_each_test(stream, on_test):
         result.stopTestRun()
 
 
+def parse_subunit(stream):
+    """{test id: (status, details text)} of a subunit v2 byte stream."""
+    results = {}
+
+    def on_test(test):
+        details = []
+        for name, content in sorted(test['details'].items()):
+            try:
+                details.append('%s: %s' % (name, content.as_text()))
+            except Exception:  # noqa: S110 - binary attachment, skip it
+                pass
+        results[test['id']] = (test['status'], '\n'.join(details))
+
+    for_each_test(stream, on_test)
+    return results
+
+
 def _reason(raw):
     content = raw['details'].get('reason')
     if content is None:

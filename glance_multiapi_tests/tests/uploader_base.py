@@ -34,6 +34,8 @@ from glance_multiapi_tests.tests import configmap_api
 from glance_multiapi_tests.tests import recording
 from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import uploader_fixtures
+from glance_multiapi_tests.tests import uploader_oci
+from glance_multiapi_tests.tests import uploader_process
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
@@ -164,7 +166,7 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
         data = data if data is not None else uploader_fixtures.image_bytes(
             self.opts.image_size)
         if (source or self.opts.source) == 'oci':
-            uri = uploader_fixtures.push_oci_artifact(
+            uri = uploader_oci.push_oci_artifact(
                 self.opts.registry, 'glance-multiapi-tests/%s' % key.lower(),
                 commit_tag or 'latest', key, data,
                 verify=self.registry_verify(), cut=broken)
@@ -201,7 +203,7 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
         embedded cloud. assertReused judges the run.
         """
         if entry['uri'].startswith('oci://'):
-            self._removed[key] = uploader_fixtures.remove_oci_layers(
+            self._removed[key] = uploader_oci.remove_oci_layers(
                 entry['uri'], verify=self.registry_verify())
         else:
             path = '/%s.raw' % key
@@ -219,12 +221,12 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
             if result.code == 0:
                 return
             # NOTE: read after the run: what it found when it failed.
-            manifest, _body = uploader_fixtures.oci_manifest(
+            manifest, _body = uploader_oci.oci_manifest(
                 entry['uri'], verify=verify)
             problem = reuse_problem(
                 who=who, code=result.code, describe=result.describe(),
                 uri=entry['uri'], manifest=manifest, blobs=[
-                    (url, uploader_fixtures.blob_answer(url, verify=verify))
+                    (url, uploader_oci.blob_answer(url, verify=verify))
                     for url in self._removed[key]])
         else:
             path = '/%s.raw' % key
@@ -263,7 +265,7 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
 
     def uploader(self, images, env=None):
         """A run of the uploader under test (env: more environment)."""
-        return self.useFixture(uploader_fixtures.UploaderRun(
+        return self.useFixture(uploader_process.UploaderRun(
             self.opts, workdir=self.workdir, images=images,
             clouds_yaml=self.clouds_yaml, cloud=CLOUD,
             temp_dir=self.temp_dir, cwd=self.cwd,

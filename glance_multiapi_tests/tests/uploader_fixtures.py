@@ -9,35 +9,22 @@
 #    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 #    License for the specific language governing permissions and limitations
 #    under the License.
-
 """Real components the uploader scenarios drive.
 
 Nothing here fakes a Glance state: a saving image is a real upload held
-open by a throttled body, a queued image is a real image without data, a
-source is a real loopback HTTP server (counting its requests) or a real
-OCI artifact in a real registry, and the uploader is a real process.
+open by a throttled body, a queued image is a real image without data,
+and a source is a real loopback HTTP server (counting its requests). The
+other sources, real OCI artifacts in a real registry, are in
+uploader_oci; the uploader, a real process, is in uploader_process.
 """
 
-import dataclasses
-import gzip
 import hashlib
 import http.server
-import io
-import os
-import shlex
-import signal
-import subprocess
-import sys
-import tarfile
-import tempfile
 import threading
-import time
-import uuid
 
 import fixtures
 import requests
 from tempest import config
-import yaml
 
 from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.common import trust
@@ -135,111 +122,6 @@ class ImageSource(fixtures.Fixture):
         """How many GETs of path arrived, served or not."""
         with self.server.lock:
             return len(self.server.requests.get(path, []))
-
-
-def push_oci_artifact(registry, repository, tag, member_name, data, *,
-                      verify=True, cut=False):
-    """Push an artifact holding <member_name>.gz in a tar.gz; return uri.
-
-    verify: True (system CAs), a CA bundle path, or False. cut: push
-    only the first half of the tar.gz, which breaks mid-unpacking.
-    """
-    import oras.provider
-
-    with tempfile.TemporaryDirectory(prefix='uploader-oci-') as work:
-        blob = os.path.join(work, member_name + '.tar.gz')
-        with tarfile.open(blob, 'w:gz', compresslevel=1) as archive:
-            inner = gzip.compress(data, compresslevel=1)
-            info = tarfile.TarInfo(member_name + '.gz')
-            info.size = len(inner)
-            archive.addfile(info, io.BytesIO(inner))
-        if cut:
-            with open(blob, 'r+b') as f:
-                f.truncate(os.path.getsize(blob) // 2)
-        client = oras.provider.Registry(hostname=registry, insecure=False,
-                                        tls_verify=verify)
-        client.push(target='%s/%s:%s' % (registry, repository, tag),
-                    files=[blob], disable_path_validation=True, quiet=True)
-    return 'oci://%s/%s:%s' % (registry, repository, tag)
-
-
-_MANIFEST_TYPES = ('application/vnd.oci.image.manifest.v1+json, '
-                   'application/vnd.docker.distribution.manifest.v2+json')
-# NOTE: the suite's own registry requests say so, so a registry's log
-# tells them from the uploader's.
-_AGENT = {'User-Agent': 'glance-multiapi-tests'}
-
-
-def _oci_base(uri):
-    """(https://HOST/v2/REPOSITORY, TAG) of an oci:// uri."""
-    host, _, rest = uri[len('oci://'):].partition('/')
-    repository, _, tag = rest.rpartition(':')
-    return 'https://%s/v2/%s' % (host, repository), tag
-
-
-def answer(response):
-    """'HTTP 404 BLOB_UNKNOWN': a registry's status and first error code."""
-    code = ''
-    if response.status_code < 400:
-        return 'HTTP %d' % response.status_code
-    try:
-        errors = response.json().get('errors') or []
-        code = ' ' + errors[0]['code'] if errors else ''
-    except (ValueError, AttributeError, KeyError, TypeError, IndexError):
-        pass
-    return 'HTTP %d%s' % (response.status_code, code)
-
-
-def oci_manifest(uri, *, verify=True):
-    """(answer, manifest or None) of GET of uri's manifest by its tag."""
-    base, tag = _oci_base(uri)
-    response = requests.get('%s/manifests/%s' % (base, tag), timeout=30,
-                            headers=dict(_AGENT, Accept=_MANIFEST_TYPES),
-                            verify=verify)
-    if response.status_code != 200:
-        return answer(response), None
-    return answer(response), response.json()
-
-
-def remove_oci_layers(uri, *, verify=True):
-    """Make the image's bytes unavailable; keep its manifest and config.
-
-    Deletes each layer blob of uri's artifact from its repository
-    (DELETE /v2/<name>/blobs/<digest>, which any OCI distribution
-    registry serves when deletes are enabled); later GETs of it get 404.
-    Returns the blob URLs. A registry that refuses is one readable
-    AssertionError.
-    """
-    base, _tag = _oci_base(uri)
-    seen, manifest = oci_manifest(uri, verify=verify)
-    if manifest is None:
-        raise AssertionError('cannot read the manifest of %s (%s) to make '
-                             'its layers unavailable' % (uri, seen))
-    urls = []
-    for layer in manifest.get('layers') or []:
-        url = '%s/blobs/%s' % (base, layer['digest'])
-        response = requests.delete(url, verify=verify, timeout=30,
-                                   headers=_AGENT)
-        if response.status_code not in (202, 404):
-            raise AssertionError(
-                'the registry refused to delete blob %s of %s (%s): the '
-                'rerun scenarios make an image\'s bytes unavailable that '
-                'way, which needs a registry with deletes enabled (docker '
-                'distribution: storage.delete.enabled)'
-                % (layer['digest'], uri, answer(response)))
-        urls.append(url)
-    return urls
-
-
-def blob_answer(url, *, verify=True):
-    """What a GET of a blob URL gets now ('HTTP 404 BLOB_UNKNOWN')."""
-    # NOTE: streamed, so a blob that is still there is not downloaded.
-    response = requests.get(url, verify=verify, timeout=30, stream=True,
-                            headers=_AGENT)
-    try:
-        return answer(response)
-    finally:
-        response.close()
 
 
 class _AbortUpload(Exception):
@@ -375,183 +257,3 @@ def _delete_quietly(client, image_id):
         status = getattr(getattr(exc, 'resp', None), 'status', None)
         if status != 404:
             raise
-
-
-def last_line(*texts):
-    """The last non-empty line of the first text that has one."""
-    for text in texts:
-        lines = [ln for ln in (text or '').splitlines() if ln.strip()]
-        if lines:
-            return lines[-1].strip()
-    return '-'
-
-
-@dataclasses.dataclass
-class RunResult:
-    """What one uploader run did."""
-
-    command: str
-    code: int
-    stdout: str
-    stderr: str
-    duration: float
-    # NOTE: the UUID map as the uploader reported it (uuid_output) and
-    # where it was read; None when nothing was there.
-    uuid_text: str = None
-    uuid_where: str = 'stdout'
-
-    def describe(self):
-        tail = ' | '.join(self.stderr.strip().splitlines()[-3:])
-        return ('%s exited %s after %.1f s; stderr tail: %s'
-                % (self.command, self.code, self.duration, tail or '-'))
-
-    def output(self):
-        """Everything the uploader printed."""
-        return self.stdout + '\n' + self.stderr
-
-    def uuids(self):
-        """The os_images UUID map the uploader reported ({name: uuid})."""
-        if self.uuid_text is None:
-            raise AssertionError('the uploader wrote no UUID map to %s: %s'
-                                 % (self.uuid_where, self.describe()))
-        try:
-            document = yaml.safe_load(self.uuid_text) or {}
-            return {name: entry['openstack_glance_uuid']
-                    for name, entry in document['os_images'].items()}
-        except (yaml.YAMLError, KeyError, TypeError, AttributeError):
-            raise AssertionError('%s is not an os_images UUID map: %r'
-                                 % (self.uuid_where, self.uuid_text[:300]))
-
-
-class UploaderRun(fixtures.Fixture):
-    """One run of the uploader under test, as a real process.
-
-    It runs in cwd (an empty directory it must leave empty), with TMPDIR
-    temp_dir, and reports its UUID map as opts.uuid_output says; a
-    ConfigMapNamespace (configmaps) is where configmap mode reads it.
-    """
-
-    def __init__(self, opts, *, workdir, images, clouds_yaml, cloud,
-                 temp_dir, cwd, configmaps=None, env=None):
-        super().__init__()
-        self.opts = opts
-        self.workdir = workdir
-        self.images = images
-        self.clouds_yaml = clouds_yaml
-        self.cloud = cloud
-        self.temp_dir = temp_dir
-        self.cwd = cwd
-        self.configmaps = configmaps
-        self.extra = env or {}
-        self.process = None
-
-    def _setUp(self):
-        tag = uuid.uuid4().hex[:8]
-        self.info = os.path.join(self.workdir, 'os-images-info-%s.yaml' % tag)
-        with open(self.info, 'w') as out:
-            yaml.safe_dump({'os_images': self.images}, out)
-        self.output_file = os.path.join(self.workdir, 'uuids-%s.yaml' % tag)
-        values = {'python': sys.executable, 'info': self.info,
-                  'clouds': self.clouds_yaml, 'cloud': self.cloud,
-                  'temp_dir': self.temp_dir, 'output': self.output_file}
-        self.argv = shlex.split(self.opts.command.format(
-            **{key: shlex.quote(value) for key, value in values.items()}))
-        self.env = dict(os.environ)
-        for name in ('OS_AUTH_URL', 'OS_USERNAME', 'OS_PASSWORD',
-                     'OS_PROJECT_NAME', 'OS_TOKEN', 'KUBECONFIG',
-                     'TARGET_NAMESPACE', 'INSECURE_CLIENT', 'SSL_CERT_FILE',
-                     'REQUESTS_CA_BUNDLE', 'UUID_OUTPUT'):
-            self.env.pop(name, None)
-        self.env.update({
-            'OS_IMAGES_INFO_PATH': self.info, 'OS_CLOUD': self.cloud,
-            'OS_CLIENT_CONFIG_FILE': self.clouds_yaml,
-            'TMPDIR': self.temp_dir,
-            'WAIT_QUEUED_IMAGE': str(self.opts.wait_queued_image),
-            'IMAGE_IN_PROGRESS_TIMEOUT': str(self.opts.in_progress_timeout),
-            'IMAGE_IN_PROGRESS_INTERVAL':
-                str(self.opts.in_progress_interval),
-            'FOREIGN_QUEUED_POLICY': self.opts.foreign_queued_policy})
-        if self.opts.insecure_client:
-            self.env['INSECURE_CLIENT'] = 'true'
-        else:
-            # NOTE: unset registry_ca_file means the system CAs; the
-            # uploader's requests would otherwise trust certifi's only.
-            ca_file = self.opts.registry_ca_file or trust.system_ca()
-            if ca_file and os.path.isfile(ca_file):
-                self.env['SSL_CERT_FILE'] = ca_file
-                self.env['REQUESTS_CA_BUNDLE'] = ca_file
-        if self.configmaps is not None:
-            # NOTE: UUID_OUTPUT tells the bundled uploader; others ignore it.
-            self.env['UUID_OUTPUT'] = 'configmap'
-            self.env['KUBECONFIG'] = self.configmaps.kubeconfig
-            self.env['TARGET_NAMESPACE'] = self.configmaps.namespace
-        self.env.update(self.opts.extra_env or {})
-        self.env.update(self.extra)
-        self.addCleanup(self._kill)
-
-    def start(self):
-        self._stdout = tempfile.TemporaryFile(dir=self.workdir)
-        self._stderr = tempfile.TemporaryFile(dir=self.workdir)
-        self.started = time.monotonic()
-        self.process = subprocess.Popen(
-            self.argv, env=self.env, stdout=self._stdout,
-            stderr=self._stderr, stdin=subprocess.DEVNULL, cwd=self.cwd,
-            start_new_session=True)
-        return self
-
-    def finished(self):
-        return self.process.poll() is not None
-
-    def _read(self, stream):
-        stream.seek(0)
-        return stream.read().decode('utf-8', 'replace')
-
-    def wait(self):
-        """Wait up to run_timeout; return a RunResult.
-
-        A run still going then is killed and reported as hung, with the
-        last line it printed (what it was doing when it stopped moving).
-        """
-        try:
-            self.process.wait(timeout=self.opts.run_timeout)
-        except subprocess.TimeoutExpired:
-            self._kill()
-            raise AssertionError(
-                'uploader hung: %s still running after %d s (run_timeout), '
-                'killed; last output line: %s'
-                % (' '.join(self.argv[:3]), self.opts.run_timeout,
-                   last_line(self._read(self._stderr),
-                             self._read(self._stdout))))
-        duration = time.monotonic() - self.started
-        result = RunResult(command=os.path.basename(self.argv[0]) + ' ' +
-                           ' '.join(self.argv[1:3]),
-                           code=self.process.returncode,
-                           stdout=self._read(self._stdout),
-                           stderr=self._read(self._stderr),
-                           duration=duration)
-        self._collect_uuids(result)
-        return result
-
-    def _collect_uuids(self, result):
-        mode = self.opts.uuid_output
-        if mode == 'stdout':
-            result.uuid_text = result.stdout
-        elif mode == 'file':
-            result.uuid_where = 'file %s ({output})' % self.output_file
-            if os.path.exists(self.output_file):
-                with open(self.output_file) as f:
-                    result.uuid_text = f.read()
-        elif mode == 'configmap':
-            data, where = self.configmaps.read()
-            result.uuid_where = '%s, key %s' % (where,
-                                                self.opts.configmap_key)
-            if data is not None:
-                result.uuid_text = data.get(self.opts.configmap_key)
-
-    def run(self):
-        return self.start().wait()
-
-    def _kill(self):
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(10)

@@ -12,153 +12,26 @@
 
 """The Glance APIs of the embedded cloud: one uwsgi process per API of
 the spec, their configs, the one database they share and the image
-service they publish in the catalog."""
+service they publish in the catalog. Their glance-api.conf is
+glanceconf.py's."""
 
 import json
 import os
-import shutil
-import sys
 
 from glance_multiapi_tests.localcloud import bootstrap
 from glance_multiapi_tests.localcloud.components import keystone
 from glance_multiapi_tests.localcloud.components import router
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
+from glance_multiapi_tests.localcloud import glanceconf
 from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import manage
 from glance_multiapi_tests.localcloud import processes
-from glance_multiapi_tests.localcloud import spec as spec_mod
 from glance_multiapi_tests.localcloud import tlsmode
 from glance_multiapi_tests.localcloud import uwsgi
 from glance_multiapi_tests.multiapi import glance_cr
 
 HINT = 'install cloud-requirements.txt'
-
-GLANCE_API_CONF = """[DEFAULT]
-debug = False
-# NOTE: as the glance-operator renders its internal, single and edge
-# GlanceAPIs (glanceapi_controller.go, templates/common/config/
-# 00-config.conf); it hides both only on a split API's external half.
-show_image_direct_url = {show_locations}
-show_multiple_locations = {show_locations}
-enabled_backends = {backends}
-enabled_import_methods = [glance-direct,web-download,copy-image]
-image_cache_dir = {api_dir}/cache
-[database]
-connection = sqlite:///{glance_dir}/glance.db
-[glance_store]
-default_backend = {default_store}
-{store_sections}
-[os_glance_staging_store]
-filesystem_store_datadir = {api_dir}/staging
-[os_glance_tasks_store]
-filesystem_store_datadir = {api_dir}/tasks
-[oslo_concurrency]
-lock_path = {api_dir}/locks
-[paste_deploy]
-flavor = keystone
-config_file = {api_dir}/glance-api-paste.ini
-[keystone_authtoken]
-www_authenticate_uri = {keystone_url}
-auth_url = {keystone_url}
-auth_type = password
-username = glance
-password = {glance_password}
-user_domain_id = default
-project_name = service
-project_domain_id = default
-service_token_roles_required = True
-[oslo_policy]
-enforce_new_defaults = True
-enforce_scope = False
-[import_filtering_opts]
-# NOTE: without the brackets glance ignores the value and web-download
-# quietly answers 400.
-allowed_hosts = [127.0.0.1]
-allowed_ports = []
-"""
-
-STORE_SECTION = """[{name}]
-store_description = store {name} of the embedded cloud, a file store
-filesystem_store_datadir = {path}
-"""
-
-
-def paste_ini():
-    """The glance-api-paste.ini shipped with the installed glance."""
-    for base in (sys.prefix, os.path.dirname(os.path.dirname(sys.executable)),
-                 '/usr/local', '/usr'):
-        path = os.path.join(base, 'etc', 'glance', 'glance-api-paste.ini')
-        if os.path.exists(path):
-            return path
-    raise errors.MissingBinary('glance-api-paste.ini not found; is glance '
-                               'installed (cloud-requirements.txt)?')
-
-
-def store_path(glance_dir, store):
-    return os.path.join(glance_dir, 'stores', store)
-
-
-def served_stores(spec, api, faults):
-    """(default store, [stores]) one API is configured with, after faults.
-
-    An API serves only its own stores (the enabled_backends of its
-    effective customServiceConfig), as each GlanceAPI renders only its
-    own config. A fault that moves its default to a foreign store adds
-    that store, as a misconfigured API would have it.
-    """
-    default, own = spec_mod.api_stores(spec, api)
-    every = spec_mod.all_stores(spec)
-    store = faults.default_store(api, default, every)
-    own = faults.served_stores(api, own, every)
-    return store, (own + [store] if store not in own else own)
-
-
-def render_config(*, glance_dir, api_dir, default_store, stores,
-                  keystone_url, glance_password, store_dir=None,
-                  show_locations=True):
-    """The glance-api.conf text of one API.
-
-    NOTE: the spec names its stores' types as a cluster does (rbd, the
-    operator refuses a split API on one file store); the stores are file
-    stores all the same, so one spec runs here and on a cluster alike.
-    store_dir(store, path) may move a store's directory (a fault).
-    """
-    store_dir = store_dir or (lambda store, path: path)
-    sections = ''.join(STORE_SECTION.format(
-        name=s, path=store_dir(s, store_path(glance_dir, s)))
-        for s in stores)
-    return GLANCE_API_CONF.format(
-        backends=', '.join('%s:file' % s for s in stores),
-        api_dir=api_dir, glance_dir=glance_dir,
-        default_store=default_store, store_sections=sections,
-        keystone_url=keystone_url, glance_password=glance_password,
-        show_locations=bool(show_locations))
-
-
-def write_api_config(api_dir, text):
-    """Write one API's config dir; True when its config changed."""
-    for sub in ('cache', 'staging', 'tasks', 'locks'):
-        os.makedirs(os.path.join(api_dir, sub), exist_ok=True)
-    paste = os.path.join(api_dir, 'glance-api-paste.ini')
-    if not os.path.exists(paste):
-        shutil.copyfile(paste_ini(), paste)
-    path = os.path.join(api_dir, 'glance-api.conf')
-    try:
-        with open(path) as f:
-            if f.read() == text:
-                return False
-    except FileNotFoundError:
-        pass
-    with open(path, 'w') as f:
-        f.write(text)
-    return True
-
-
-def metadefs_dir():
-    """The metadata definitions shipped with the installed glance."""
-    path = os.path.join(os.path.dirname(paste_ini()), 'metadefs')
-    return path if os.path.isdir(path) else None
 
 
 def _build_database(work):
@@ -168,9 +41,9 @@ def _build_database(work):
         f.write('[database]\nconnection = sqlite:///%s/glance.db\n' % work)
     manage_bin = processes.find_binary('glance-manage', HINT)
     steps = [['db_sync']]
-    if metadefs_dir():
+    if glanceconf.metadefs_dir():
         # NOTE: tempest's metadefs tests need the shipped resource types.
-        steps.append(['db_load_metadefs', metadefs_dir()])
+        steps.append(['db_load_metadefs', glanceconf.metadefs_dir()])
     try:
         for step in steps:
             manage.run([manage_bin, '--config-file', conf] + step,
@@ -330,8 +203,9 @@ def start(state):
             del state.data['api_keys'][api]
     started = []
     for api in wanted:
-        store, stores = served_stores(spec, api, faults)
-        dirs = {s: faults.store_dir(s, store_path(state.path('glance'), s))
+        store, stores = glanceconf.served_stores(spec, api, faults)
+        glance_dir = state.path('glance')
+        dirs = {s: faults.store_dir(s, glanceconf.store_path(glance_dir, s))
                 for s in stores}
         public, internal = api_ports(state, api)
         # NOTE: like the operator, only a change of the API's own config
@@ -348,8 +222,8 @@ def start(state):
         if keys.get(api) != key and processes.pid_of(state, service):
             processes.stop(state, service)
         if not processes.pid_of(state, service):
-            write_api_config(
-                state.path('glance', 'apis', api), render_config(
+            glanceconf.write_api_config(
+                state.path('glance', 'apis', api), glanceconf.render_config(
                     glance_dir=state.path('glance'),
                     api_dir=state.path('glance', 'apis', api),
                     default_store=store, stores=stores,

@@ -21,18 +21,21 @@ before the answer. Requests carry the bearer token of the kubeconfig
 ``up`` wrote; with ``up --kube-role`` each is authorised against that
 Role. Every resource request is appended to kubeapi-audit.log.
 
+This module authenticates, authorises, audits and routes; what a request
+asks and the shape of an answer are in kubeapi_request.py, the stored
+ConfigMaps and Pods in kubeapi_stored.py, the merge patches in
+kubeapi_patch.py.
+
 Run as ``python -m glance_multiapi_tests.localcloud.runtime.kubeapi_server
 --state-dir DIR --port PORT``.
 """
 
 import argparse
-import datetime
 import hmac
 import http.server
 import json
 import os
 import ssl
-import subprocess
 import sys
 import threading
 import traceback
@@ -45,92 +48,27 @@ from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import kubeobjects
 from glance_multiapi_tests.localcloud import kubepods
 from glance_multiapi_tests.localcloud import kuberbac
-from glance_multiapi_tests.localcloud import kubetables
 from glance_multiapi_tests.localcloud import processes
-from glance_multiapi_tests.localcloud import spec as spec_mod
+from glance_multiapi_tests.localcloud.runtime import kubeapi_patch
+from glance_multiapi_tests.localcloud.runtime import kubeapi_request
+from glance_multiapi_tests.localcloud.runtime import kubeapi_stored
 from glance_multiapi_tests.localcloud import state as state_mod
 
-MERGE_PATCH = 'application/merge-patch+json'
-# NOTE: on a ConfigMap (string data, no lists) a strategic merge patch is
-# a merge patch; the kubernetes client sends either for a dict body.
-CONFIGMAP_PATCHES = (MERGE_PATCH, 'application/strategic-merge-patch+json')
+# NOTE: what a request asks and how it is answered (kubeapi_request.py),
+# under the names they had here (the unit tests use MERGE_PATCH so).
+MERGE_PATCH = kubeapi_request.MERGE_PATCH
+Request = kubeapi_request.Request
+Response = kubeapi_request.Response
+
 # NOTE: state-dir folder of the ConfigMaps clients write (one JSON file
 # per object under <namespace>/), e.g. the uploader's UUID map.
 CONFIGMAPS_DIR = 'kube-configmaps'
-# NOTE: a patch reconciles the cloud (restarts APIs, rewrites the
-# catalog) before it answers, as the control plane's patch is awaited.
-PATCH_TIMEOUT = 600
 # NOTE: what kubectl's version check and discovery cache want to read.
 VERSION = {'major': '1', 'minor': '31', 'gitVersion': 'v1.31.0',
            'gitCommit': 'glance-multiapi-cloud', 'gitTreeState': 'clean',
            'buildDate': '2026-01-01T00:00:00Z', 'goVersion': 'go1.22',
            'compiler': 'gc', 'platform': 'linux/amd64'}
 HANDSHAKE_TIMEOUT = 10
-VERBS_BY_METHOD = {'GET': 'get', 'PATCH': 'patch', 'PUT': 'update',
-                   'POST': 'create', 'DELETE': 'delete'}
-
-
-class Response(Exception):
-    """An answer: HTTP code and JSON body (raised to stop early)."""
-
-    def __init__(self, code, body):
-        super().__init__(code)
-        self.code = code
-        self.body = body
-
-
-class Request(object):
-    """What a resource request asks for, parsed from its path."""
-
-    def __init__(self, method, path, query):
-        self.method = method
-        self.query = query
-        self.resource = None
-        self.namespace = None
-        self.name = None
-        self.discovery = False
-        parts = [p for p in path.split('/') if p]
-        self._parse(parts)
-        verb = VERBS_BY_METHOD.get(method, method.lower())
-        if method == 'GET' and not self.name:
-            verb = 'list'
-        if method == 'DELETE' and not self.name:
-            verb = 'deletecollection'
-        if method == 'GET' and query.get('watch', [''])[0] in ('1', 'true'):
-            verb = 'watch'
-        self.verb = verb
-
-    def _parse(self, parts):
-        if parts[:2] == ['api', 'v1']:
-            group, version, rest = '', 'v1', parts[2:]
-        elif parts[:1] == ['apis'] and len(parts) >= 3:
-            group, version, rest = parts[1], parts[2], parts[3:]
-        else:
-            self.discovery = True
-            return
-        self.group, self.version = group, version
-        if not rest:
-            self.discovery = True
-            return
-        if rest[0] == 'namespaces' and len(rest) >= 3:
-            self.namespace, plural, tail = rest[1], rest[2], rest[3:]
-        else:
-            plural, tail = rest[0], rest[1:]
-        self.resource = kubeobjects.find(group, version, plural)
-        if self.resource is None or len(tail) > 1:
-            raise Response(404, kuberbac.no_such_path())
-        self.name = tail[0] if tail else None
-        if self.namespace and not self.resource.namespaced:
-            raise Response(404, kuberbac.no_such_path())
-        # NOTE: a namespaced object has no cluster-wide path; only the
-        # collection may be listed across namespaces.
-        if self.name and self.resource.namespaced and not self.namespace:
-            raise Response(404, kuberbac.no_such_path())
-
-    def audit(self, code):
-        return {'verb': self.verb, 'apiGroup': self.resource.group,
-                'resource': self.resource.plural, 'name': self.name or '',
-                'namespace': self.namespace or '', 'code': code}
 
 
 class Api(object):
@@ -262,169 +200,26 @@ class Api(object):
         if request.verb not in res.verbs:
             raise Response(405, kuberbac.method_not_allowed(request.verb))
         if res.plural == 'configmaps':
-            return self._configmaps(request, headers, body)
+            return kubeapi_stored.serve_configmaps(self.configmaps, request,
+                                                   headers, body)
         if res.plural == 'pods':
-            return self._pods(request, headers, body)
+            return kubeapi_stored.serve_pods(self.pods, request, headers,
+                                             body)
         items = self._world(state)[res.plural]
         if request.namespace not in (None, kubeobjects.NAMESPACE):
             items = []
         if request.verb == 'list':
-            return 200, self._listing(res, items, headers, request)
+            return 200, kubeapi_request.listing(res, items, headers,
+                                                request)
         found = [i for i in items if i['metadata']['name'] == request.name]
         if not found:
             raise Response(404, kuberbac.not_found(res.group, res.plural,
                                                    request.name))
         if request.verb == 'get':
-            return 200, self._listing(res, found, headers, request,
-                                      single=True)
-        return self._patch(state, request, found[0], headers, body)
-
-    def _configmaps(self, request, headers, body):
-        """ConfigMaps are stored, not derived: any namespace, all verbs.
-
-        NOTE: unlike a real cluster, a namespace exists as soon as a
-        ConfigMap is written into it, so a client may use its own.
-        """
-        store, ns, name = self.configmaps, request.namespace, request.name
-        try:
-            if request.verb == 'list':
-                items = store.list(ns)
-                if 'as=Table' in (headers.get('Accept') or ''):
-                    return 200, self._listing(request.resource, items,
-                                              headers, request)
-                listing = kubeobjects.object_list(request.resource, items)
-                listing['metadata'] = {
-                    'resourceVersion': store.resource_version()}
-                return 200, listing
-            if request.verb == 'get':
-                return 200, self._listing(request.resource,
-                                          [store.get(ns, name)], headers,
-                                          request, single=True)
-            if request.verb == 'delete':
-                return 200, store.delete(ns, name)
-            if request.verb == 'patch':
-                kind = (headers.get('Content-Type') or '').split(';')[0]
-                if kind.strip() not in CONFIGMAP_PATCHES:
-                    raise Response(415, kuberbac.unsupported_media_type(
-                        kind))
-            document = self._json_body(body)
-            if request.verb == 'create':
-                return 201, store.create(ns, document)
-            if request.verb == 'update':
-                return 200, store.replace(ns, name, document)
-            return 200, store.patch(ns, name, document)
-        except configmaps.StoreError as exc:
-            raise Response(exc.code, exc.status(name))
-
-    def _pods(self, request, headers, body):
-        """Pods are stored; a delete marks them (kubepods.py)."""
-        store, ns, name = self.pods, request.namespace, request.name
-        try:
-            if request.verb == 'list':
-                return 200, self._listing(request.resource, store.list(ns),
-                                          headers, request)
-            if request.verb == 'get':
-                return 200, self._listing(request.resource,
-                                          [store.get(ns, name)], headers,
-                                          request, single=True)
-            if request.verb == 'create':
-                return 201, store.create(ns, self._json_body(body))
-            grace = request.query.get('gracePeriodSeconds', [None])[0]
-            options = self._json_body(body) if body else None
-            if grace is None and isinstance(options, dict):
-                grace = options.get('gracePeriodSeconds')
-            try:
-                grace = None if grace is None else int(grace)
-            except ValueError:
-                raise Response(400, kuberbac.bad_request(
-                    'gracePeriodSeconds %r is not a number' % grace))
-            return 200, store.delete(ns, name, grace)
-        except kubepods.StoreError as exc:
-            raise Response(exc.code, exc.body)
-
-    def _json_body(self, body):
-        try:
-            return json.loads(body or b'null')
-        except ValueError as exc:
-            raise Response(400, kuberbac.bad_request(
-                'error decoding body: %s' % exc))
-
-    def _listing(self, res, items, headers, request, single=False):
-        accept = headers.get('Accept') or ''
-        if 'as=Table' in accept:
-            include = request.query.get('includeObject', ['Metadata'])[0]
-            return kubetables.table(res, items, datetime.datetime.now(
-                datetime.timezone.utc), include)
-        return items[0] if single else kubeobjects.object_list(res, items)
-
-    def _patch(self, state, request, current, headers, body):
-        content_type = (headers.get('Content-Type') or '').split(';')[0]
-        if content_type.strip() != MERGE_PATCH:
-            raise Response(415, kuberbac.unsupported_media_type(
-                content_type))
-        try:
-            patch = json.loads(body or b'null')
-        except ValueError as exc:
-            raise Response(400, kuberbac.bad_request(
-                'error decoding patch: %s' % exc))
-        res = request.resource
-        if res.plural == 'openstackcontrolplanes':
-            return self._patch_controlplane(request, patch)
-        return self._patch_glance(state, request, current, patch)
-
-    def _patch_controlplane(self, request, patch):
-        res = request.resource
-        try:
-            template = kubeobjects.template_patch(patch)
-        except kubeobjects.PatchError as exc:
-            raise Response(422, kuberbac.invalid(
-                res.group, res.kind, request.name, str(exc),
-                'spec.glance'))
-        if template is not None:
-            self._run_cli_patch(request, json.dumps({'spec': template}))
-        return 200, kubeobjects.controlplane(self.state().data)
-
-    def _run_cli_patch(self, request, patch_text):
-        res = request.resource
-        argv = [sys.executable, '-m', 'glance_multiapi_tests.localcloud.cli',
-                '--state-dir', self.root, 'patch', '-p', patch_text]
-        try:
-            proc = subprocess.run(argv, capture_output=True, text=True,
-                                  timeout=PATCH_TIMEOUT, cwd=self.root,
-                                  stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            raise Response(500, kuberbac.internal_error(
-                'the patch was not reconciled within %d s' % PATCH_TIMEOUT))
-        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-        reason = lines[-1] if lines else 'exit %d' % proc.returncode
-        reason = reason.split(': error: ', 1)[-1]
-        if proc.returncode == errors.EXIT_INVALID:
-            raise Response(422, kuberbac.invalid(
-                res.group, res.kind, request.name, reason,
-                'spec.glance.template'))
-        if proc.returncode:
-            raise Response(500, kuberbac.internal_error(reason))
-
-    def _patch_glance(self, state, request, current, patch):
-        """Answer as the API server does, then revert like the owner.
-
-        NOTE: openstack-operator's internal/openstack/glance.go writes
-        the Glance spec from the control plane's spec.glance.template on
-        every reconcile (CreateOrPatch, Template.DeepCopyInto), so a
-        direct patch of an owned Glance CR is accepted and undone at
-        once: the stored spec stays what the template says.
-        """
-        res = request.resource
-        spec_patch = patch.get('spec') if isinstance(patch, dict) else None
-        answer = dict(current)
-        if spec_patch is not None:
-            try:
-                answer['spec'] = spec_mod.apply_patch(
-                    state.data['spec'], json.dumps({'spec': spec_patch}))
-            except spec_mod.SpecError as exc:
-                raise Response(422, kuberbac.invalid(
-                    res.group, res.kind, request.name, str(exc)))
-        return 200, answer
+            return 200, kubeapi_request.listing(res, found, headers,
+                                                request, single=True)
+        return kubeapi_patch.serve_patch(self.root, state, request,
+                                         found[0], headers, body)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):

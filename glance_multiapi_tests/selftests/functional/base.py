@@ -15,10 +15,10 @@
 The functional job (tools/run-functional.sh) brings one cloud up and
 exports GLANCE_MULTIAPI_FUNCTIONAL_CLOUD; every test class reuses it. A
 class run on its own (no such variable) brings up a private cloud and
-takes it down afterwards.
+takes it down afterwards. What the checks of a running cloud read of it
+(processes, sockets, file modes) is in cloud_inspect.py.
 """
 
-import collections
 import configparser
 import contextlib
 import io
@@ -38,7 +38,7 @@ import requests
 import testtools
 import yaml
 
-from glance_multiapi_tests.localcloud import ports
+from glance_multiapi_tests.selftests.functional import cloud_inspect
 from glance_multiapi_tests.selftests import subunit_results
 
 ENV_CLOUD = 'GLANCE_MULTIAPI_FUNCTIONAL_CLOUD'
@@ -54,23 +54,6 @@ def cli_argv(state_dir, *args):
             state_dir] + list(args)
 
 
-def parse_subunit(stream):
-    """{test id: (status, details text)} of a subunit v2 byte stream."""
-    results = {}
-
-    def on_test(test):
-        details = []
-        for name, content in sorted(test['details'].items()):
-            try:
-                details.append('%s: %s' % (name, content.as_text()))
-            except Exception:  # noqa: S110 - binary attachment, skip it
-                pass
-        results[test['id']] = (test['status'], '\n'.join(details))
-
-    subunit_results.for_each_test(stream, on_test)
-    return results
-
-
 # NOTE: restarts per service in the restart-under-load tests. The ports
 # lie outside the ephemeral range (test_ports_lie_outside_the_ephemeral_
 # range), which is what keeps a restart from losing one; these rounds show
@@ -81,70 +64,6 @@ RESTART_ROUNDS = int(os.environ.get('GLANCE_MULTIAPI_RESTART_ROUNDS', '5'))
 CHURN_MAX_CONNECTIONS = 100000
 CHURN_MAX_SECONDS = 900
 CHURN_PACE = 0.005
-
-Listener = collections.namedtuple('Listener', 'command family host port')
-
-
-def cloud_pids(state_dir):
-    """Every live process a cloud started, and whatever those forked.
-
-    Each service runs in a session of its own, led by the pid in its
-    pidfile, so its children (uwsgi workers, the Erlang VM) share it.
-    """
-    leaders = set()
-    run_dir = os.path.join(state_dir, 'run')
-    for name in os.listdir(run_dir):
-        if name.endswith('.pid'):
-            with open(os.path.join(run_dir, name)) as f:
-                leaders.add(json.load(f)['pid'])
-    pids = {}
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
-        try:
-            with open('/proc/%s/stat' % entry) as f:
-                head, _sep, fields = f.read().rpartition(')')
-        except OSError:
-            continue
-        fields = fields.split()
-        if fields[0] != 'Z' and int(fields[3]) in leaders:
-            pids[int(entry)] = head.partition('(')[2]
-    return pids
-
-
-def listeners(pids):
-    """The listening TCP and bound UDP sockets of the given pids."""
-    owners = ports.socket_owners()
-    found = set()
-    for sock in ports.sockets():
-        pid = owners.get(sock['inode'])
-        if pid in pids and sock['state'] in ('LISTEN', 'BOUND'):
-            found.add(Listener(pids[pid], sock['family'], *sock['local']))
-    return sorted(found)
-
-
-def loose_paths(root, skip=()):
-    """Files and folders under root that group or others may use.
-
-    skip: folders (relative to root) written by others than the cloud.
-    """
-    loose = []
-    for folder, dirs, files in os.walk(root):
-        if os.path.relpath(folder, root) in skip:
-            dirs[:] = []
-            continue
-        for name in [''] + dirs + files:
-            path = os.path.join(folder, name)
-            if os.path.relpath(path, root) in skip:
-                continue
-            try:
-                mode = os.lstat(path).st_mode
-            except FileNotFoundError:
-                continue
-            if (stat.S_ISREG(mode) or stat.S_ISDIR(mode)) and mode & 0o077:
-                loose.append('%s %o' % (os.path.relpath(path, root),
-                                        stat.S_IMODE(mode)))
-    return sorted(set(loose))
 
 
 class CloudTestCase(testtools.TestCase):
@@ -267,7 +186,7 @@ class CloudTestCase(testtools.TestCase):
         """
         proc = self.tempest_stream(regex, overrides, concurrency, timeout,
                                    env=env)
-        results = parse_subunit(io.BytesIO(proc.stdout))
+        results = subunit_results.parse_subunit(io.BytesIO(proc.stdout))
         results = {k: v for k, v in results.items()
                    if v[0] in ('success', 'fail', 'skip')}
         if not results:
@@ -335,8 +254,8 @@ class CloudTestCase(testtools.TestCase):
 
     def assertLoopbackOnly(self, at_least):
         """Every listener of the cloud's processes is on loopback."""
-        pids = cloud_pids(self.state_dir)
-        found = listeners(pids)
+        pids = cloud_inspect.cloud_pids(self.state_dir)
+        found = cloud_inspect.listeners(pids)
         self.assertGreaterEqual(len(found), at_least, 'expected at least %d '
                                 'listeners of %s, found %s' % (
                                     at_least, sorted(set(pids.values())),
@@ -358,8 +277,8 @@ class CloudTestCase(testtools.TestCase):
             self.assertEqual(0o600, stat.S_IMODE(mode), path)
         # NOTE: tempest runs write their lock files (lock_path) in
         # tempest/lock with their own umask; they hold nothing.
-        self.assertEqual([], loose_paths(self.state_dir,
-                                         skip=('tempest/lock',)))
+        self.assertEqual([], cloud_inspect.loose_paths(
+            self.state_dir, skip=('tempest/lock',)))
 
     def restart_under_load(self, names, rounds=RESTART_ROUNDS):
         """Restart each service rounds times while a client churns ports.

@@ -87,7 +87,7 @@ BROKEN_CASES = (
 REUSE_TESTS = ('test_rerun_reuses_image',
                'test_foreign_active_community_image_reused')
 # NOTE: docker-registry's access log lines (combined log format); the
-# scenarios' own registry requests say who they are (uploader_fixtures).
+# scenarios' own registry requests say who they are (uploader_oci).
 ACCESS = re.compile(r'"(?P<verb>[A-Z]+) /v2/(?P<repo>glance-multiapi-tests/'
                     r'[^/ ]+)/(?P<kind>manifests|blobs)/(?P<ref>[^ ]+) '
                     r'HTTP/[0-9.]+" (?P<status>[0-9]{3}) .* '

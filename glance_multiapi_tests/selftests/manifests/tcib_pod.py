@@ -24,17 +24,17 @@ Two upstream files decide it, and this module follows each rule of them
 * tcib ``container-images/tcib/base/os/tempest/run_tempest.sh``: that
   environment becomes the ``discover-tempest-config`` command line
   (``tempestconf_argv``) through bash's unquoted expansions (word
-  splitting and pathname expansion, ``bash_words``) and ``xargs``
-  (``xargs_words``, GNU findutils' quote rules), and the ``tempest run``
-  command line (``tempest_run_argv``).
+  splitting and pathname expansion, ``shell_words.bash_words``) and
+  ``xargs`` (``shell_words.xargs_words``, GNU findutils' quote rules),
+  and the ``tempest run`` command line (``tempest_run_argv``).
 
-Pure logic: nothing here reads the cluster or runs anything but
-``glob`` on the directory named.
+Pure logic: nothing here (or in shell_words) reads the cluster or runs
+anything but ``glob`` on the directory named.
 """
 
-import glob
-import os
 import re
+
+from glance_multiapi_tests.selftests.manifests import shell_words
 
 TEST_OPERATOR_COMMIT = 'd0ef1c343d8cca281f2ab538da610a286e15edeb'
 TCIB_COMMIT = '4b51b3593706bc8c4457a0a05228e9971fae8ecf'
@@ -116,15 +116,10 @@ ARG_STRINGS = (('TEMPESTCONF_TIMEOUT', '--timeout'),
                ('TEMPESTCONF_NETWORK_ID', '--network-id'))
 
 _NEGATIVE_NUMBER = re.compile(r'^-\d+$|^-\d*\.\d+$')
-IFS_WHITESPACE = ' \t\n'
-GLOB_MAGIC = '*?['
-# GNU xargs: blanks and newlines end an argument outside quotes
-# (findutils xargs.c read_line, ISSPACE).
-XARGS_SPACE = ' \t\n\v\f\r'
 
-
-class RenderError(ValueError):
-    """The pod would not get this far; str() says where and why."""
+# NOTE: the error of a CR the pod would not get far with, raised here
+# and by shell_words; it keeps its name here, where its callers look.
+RenderError = shell_words.RenderError
 
 
 def _bool(value):
@@ -205,114 +200,10 @@ def logs_dir(env):
     return '%s/%s/' % (tempest_path(env), step)
 
 
-def bash_words(text, cwd=None):
-    """The words of an unquoted ``${VAR}`` in bash with the default IFS.
-
-    Split on runs of blanks and newlines, then each word holding ``*``,
-    ``?`` or ``[`` is replaced by the names it matches in cwd, sorted, or
-    kept as it is when nothing matches (bash without nullglob); cwd None
-    matches nothing.
-    """
-    words = []
-    for word in _split_ifs(text):
-        matches = _glob(word, cwd) if any(c in word for c in GLOB_MAGIC) \
-            else []
-        words.extend(matches or [word])
-    return words
-
-
-def _split_ifs(text):
-    word, words = None, []
-    for char in text or '':
-        if char in IFS_WHITESPACE:
-            if word is not None:
-                words.append(word)
-                word = None
-        else:
-            word = (word or '') + char
-    if word is not None:
-        words.append(word)
-    return words
-
-
-def _glob(pattern, cwd):
-    if cwd is None:
-        return []
-    if os.path.isabs(pattern):
-        return sorted(glob.glob(pattern))
-    prefix = os.path.join(cwd, '')
-    return sorted(path[len(prefix):] for path in
-                  glob.glob(os.path.join(glob.escape(prefix), pattern)))
-
-
-def bash_echo(words):
-    """What bash's builtin ``echo WORDS...`` prints (xpg_echo off)."""
-    newline = '\n'
-    while words and len(words[0]) > 1 and words[0][0] == '-' and \
-            set(words[0][1:]) <= set('neE'):
-        if 'e' in words[0]:
-            raise RenderError('tempestconfRun.overrides starts with %r, '
-                              'which bash\'s echo takes for its -e option'
-                              % words[0])
-        if 'n' in words[0]:
-            newline = ''
-        words = words[1:]
-    return ' '.join(words) + newline
-
-
-def xargs_words(text):
-    """The arguments GNU xargs reads from text (no -0, -d, -E, -L or -I).
-
-    Outside quotes blanks and newlines end an argument and a backslash
-    takes the next character literally; '...' and "..." quote everything
-    up to the same quote, backslashes included, but not a newline. An
-    unmatched quote raises RenderError: xargs then runs the command with
-    the arguments before the broken one (RenderError.partial) and exits
-    1, so run_tempest.sh's "&& tempest run" never runs.
-    """
-    args, current, quote = [], None, None
-    chars = iter(text)
-    for char in chars:
-        if quote:
-            if char == '\n':
-                raise _unmatched(quote, args)
-            if char == quote:
-                quote = None
-            else:
-                current += char
-        elif char in XARGS_SPACE:
-            if current is not None:
-                args.append(current)
-                current = None
-        elif char == '\\':
-            current = (current or '') + next(chars, '')
-        elif char in '\'"':
-            quote = char
-            current = current or ''
-        else:
-            current = (current or '') + char
-    if quote:
-        raise _unmatched(quote, args)
-    if current is not None:
-        args.append(current)
-    return args
-
-
-def _unmatched(quote, args):
-    error = RenderError(
-        'xargs: unmatched %s quote; by default quotes are special to xargs '
-        'unless you use the -0 option (run_tempest.sh pipes the '
-        'discover-tempest-config arguments through xargs, which runs it '
-        'with the %d arguments before that quote and exits 1: no test '
-        'runs)' % ('single' if quote == "'" else 'double', len(args)))
-    error.partial = list(args)
-    return error
-
-
 def overrides_text(env, first_cwd=None):
     """run_tempest.sh's TEMPESTCONF_OVERRIDES after its own additions."""
-    joined = bash_echo(bash_words(env.get('TEMPESTCONF_OVERRIDES', ''),
-                                  first_cwd)).replace('\n', ' ')
+    joined = shell_words.bash_echo(shell_words.bash_words(
+        env.get('TEMPESTCONF_OVERRIDES', ''), first_cwd)).replace('\n', ' ')
     return (joined + ' identity.v3_endpoint_type public ' +
             'DEFAULT.log_dir %s ' % logs_dir(env))
 
@@ -330,7 +221,7 @@ def tempestconf_args_text(env):
     for var, flag in (('TEMPESTCONF_APPEND', '--append'),
                       ('TEMPESTCONF_REMOVE', '--remove')):
         for line in (env.get(var) or '').split('\n'):
-            words = _split_ifs(line)
+            words = shell_words.split_ifs(line)
             if words:
                 text += '%s %s=%s ' % (flag, words[0],
                                        words[1] if len(words) > 1 else '')
@@ -344,9 +235,9 @@ def tempestconf_argv(env, first_cwd=None, cwd=None):
     overrides); cwd: TEMPEST_DIR, where ``discover_tempest_config`` runs.
     RenderError when xargs would refuse them.
     """
-    words = (bash_words(tempestconf_args_text(env), cwd) +
-             bash_words(overrides_text(env, first_cwd), cwd))
-    return xargs_words(' '.join(words) + '\n')
+    words = (shell_words.bash_words(tempestconf_args_text(env), cwd) +
+             shell_words.bash_words(overrides_text(env, first_cwd), cwd))
+    return shell_words.xargs_words(' '.join(words) + '\n')
 
 
 def tempest_run_argv(env):
@@ -368,7 +259,7 @@ def tempest_run_argv(env):
         text += '--include-list %s/include.txt ' % tempest_path(env)
     if not env.get('TEMPEST_EXCLUDE_LIST'):
         text += '--exclude-list %s/exclude.txt ' % tempest_path(env)
-    return _split_ifs(text)
+    return shell_words.split_ifs(text)
 
 
 def override_pairs_as_passed(env, first_cwd=None, cwd=None):

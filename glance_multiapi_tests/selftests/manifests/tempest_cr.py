@@ -22,6 +22,7 @@ groups names a real option with a valid value.
 rbac.yaml's ServiceAccount where in-cluster clients read it.
 """
 
+from glance_multiapi_tests.selftests.manifests import shell_words
 from glance_multiapi_tests.selftests.manifests import tcib_pod
 
 # test-operator mounts a token only into privileged pods
@@ -64,8 +65,8 @@ def _glob_problems(text):
     # pod's working directory; in quotes the word keeps a quote character
     # for bash, matches nothing and reaches xargs unchanged.
     problems = []
-    for word in tcib_pod.bash_words(text or ''):
-        if any(c in word for c in tcib_pod.GLOB_MAGIC) and \
+    for word in shell_words.bash_words(text or ''):
+        if any(c in word for c in shell_words.GLOB_MAGIC) and \
                 word[0] not in '\'"':
             problems.append(
                 'tempestconfRun.overrides: %r: bash (run_tempest.sh) '

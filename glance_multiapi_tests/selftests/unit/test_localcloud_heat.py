@@ -26,6 +26,7 @@ from glance_multiapi_tests.localcloud import cli
 from glance_multiapi_tests.localcloud import cloud
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults
+from glance_multiapi_tests.localcloud import heatconf
 from glance_multiapi_tests.localcloud.components import heat
 from glance_multiapi_tests.localcloud.runtime import heat_faults
 from glance_multiapi_tests.localcloud import state as state_mod
@@ -47,7 +48,7 @@ class HeatConfTest(testtools.TestCase):
                                           'heat-api': 8004,
                                           'heat-api-cfn': 8000},
                                 'options': {'heat': True}})
-        self.useFixture(fixtures.MockPatchObject(heat, '_heat_etc',
+        self.useFixture(fixtures.MockPatchObject(heatconf, 'heat_etc',
                                                  lambda: '/etc/heat'))
 
     def _conf(self, profile=None):
@@ -61,7 +62,7 @@ class HeatConfTest(testtools.TestCase):
 
     def test_embedded_profile_is_the_default(self):
         conf = self._conf()
-        self.assertEqual('embedded', heat.profile(self.state))
+        self.assertEqual('embedded', heatconf.profile(self.state))
         self.assertEqual('1', conf['DEFAULT']['num_engine_workers'])
         section = dict(conf['oslo_messaging_rabbit'])
         self.assertEqual('true', section.get('use_queue_manager'))
@@ -87,7 +88,7 @@ class HeatConfTest(testtools.TestCase):
         os.makedirs(self.state.path('heat'))
         self.assertTrue(heat._write_conf(self.state))
         self.assertFalse(heat._write_conf(self.state))
-        self.assertEqual(0o600, os.stat(heat._conf_path(self.state)).st_mode
+        self.assertEqual(0o600, os.stat(heatconf.conf_path(self.state)).st_mode
                          & 0o777)
         self.state.data['options']['heat_profile'] = 'operator'
         self.assertTrue(heat._write_conf(self.state))
@@ -101,13 +102,13 @@ class HeatConfTest(testtools.TestCase):
                  'somebody-else_heat-engine_qmanager']
         for name in names:
             open(os.path.join(shm, name), 'w').close()
-        self.useFixture(fixtures.MockPatchObject(heat, 'SHM_DIR', shm))
-        heat._remove_shm_files(self.state)
+        self.useFixture(fixtures.MockPatchObject(heatconf, 'SHM_DIR', shm))
+        heatconf.remove_shm_files(self.state)
         self.assertEqual(sorted(names[2:]), sorted(os.listdir(shm)))
 
     def test_remove_shm_files_without_broker_port(self):
         del self.state.data['ports']['rabbitmq']
-        heat._remove_shm_files(self.state)
+        heatconf.remove_shm_files(self.state)
         self.assertNotIn('rabbitmq', self.state.data['ports'])
 
 

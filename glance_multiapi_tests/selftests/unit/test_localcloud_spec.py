@@ -18,9 +18,9 @@ import testtools
 
 from glance_multiapi_tests import config
 from glance_multiapi_tests.localcloud import cli
-from glance_multiapi_tests.localcloud.components import glance
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults
+from glance_multiapi_tests.localcloud import glanceconf
 from glance_multiapi_tests.localcloud import spec
 from glance_multiapi_tests.localcloud import testimages
 from glance_multiapi_tests.multiapi import glance_cr
@@ -286,7 +286,7 @@ class TestServedStores(testtools.TestCase):
         self.spec = spec.normalize(cli.DEMO_SPEC, 'built-in')
 
     def _served(self, api, *names):
-        return glance.served_stores(self.spec, api, faults.Faults(
+        return glanceconf.served_stores(self.spec, api, faults.Faults(
             [faults.parse(n) for n in names], self.spec))
 
     def test_own_stores_only(self):
@@ -306,7 +306,7 @@ class TestServedStores(testtools.TestCase):
                          self._served('api1', 'every-store=api0'))
 
     def test_config_names_own_stores_and_reveals_locations(self):
-        text = glance.render_config(
+        text = glanceconf.render_config(
             glance_dir='/g', api_dir='/g/apis/api1', default_store='ceph1',
             stores=['ceph1'], keystone_url='http://k', glance_password='p',
             store_dir=lambda store, path: path.replace('ceph1', 'ceph0'))

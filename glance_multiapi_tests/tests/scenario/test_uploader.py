@@ -24,6 +24,7 @@ from tempest.lib import exceptions as lib_exc
 
 from glance_multiapi_tests.tests import uploader_base
 from glance_multiapi_tests.tests import uploader_fixtures
+from glance_multiapi_tests.tests import uploader_oci
 
 CONF = config.CONF
 
@@ -171,7 +172,7 @@ class UploaderOciTest(uploader_base.UploaderScenarioTest):
         key = data_utils.rand_name(prefix=CONF.resource_name_prefix,
                                    name='upl-oci')
         data = uploader_fixtures.image_bytes(self.opts.image_size)
-        uri = uploader_fixtures.push_oci_artifact(
+        uri = uploader_oci.push_oci_artifact(
             self.opts.registry, 'glance-multiapi-tests/%s' % key.lower(),
             '1.0', key, data, verify=self.registry_verify())
         entry = {'uri': uri, 'md5': uploader_fixtures.md5_of(data),

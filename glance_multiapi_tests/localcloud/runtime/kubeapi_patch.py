@@ -1,0 +1,110 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Merge patches to the embedded Kubernetes-style API, answered as the
+operators would: a patch of the OpenStackControlPlane's Glance template
+runs the CLI's ``patch`` verb, so the cloud is reconciled before the
+answer; a direct patch of an owned Glance CR is accepted and undone.
+"""
+
+import json
+import subprocess
+import sys
+
+from glance_multiapi_tests.localcloud import errors
+from glance_multiapi_tests.localcloud import kubeobjects
+from glance_multiapi_tests.localcloud import kuberbac
+from glance_multiapi_tests.localcloud.runtime import kubeapi_request
+from glance_multiapi_tests.localcloud import spec as spec_mod
+from glance_multiapi_tests.localcloud import state as state_mod
+
+# NOTE: a patch reconciles the cloud (restarts APIs, rewrites the
+# catalog) before it answers, as the control plane's patch is awaited.
+PATCH_TIMEOUT = 600
+
+MERGE_PATCH = kubeapi_request.MERGE_PATCH
+Response = kubeapi_request.Response
+
+
+def serve_patch(root, state, request, current, headers, body):
+    """A merge patch of the control plane or of the Glance CR."""
+    content_type = (headers.get('Content-Type') or '').split(';')[0]
+    if content_type.strip() != MERGE_PATCH:
+        raise Response(415, kuberbac.unsupported_media_type(
+            content_type))
+    try:
+        patch = json.loads(body or b'null')
+    except ValueError as exc:
+        raise Response(400, kuberbac.bad_request(
+            'error decoding patch: %s' % exc))
+    res = request.resource
+    if res.plural == 'openstackcontrolplanes':
+        return _patch_controlplane(root, request, patch)
+    return _patch_glance(state, request, current, patch)
+
+
+def _patch_controlplane(root, request, patch):
+    res = request.resource
+    try:
+        template = kubeobjects.template_patch(patch)
+    except kubeobjects.PatchError as exc:
+        raise Response(422, kuberbac.invalid(
+            res.group, res.kind, request.name, str(exc),
+            'spec.glance'))
+    if template is not None:
+        _run_cli_patch(root, request, json.dumps({'spec': template}))
+    return 200, kubeobjects.controlplane(
+        state_mod.State(root).load().data)
+
+
+def _run_cli_patch(root, request, patch_text):
+    res = request.resource
+    argv = [sys.executable, '-m', 'glance_multiapi_tests.localcloud.cli',
+            '--state-dir', root, 'patch', '-p', patch_text]
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True,
+                              timeout=PATCH_TIMEOUT, cwd=root,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise Response(500, kuberbac.internal_error(
+            'the patch was not reconciled within %d s' % PATCH_TIMEOUT))
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    reason = lines[-1] if lines else 'exit %d' % proc.returncode
+    reason = reason.split(': error: ', 1)[-1]
+    if proc.returncode == errors.EXIT_INVALID:
+        raise Response(422, kuberbac.invalid(
+            res.group, res.kind, request.name, reason,
+            'spec.glance.template'))
+    if proc.returncode:
+        raise Response(500, kuberbac.internal_error(reason))
+
+
+def _patch_glance(state, request, current, patch):
+    """Answer as the API server does, then revert like the owner.
+
+    NOTE: openstack-operator's internal/openstack/glance.go writes
+    the Glance spec from the control plane's spec.glance.template on
+    every reconcile (CreateOrPatch, Template.DeepCopyInto), so a
+    direct patch of an owned Glance CR is accepted and undone at
+    once: the stored spec stays what the template says.
+    """
+    res = request.resource
+    spec_patch = patch.get('spec') if isinstance(patch, dict) else None
+    answer = dict(current)
+    if spec_patch is not None:
+        try:
+            answer['spec'] = spec_mod.apply_patch(
+                state.data['spec'], json.dumps({'spec': spec_patch}))
+        except spec_mod.SpecError as exc:
+            raise Response(422, kuberbac.invalid(
+                res.group, res.kind, request.name, str(exc)))
+    return 200, answer

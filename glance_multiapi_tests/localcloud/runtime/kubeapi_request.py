@@ -1,0 +1,113 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""What a request to the embedded Kubernetes-style API asks, and how it
+is answered: the verb and resource read from the path, the answer raised
+as a Response, and the body of a get or list (JSON, or a Table for
+kubectl). Shared by kubeapi_server.py and kubeapi_stored.py.
+"""
+
+import datetime
+import json
+
+from glance_multiapi_tests.localcloud import kubeobjects
+from glance_multiapi_tests.localcloud import kuberbac
+from glance_multiapi_tests.localcloud import kubetables
+
+MERGE_PATCH = 'application/merge-patch+json'
+VERBS_BY_METHOD = {'GET': 'get', 'PATCH': 'patch', 'PUT': 'update',
+                   'POST': 'create', 'DELETE': 'delete'}
+
+
+class Response(Exception):
+    """An answer: HTTP code and JSON body (raised to stop early)."""
+
+    def __init__(self, code, body):
+        super().__init__(code)
+        self.code = code
+        self.body = body
+
+
+class Request(object):
+    """What a resource request asks for, parsed from its path."""
+
+    def __init__(self, method, path, query):
+        self.method = method
+        self.query = query
+        self.resource = None
+        self.namespace = None
+        self.name = None
+        self.discovery = False
+        parts = [p for p in path.split('/') if p]
+        self._parse(parts)
+        verb = VERBS_BY_METHOD.get(method, method.lower())
+        if method == 'GET' and not self.name:
+            verb = 'list'
+        if method == 'DELETE' and not self.name:
+            verb = 'deletecollection'
+        if method == 'GET' and query.get('watch', [''])[0] in ('1', 'true'):
+            verb = 'watch'
+        self.verb = verb
+
+    def _parse(self, parts):
+        if parts[:2] == ['api', 'v1']:
+            group, version, rest = '', 'v1', parts[2:]
+        elif parts[:1] == ['apis'] and len(parts) >= 3:
+            group, version, rest = parts[1], parts[2], parts[3:]
+        else:
+            self.discovery = True
+            return
+        self.group, self.version = group, version
+        if not rest:
+            self.discovery = True
+            return
+        if rest[0] == 'namespaces' and len(rest) >= 3:
+            self.namespace, plural, tail = rest[1], rest[2], rest[3:]
+        else:
+            plural, tail = rest[0], rest[1:]
+        self.resource = kubeobjects.find(group, version, plural)
+        if self.resource is None or len(tail) > 1:
+            raise Response(404, kuberbac.no_such_path())
+        self.name = tail[0] if tail else None
+        if self.namespace and not self.resource.namespaced:
+            raise Response(404, kuberbac.no_such_path())
+        # NOTE: a namespaced object has no cluster-wide path; only the
+        # collection may be listed across namespaces.
+        if self.name and self.resource.namespaced and not self.namespace:
+            raise Response(404, kuberbac.no_such_path())
+
+    def audit(self, code):
+        return {'verb': self.verb, 'apiGroup': self.resource.group,
+                'resource': self.resource.plural, 'name': self.name or '',
+                'namespace': self.namespace or '', 'code': code}
+
+
+def json_body(body):
+    """The JSON document of a request body (None when empty).
+
+    Not JSON: a 400 Response.
+    """
+    try:
+        return json.loads(body or b'null')
+    except ValueError as exc:
+        raise Response(400, kuberbac.bad_request(
+            'error decoding body: %s' % exc))
+
+
+def listing(res, items, headers, request, single=False):
+    """One object or a List of items; a Table when kubectl asks."""
+    accept = headers.get('Accept') or ''
+    if 'as=Table' in accept:
+        include = request.query.get('includeObject', ['Metadata'])[0]
+        return kubetables.table(res, items, datetime.datetime.now(
+            datetime.timezone.utc), include)
+    return items[0] if single else kubeobjects.object_list(res, items)

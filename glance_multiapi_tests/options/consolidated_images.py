@@ -1,0 +1,81 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""[consolidated_images]: one image serving several OpenStackVersion
+fields (heat-api, heat-api-cfn, heat-engine) must be pinned the same
+way everywhere. Checked by glance_multiapi_tests.imagecheck.
+"""
+
+from oslo_config import cfg
+
+consolidated_images_group = cfg.OptGroup(
+    name='consolidated_images',
+    title='Consolidated service image checks',
+    help='Where the image mapping and the deployed image references are, '
+         'for the check that the fields of one consolidated image agree.')
+
+ConsolidatedImagesGroup = [
+    cfg.BoolOpt('enabled', default=True,
+                help='Run the consolidated image checks at all.'),
+    cfg.StrOpt('mappings_file',
+               help='s2i-openstack-containers containers/image-mappings.yaml '
+                    '(build target to the OpenStackVersion fields it '
+                    'serves). Unset skips the consolidated image checks, '
+                    'except the running image check, which then compares '
+                    'each Deployment with status.containerImages only.'),
+    cfg.BoolOpt('kubernetes_api', default=False,
+                help='Read the OpenStackVersion and the running Deployments '
+                     'through the Kubernetes API, with the access '
+                     '[glance_multiapi] configures (kubeconfig, '
+                     'kubernetes_context, namespace, kubernetes_timeout). '
+                     'version_command and version_file must then be unset. '
+                     'False skips the running image check.'),
+    cfg.StrOpt('openstackversion_name',
+               help='Name of the OpenStackVersion CR read through the '
+                    'Kubernetes API. Unset: the only one in the namespace '
+                    '(listed).'),
+    cfg.DictOpt('running_deployments',
+                default={'heat-api': 'heatAPIImage',
+                         'heat-cfnapi': 'heatCfnapiImage',
+                         'heat-engine': 'heatEngineImage'},
+                help='Deployment name to the OpenStackVersion field its '
+                     'image must match (the container named like the '
+                     'Deployment, else its only container). Empty skips '
+                     'the running image check.'),
+    cfg.StrOpt('version_command',
+               help='Command printing the OpenStackVersion CR as JSON, e.g. '
+                    '"oc get openstackversion openstack -o json"; its '
+                    'status.containerImages and spec.customContainerImages '
+                    'are checked. Exclusive with version_file and '
+                    'kubernetes_api.'),
+    cfg.StrOpt('version_file',
+               help='OpenStackVersion CR as a JSON or YAML file.'),
+    cfg.StrOpt('env_file',
+               help='RELATED_IMAGE_*_URL_DEFAULT listing of '
+                    'openstack-operator: NAME=VALUE lines, comma-separated '
+                    'pairs or a JSON/YAML list of {name, value}.'),
+    cfg.StrOpt('env_list',
+               help='The same listing inline, comma-separated '
+                    '(NAME=VALUE,NAME=VALUE). Exclusive with env_file.'),
+    cfg.ListOpt('known_image_names', default=[],
+                help='Image names the build system knows, e.g. '
+                     'openstack-heat-api,openstack-heat-api-cfn,'
+                     'openstack-heat-engine. Empty (and no '
+                     'known_image_names_file) skips the name check.'),
+    cfg.StrOpt('known_image_names_file',
+               help='File of known image names, one a line.'),
+    cfg.ListOpt('targets', default=[],
+                help='Build targets to check, e.g. heat/heat-api; empty '
+                     'checks every target of the mapping.'),
+    cfg.IntOpt('command_timeout', default=60,
+               help='Seconds version_command may run.'),
+]
