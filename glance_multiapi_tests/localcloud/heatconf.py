@@ -106,8 +106,9 @@ rabbit_transient_quorum_queue = true
 amqp_durable_queues = true
 """
 # NOTE: "embedded" keeps one engine worker and the queue manager, a
-# deliberate deviation from the operator (see README, "heat-engine
-# restart"); "operator" is heat-operator's heat.conf as it renders it.
+# deliberate deviation from the operator (doc/source/consolidated-images
+# .rst, "heat-engine restart"); "operator" is heat-operator's heat.conf as
+# it renders it.
 PROFILES = {
     'embedded': {'engine_workers': 1, 'queue_manager': True,
                  'queue_options': ''},

@@ -37,7 +37,7 @@ LOST_WORK_HINT = (
     'the heat-operator ships heat.conf) a stopping heat-engine acks and '
     'drops the check_resource for the next resource that is sent while '
     'it drains; [oslo_messaging_rabbit] use_queue_manager = true avoids '
-    'it; see README, "heat-engine restart"')
+    'it; see the docs, consolidated-images, "heat-engine restart"')
 
 
 class _Restart(threading.Thread):
