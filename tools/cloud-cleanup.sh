@@ -11,6 +11,9 @@
 # (or KEEP_ARTIFACTS=always), secrets masked, in DEST
 # (tools/collect_artifacts.py).
 #
+# cloud_also STATE DEST: one more cloud (its --state-dir inside $work),
+# taken down and its artifacts kept in DEST the same way, before $state.
+#
 # cloud_teardown RC: that tear-down now, judged by RC instead of the exit
 # status (so a script can time it and still print its last lines); the
 # exit trap then has nothing left to do.
@@ -40,6 +43,13 @@ cloud_artifacts() {
     _cloud_artifacts_args=("${@:2}")
 }
 
+_cloud_also_states=()
+_cloud_also_dests=()
+cloud_also() {
+    _cloud_also_states+=("$1")
+    _cloud_also_dests+=("$2")
+}
+
 _cloud_cleanup() {
     cloud_teardown $?
 }
@@ -48,16 +58,28 @@ cloud_teardown() {
     local rc=$1
     [ -n "${_cloud_torn_down:-}" ] && return 0
     _cloud_torn_down=1
-    if [ -n "${_cloud_artifacts:-}" ] && [ -d "$state" ]; then
-        "$VENV/bin/python" "$_cloud_tools/collect_artifacts.py" \
-            --state-dir "$state" --exit-code "$rc" \
-            --keep "$(keep_artifacts_setting 2>/dev/null || echo always)" \
-            "${_cloud_artifacts_args[@]}" "$_cloud_artifacts"
-    fi
-    "$VENV/bin/glance-multiapi-cloud" --state-dir "$state" down >/dev/null 2>&1
+    local i
+    for i in "${!_cloud_also_states[@]}"; do
+        _cloud_down "$rc" "${_cloud_also_states[$i]}" \
+            "${_cloud_also_dests[$i]}"
+    done
+    _cloud_down "$rc" "$state" "${_cloud_artifacts:-}"
     if [ -n "${KEEP_STATE:-}" ]; then
         echo "run-$_cloud_name: kept $state"
     else
         rm -rf "$work"
     fi
+}
+
+# _cloud_down RC STATE DEST: keep STATE's artifacts in DEST (when DEST is
+# set), then take that cloud down.
+_cloud_down() {
+    local rc=$1 dir=$2 dest=$3
+    if [ -n "$dest" ] && [ -d "$dir" ]; then
+        "$VENV/bin/python" "$_cloud_tools/collect_artifacts.py" \
+            --state-dir "$dir" --exit-code "$rc" \
+            --keep "$(keep_artifacts_setting 2>/dev/null || echo always)" \
+            "${_cloud_artifacts_args[@]}" "$dest"
+    fi
+    "$VENV/bin/glance-multiapi-cloud" --state-dir "$dir" down >/dev/null 2>&1
 }

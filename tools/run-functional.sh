@@ -21,17 +21,64 @@ rm -rf "$ARTIFACTS_DIR"
 cloud_workdir functional
 cloud_artifacts "$ARTIFACTS_DIR/shared" --only-on-failure
 
-"$VENV/bin/glance-multiapi-cloud" --state-dir "$state" up || exit $?
+# NOTE: the uploader's classes share a second cloud: they inject no
+# faults, so they need not wait for the classes that do; both clouds come
+# up at once (SERIAL=1: the uploader's classes use the first one too).
+uploader_state=$state
+if [ -z "${SERIAL:-}" ]; then
+    uploader_state=$work/uploader-cloud
+    cloud_also "$uploader_state" "$ARTIFACTS_DIR/uploader"
+    "$VENV/bin/glance-multiapi-cloud" --state-dir "$uploader_state" up -q \
+        > "$work/uploader-up.log" 2>&1 &
+    uploader_up=$!
+fi
+if ! "$VENV/bin/glance-multiapi-cloud" --state-dir "$state" up; then
+    rc=$?
+    wait
+    exit $rc
+fi
+if [ -n "${uploader_up:-}" ] && ! wait "$uploader_up"; then
+    echo "run-functional: the uploader's cloud did not come up:" >&2
+    cat "$work/uploader-up.log" >&2
+    exit 1
+fi
 export GLANCE_MULTIAPI_FUNCTIONAL_CLOUD="$state"
+export GLANCE_MULTIAPI_FUNCTIONAL_UPLOADER_CLOUD="$uploader_state"
 # NOTE: the clouds the test classes bring up themselves are gone when the
 # run ends; base.CloudTestCase keeps theirs here, dropped below on success.
 export GLANCE_MULTIAPI_FUNCTIONAL_ARTIFACTS="$ARTIFACTS_DIR"
+# NOTE: three workers. The classes that share the first cloud run one at
+# a time in one (they inject faults into it); the uploader's classes, on
+# the second cloud, in another; the classes that bring up clouds of their
+# own (OWN_CLOUD) in the third. They wait on their clouds much of the
+# time (a serial run keeps the two cores a fifth busy), so the three
+# together take about the longest one's time. SERIAL=1: one worker.
+OWN_CLOUD='test_heat|test_kubeapi_heat|test_tls|test_kubeapi_rbac'
+OWN_CLOUD+='|test_dcn_layout|test_role_without_patch'
+UPLOADER='test_uploader_scenarios|test_uploader_chaos|test_uploader_cli'
+prefix='glance_multiapi_tests\.selftests\.functional\.'
+workers=$work/workers.yaml
+if [ -n "${SERIAL:-}" ]; then
+    printf -- "- worker: ['^%s']\n" "$prefix" > "$workers"
+else
+    {
+        printf -- "- worker: ['^%s(?!(%s|%s)\\.)']\n" "$prefix" \
+            "$OWN_CLOUD" "$UPLOADER"
+        printf -- "- worker: ['^%s(%s)\\.']\n" "$prefix" "$UPLOADER"
+        printf -- "- worker: ['^%s(%s)\\.']\n" "$prefix" "$OWN_CLOUD"
+    } > "$workers"
+fi
 "$VENV/bin/stestr" --test-path ./glance_multiapi_tests/selftests/functional \
-    --top-dir ./ run --concurrency 1 --subunit "$@" \
+    --top-dir ./ run --worker-file "$workers" --subunit "$@" \
     > "$RESULTS/functional.subunit"
 rc=$?
 "$VENV/bin/python" tools/subunit_summary.py --list-failures \
     "$RESULTS/functional.subunit" | sed 's/^/functional: /'
+# NOTE: "stestr run --subunit" exits 0 even when a test failed; the
+# stream's own verdict decides (and so whether the artifacts are kept).
+if [ "${PIPESTATUS[0]}" != 0 ] && [ "$rc" = 0 ]; then
+    rc=1
+fi
 "$VENV/bin/python" tools/subunit_report.py "$RESULTS/functional.subunit"
 if [ "$rc" = 0 ] && [ "$keep" != always ]; then
     rm -rf "$ARTIFACTS_DIR"

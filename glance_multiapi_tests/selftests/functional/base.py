@@ -42,6 +42,9 @@ from glance_multiapi_tests.selftests.functional import cloud_inspect
 from glance_multiapi_tests.selftests import subunit_results
 
 ENV_CLOUD = 'GLANCE_MULTIAPI_FUNCTIONAL_CLOUD'
+# NOTE: the uploader's classes inject no faults; tools/run-functional.sh
+# gives them a cloud of their own, so they run beside the classes that do.
+ENV_UPLOADER_CLOUD = 'GLANCE_MULTIAPI_FUNCTIONAL_UPLOADER_CLOUD'
 ENV_ARTIFACTS = 'GLANCE_MULTIAPI_FUNCTIONAL_ARTIFACTS'
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',
                                      '..'))

@@ -98,6 +98,8 @@ SUITE_AGENT = 'glance-multiapi-tests'
 class TestUploaderScenarios(base.CloudTestCase):
     """Each scenario passes for the real uploader, fails for its breakage."""
 
+    cloud_env = base.ENV_UPLOADER_CLOUD
+
     def _passes_all(self, variant):
         results = self.run_tempest(
             SCENARIOS, concurrency=4,
@@ -157,6 +159,8 @@ class TestUploaderRerunReads(base.CloudTestCase):
     scenarios themselves cannot read a remote registry's log and judge
     by what they made unavailable.
     """
+
+    cloud_env = base.ENV_UPLOADER_CLOUD
 
     def _run(self, mode):
         log = os.path.join(self.state_dir, 'logs', 'registry-tls.log')

@@ -33,6 +33,8 @@ class UploaderRunTestCase(base.CloudTestCase):
     must stay empty (it streams, nothing goes to disk).
     """
 
+    cloud_env = base.ENV_UPLOADER_CLOUD
+
     def setUp(self):
         super().setUp()
         status = json.loads(self.cli('status', '-o', 'json',
