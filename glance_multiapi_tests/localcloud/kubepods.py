@@ -25,6 +25,7 @@ object with a grace-0 delete.
 
 import datetime
 import fcntl
+import hashlib
 import json
 import os
 import uuid
@@ -50,6 +51,20 @@ def _now():
 
 def _stamp(when):
     return when.strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+def _versioned(pod):
+    """Pod with metadata.resourceVersion: digits that change with it.
+
+    NOTE: clients read a List's resourceVersion from its items' (and a
+    watch starts from it); a pod's changes only on create and delete.
+    """
+    meta = pod['metadata']
+    meta.pop('resourceVersion', None)
+    text = json.dumps(pod, sort_keys=True).encode()
+    meta['resourceVersion'] = str(int(hashlib.sha256(text).hexdigest()[:12],
+                                      16))
+    return pod
 
 
 def _not_found(name):
@@ -111,7 +126,7 @@ class Store(object):
                                     creationTimestamp=_stamp(_now())),
                    'spec': document.get('spec') or {},
                    'status': {'phase': 'Running'}}
-            pods[key] = pod
+            pods[key] = _versioned(pod)
             return pod
         return self._locked(add)
 
@@ -137,5 +152,6 @@ class Store(object):
                 meta['deletionTimestamp'] = _stamp(
                     _now() + datetime.timedelta(seconds=int(seconds)))
                 meta['deletionGracePeriodSeconds'] = int(seconds)
+                _versioned(pod)
             return pod
         return self._locked(mark)

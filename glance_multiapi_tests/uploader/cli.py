@@ -23,13 +23,13 @@ including SIGINT and SIGTERM.
 import argparse
 import logging
 import os
-import signal
 import sys
 
 from glance_multiapi_tests.uploader import exitcodes
 from glance_multiapi_tests.uploader import inputs
 from glance_multiapi_tests.uploader import output
 from glance_multiapi_tests.uploader import progress
+from glance_multiapi_tests.uploader import signals
 from glance_multiapi_tests import version
 
 ENVIRONMENT = """\
@@ -57,8 +57,7 @@ environment (flags win):
 """ % inputs.DEFAULT_INFO_PATH
 
 
-class Terminated(BaseException):
-    """SIGTERM arrived; unwinds like KeyboardInterrupt so cleanups run."""
+Terminated = signals.Terminated
 
 
 class _Parser(argparse.ArgumentParser):
@@ -115,10 +114,6 @@ def build_parser():
     return parser
 
 
-def _on_sigterm(signum, frame):
-    raise Terminated()
-
-
 def main(argv=None, environ=None):
     """Console script entry point; returns the exit code."""
     environ = os.environ if environ is None else environ
@@ -126,7 +121,7 @@ def main(argv=None, environ=None):
     # Python's last-resort stderr handler, with URLs and retry chatter.
     logging.getLogger().addHandler(logging.NullHandler())
     log = progress.Log()
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    previous = signals.install()
     try:
         return _run(argv, environ, log)
     except exitcodes.UploaderError as exc:
@@ -144,7 +139,7 @@ def main(argv=None, environ=None):
                                          if str(exc) else ''))
         return exitcodes.INTERNAL_ERROR
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signals.restore(previous)
 
 
 def _run(argv, environ, log):

@@ -36,6 +36,7 @@ import time
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.uploader import exitcodes
 from glance_multiapi_tests.uploader import glance as glance_api
+from glance_multiapi_tests.uploader import signals
 from glance_multiapi_tests.uploader import sources
 
 # NOTE: Glance's created_at has whole seconds. A record created after our
@@ -247,11 +248,15 @@ class Uploader(object):
             % (spec.key, image['id'], spec.glance_name, image.get('owner')))
 
     def _claim_and_upload(self, spec):
-        claim = self.glance.create_claim(spec)
-        self.log.info('%s: created image %s (%s), claiming the upload'
-                      % (spec.key, claim['id'], spec.glance_name))
+        claim = None
         finished = False
         try:
+            # NOTE: a signal while Glance creates our image is held until
+            # claim names it, so the finally below deletes it.
+            with signals.deferred():
+                claim = self.glance.create_claim(spec)
+            self.log.info('%s: created image %s (%s), claiming the upload'
+                          % (spec.key, claim['id'], spec.glance_name))
             self._settle(spec, claim)
             image = self._upload(spec, claim)
             finished = True
@@ -260,7 +265,7 @@ class Uploader(object):
                           % (spec.key, lost, claim['id']))
             return None
         finally:
-            if not finished:
+            if not finished and claim is not None:
                 self._discard(claim['id'])
         self.log.info('%s: image %s active' % (spec.key, image['id']))
         return image['id']

@@ -19,6 +19,8 @@ import testtools
 
 from glance_multiapi_tests.common import own_pod
 from glance_multiapi_tests.localcloud import kubepods
+from glance_multiapi_tests.localcloud.runtime import kubeapi_request
+from glance_multiapi_tests.localcloud.runtime import kubeapi_stored
 
 IN_POD = {'KUBERNETES_SERVICE_HOST': '10.0.0.1', 'HOSTNAME': 'glance-x'}
 
@@ -95,3 +97,26 @@ class PodStoreTest(testtools.TestCase):
         self.assertEqual([], self.store.list('other'))
         self.assertEqual(['p'], [p['metadata']['name']
                                  for p in self.store.list('openstack')])
+
+    def list_json(self):
+        request = kubeapi_request.Request(
+            'GET', '/api/v1/namespaces/openstack/pods', {})
+        return kubeapi_stored.serve_pods(self.store, request, {}, b'')
+
+    def test_list_as_json_carries_resource_versions(self):
+        code, listing = self.list_json()
+        self.assertEqual(200, code)
+        self.assertEqual('PodList', listing['kind'])
+        version = listing['items'][0]['metadata']['resourceVersion']
+        self.assertTrue(version.isdigit(), version)
+        self.assertTrue(listing['metadata']['resourceVersion'].isdigit())
+
+    def test_deletion_mark_changes_the_resource_version(self):
+        before = self.store.get('openstack', 'p')['metadata'][
+            'resourceVersion']
+        self.store.delete('openstack', 'p')
+        after = self.store.get('openstack', 'p')['metadata']
+        self.assertNotEqual(before, after['resourceVersion'])
+        self.assertEqual(after['resourceVersion'],
+                         self.list_json()[1]['items'][0]['metadata'][
+                             'resourceVersion'])
