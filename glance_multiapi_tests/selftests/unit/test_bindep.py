@@ -101,5 +101,14 @@ class BindepTest(testtools.TestCase):
         self.assertEqual({'chromium', 'chromium-driver'},
                          test_only - {'kubernetes-client'})
 
-    def test_profiles_are_default_and_test_only(self):
-        self.assertEqual(['test'], sorted(self.depends.profiles()))
+    def test_profiles_are_default_test_and_load(self):
+        self.assertEqual(['load', 'test'], sorted(self.depends.profiles()))
+
+    def test_load_profile_is_the_hog_of_run_under_load(self):
+        load = self.packages(DEBIAN, 'load') - self.packages(
+            DEBIAN, 'default')
+        self.assertEqual({'stress-ng'}, load)
+        self.assertNotIn('stress-ng', self.packages(DEBIAN, 'test'))
+        script = _read('tools', 'run-under-load.sh')
+        self.assertIn("stress-ng --cpu", script)
+        self.assertIn("bindep.txt's 'load' profile", script)
