@@ -40,8 +40,8 @@ import tempfile
 from xml.etree import ElementTree
 
 from glance_multiapi_tests.selftests import report_events
-from glance_multiapi_tests.selftests import required_groups
-from glance_multiapi_tests.selftests import subunit_results
+from glance_multiapi_tests.results import required_groups
+from glance_multiapi_tests.results import subunit_stream
 
 USAGE = ('usage: subunit_report.py [--require GROUPS] [--check NAME=RESULT]'
          ' FILE.subunit [...]')
@@ -111,7 +111,7 @@ def write_reports(path, required, checks=()):
         data = b''
     except OSError as exc:
         raise ReportError('cannot read it: %s' % (exc.strerror or exc))
-    tests = subunit_results.read_tests(path)
+    tests = subunit_stream.read_tests(path)
     data = report_events.enriched(name, path, data, tests, required,
                                   checks)
     folder = os.path.dirname(os.path.abspath(stem))

@@ -37,7 +37,7 @@ import subunit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from glance_multiapi_tests.selftests import subunit_results  # noqa: E402
+from glance_multiapi_tests.results import subunit_stream  # noqa: E402
 
 
 def seed(times, out):
@@ -57,7 +57,7 @@ def refresh(times, paths):
     """times for the tests of the runs, from their passed durations."""
     seen, passed = set(), {}
     for path in paths:
-        for test in subunit_results.read_tests(path):
+        for test in subunit_stream.read_tests(path):
             if test.id.startswith(('setUpClass', 'tearDownClass')):
                 continue
             seen.add(test.id)

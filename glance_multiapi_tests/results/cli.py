@@ -10,7 +10,13 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""glance-multiapi-report: rebuild the map and the metrics by hand."""
+"""glance-multiapi-report: the map and metrics by hand, and the verdict.
+
+Given the records folder, it rebuilds the deployment map and the metrics;
+given a subunit stream (tempest_results.subunit), it prints the verdict
+a gate needs: the counts, the failed tests and, with --require, each
+required group of tests that did not run.
+"""
 
 import argparse
 import os
@@ -21,17 +27,24 @@ from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.results import publish
 from glance_multiapi_tests.results import recorder
 from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results import required_groups
+from glance_multiapi_tests.results import verdict
 from glance_multiapi_tests import version
 
 PROG = 'glance-multiapi-report'
-EXIT_OK, EXIT_USAGE, EXIT_NO_RECORDS, EXIT_WRITE, EXIT_INTERNAL = (
-    0, 2, 22, 23, 70)
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_RECORDS, EXIT_WRITE, \
+    EXIT_INTERNAL = (0, 1, 2, 22, 23, 70)
 EXIT_CODES = (
     (EXIT_OK, 'the four files were written (whatever the tests\' '
-              'verdicts: they are in the files)'),
-    (EXIT_USAGE, 'usage error'),
-    (EXIT_NO_RECORDS, 'RESULTS_DIR holds no records (no %s folder, or no '
-                      'record in it)' % recorder.RECORDS_SUBDIR),
+              'verdicts: they are in the files); for a subunit stream: '
+              'tests ran, none failed, and every required group ran'),
+    (EXIT_FAILED, 'a subunit stream\'s verdict is red: a test failed, no '
+                  'test ran, or a required group did not run (each said '
+                  'in a FAILED: line)'),
+    (EXIT_USAGE, 'usage error (an unknown group among them)'),
+    (EXIT_NO_RECORDS, 'PATH holds no records (no %s folder, or no record '
+                      'in it), or the subunit stream cannot be read'
+                      % recorder.RECORDS_SUBDIR),
     (EXIT_WRITE, 'an output could not be written, or another rebuild held '
                  'the lock too long'),
     (EXIT_INTERNAL, 'internal error'),
@@ -44,7 +57,15 @@ metrics.prom from the records the plugin's tests wrote while they ran
 rebuilds them itself after every test; this is for a copy of the records
 (a CI artifact), another output folder, or a run killed in the middle of
 a test. Nothing is asked of the deployment.
-""" % recorder.RECORDS_SUBDIR
+
+Given a subunit stream instead (tempest_results.subunit, from the pod's
+logs volume), it prints one FAILED: line per failed test and per required
+group (--require) none of whose tests ran, then "N passed, N failed, N
+skipped", and exits 1 unless the run is green: a gate that needs, say, the
+multi-API and uploader checks to have run uses
+  glance-multiapi-report --require multiapi,uploader tempest_results.subunit
+Groups: %s.
+""" % (recorder.RECORDS_SUBDIR, ', '.join(sorted(required_groups.GROUPS)))
 
 
 def build_parser():
@@ -52,13 +73,19 @@ def build_parser():
         prog=PROG, description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog='exit codes:\n' + errors.exit_code_table(EXIT_CODES))
-    p.add_argument('results_dir', metavar='RESULTS_DIR',
+    p.add_argument('path', metavar='PATH',
                    help='the folder holding %s/ (tempest\'s log_dir, or '
                         '[glance_multiapi] results_dir), or that records '
-                        'folder itself' % recorder.RECORDS_SUBDIR)
+                        'folder itself; or a subunit stream to judge'
+                        % recorder.RECORDS_SUBDIR)
     p.add_argument('out_dir', metavar='OUT_DIR', nargs='?',
-                   help='where to write the four files (default: '
-                        'RESULTS_DIR)')
+                   help='where to write the four files (default: the '
+                        'records\' folder PATH)')
+    p.add_argument('--require', metavar='GROUPS', default='',
+                   help='comma-separated groups of tests that must have '
+                        'run (passed or failed, not all skipped) in the '
+                        'subunit stream PATH; one that did not is a '
+                        'failure naming its skip reasons')
     p.add_argument('-q', '--quiet', action='store_true',
                    help='print nothing on success')
     version.add_option(p)
@@ -75,8 +102,37 @@ def _summary(facts):
         'STOPPED EARLY (or still running)')
 
 
+def judge(args, required):
+    """Print the verdict of the subunit stream args.path; its exit code."""
+    if args.out_dir:
+        raise errors.CliError('%s: OUT_DIR is for a records folder; %s is '
+                              'a subunit stream' % (PROG, args.path),
+                              EXIT_USAGE)
+    try:
+        result = verdict.judge(verdict.read([args.path]), required)
+    except verdict.VerdictError as exc:
+        raise errors.CliError('%s: %s' % (PROG, exc), EXIT_NO_RECORDS)
+    for line in result.failure_lines():
+        print(line)
+    if not (result.passed or result.failed):
+        print('FAILED: no test result in %s' % args.path)
+    print(result.summary())
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
 def run(args):
-    results_dir = os.path.abspath(args.results_dir)
+    try:
+        required = required_groups.parse(args.require)
+    except ValueError as exc:
+        raise errors.CliError('%s: --require: %s' % (PROG, exc), EXIT_USAGE)
+    if os.path.isfile(args.path):
+        return judge(args, required)
+    if required:
+        raise errors.CliError(
+            '%s: --require judges a subunit stream (e.g. '
+            'tempest_results.subunit); %s is not a file' % (PROG, args.path),
+            EXIT_USAGE)
+    results_dir = os.path.abspath(args.path)
     if os.path.basename(results_dir) == recorder.RECORDS_SUBDIR:
         results_dir = os.path.dirname(results_dir)
     found, _problems = records.read(results_dir)

@@ -28,7 +28,7 @@ import io
 import subunit
 import testtools
 
-from glance_multiapi_tests.selftests import required_groups
+from glance_multiapi_tests.results import required_groups
 
 CHECK_OUTCOMES = {'pass': 'success', 'fail': 'fail', 'skip': 'skip'}
 # NOTE: testtools prints a failure's "traceback" attachment bare, every
@@ -106,7 +106,7 @@ def synthetic(name, path, data, tests, required=(), checks=()):
     """(Events the reports need beyond the stream's, the stream anew).
 
     name: the stream's name (results/unit.subunit -> unit); data: its
-    bytes; tests: its subunit_results.Tests; required: group names that
+    bytes; tests: its subunit_stream.Tests; required: group names that
     must have run; checks: Events of parse_check.
     """
     results, unfinished, last, data = read(data)

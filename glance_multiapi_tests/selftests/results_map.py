@@ -24,12 +24,12 @@ import os
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from glance_multiapi_tests.selftests import subunit_results
+from glance_multiapi_tests.results import subunit_stream
 
 PLUGIN = 'glance_multiapi_tests.tests.'
 OUTPUTS = ('deployment-map.html', 'deployment-map.json', 'metrics.json',
            'metrics.prom')
-# subunit_results' outcome -> the map's verdict.
+# subunit_stream' outcome -> the map's verdict.
 VERDICTS = {'pass': 'passed', 'fail': 'failed', 'skip': 'skipped',
             'error': 'unfinished'}
 
@@ -136,7 +136,7 @@ def check(results_dir, streams):
             r['label'] for r in facts['runs'] if not r['complete']))
     compared = 0
     for label, path in streams:
-        tests = subunit_results.read_tests(path)
+        tests = subunit_stream.read_tests(path)
         compared += len(stream_verdicts(tests)[0])
         problems.extend(disagreements(facts, label, tests))
     return problems, ('%d test result(s) of %d stream(s) agree with the '

@@ -39,7 +39,7 @@ import testtools
 import yaml
 
 from glance_multiapi_tests.selftests.functional import cloud_inspect
-from glance_multiapi_tests.selftests import subunit_results
+from glance_multiapi_tests.results import subunit_stream
 
 ENV_CLOUD = 'GLANCE_MULTIAPI_FUNCTIONAL_CLOUD'
 # NOTE: the uploader's classes inject no faults; tools/run-functional.sh
@@ -189,7 +189,7 @@ class CloudTestCase(testtools.TestCase):
         """
         proc = self.tempest_stream(regex, overrides, concurrency, timeout,
                                    env=env)
-        results = subunit_results.parse_subunit(io.BytesIO(proc.stdout))
+        results = subunit_stream.parse_subunit(io.BytesIO(proc.stdout))
         results = {k: v for k, v in results.items()
                    if v[0] in ('success', 'fail', 'skip')}
         if not results:

@@ -30,7 +30,7 @@ import subprocess
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.selftests.functional import base
 from glance_multiapi_tests.selftests.functional import test_kubeapi
-from glance_multiapi_tests.selftests import subunit_results
+from glance_multiapi_tests.results import subunit_stream
 
 SWITCHOVER = ('glance_multiapi_tests.tests.scenario.test_switchover.'
               'KeystoneEndpointSwitchoverTest.test_switch_keystone_endpoint')
@@ -258,7 +258,7 @@ class RestorationTest(base.CloudTestCase):
                  check=True)
         proc.wait(timeout=WAIT)
         with open(os.path.join(workspace, 'subunit'), 'rb') as f:
-            results = subunit_results.parse_subunit(f)
+            results = subunit_stream.parse_subunit(f)
         details = self.assertOutcome(
             results, SWITCHOVER, 'fail', 'undoing the switch of '
             'keystoneEndpoint from api0 to api1 failed',

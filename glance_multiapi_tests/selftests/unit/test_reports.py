@@ -26,7 +26,7 @@ import fixtures
 import testtools
 
 from glance_multiapi_tests.selftests import report_events
-from glance_multiapi_tests.selftests import subunit_results
+from glance_multiapi_tests.results import subunit_stream
 from glance_multiapi_tests.selftests.unit import manifest_tools
 from glance_multiapi_tests.selftests.unit import synthetic_subunit
 
@@ -206,14 +206,14 @@ class ReportCommandTest(testtools.TestCase):
 
 
 class SyntheticEventsTest(testtools.TestCase):
-    """report_events: what is added, read back with subunit_results."""
+    """report_events: what is added, read back with subunit_stream."""
 
     def _tests_of(self, data):
         folder = self.useFixture(fixtures.TempDir()).path
         path = os.path.join(folder, 's.subunit')
         with open(path, 'wb') as f:
             f.write(data)
-        return subunit_results.read_tests(path)
+        return subunit_stream.read_tests(path)
 
     def test_unfinished_test_keeps_its_worker(self):
         data = synthetic_subunit.stream((CLS + '.test_c', 'inprogress'))

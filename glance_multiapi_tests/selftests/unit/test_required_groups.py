@@ -19,8 +19,8 @@ import sys
 import fixtures
 import testtools
 
-from glance_multiapi_tests.selftests import required_groups
-from glance_multiapi_tests.selftests import subunit_results
+from glance_multiapi_tests.results import required_groups
+from glance_multiapi_tests.results import subunit_stream
 from glance_multiapi_tests.selftests.unit import synthetic_subunit
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',
@@ -70,6 +70,22 @@ class ParseTest(testtools.TestCase):
                         required_groups.in_group(other, T + test_id),
                         '%s in %s' % (test_id, other))
 
+    def test_every_test_module_is_in_exactly_one_group(self):
+        # NOTE: read from the package, so that a new test module that no
+        # group names cannot be left out of what a gate can require.
+        tests_dir = os.path.join(REPO, 'glance_multiapi_tests', 'tests')
+        modules = ['%s.%s' % (kind, name[:-3])
+                   for kind in ('api', 'scenario')
+                   for name in sorted(os.listdir(os.path.join(tests_dir,
+                                                              kind)))
+                   if name.startswith('test_') and name.endswith('.py')]
+        self.assertIn('scenario.test_uploader_policies', modules)
+        for module in modules:
+            groups = [g for g in required_groups.GROUPS
+                      if required_groups.in_group(g, T + module + '.A.t')]
+            self.assertEqual(1, len(groups),
+                             '%s is in %s' % (module, groups))
+
     def test_class_level_skip_counts_for_its_group(self):
         self.assertTrue(required_groups.in_group(
             'multiapi', 'setUpClass (%s)' % ENDPOINTS))
@@ -80,7 +96,7 @@ class ParseTest(testtools.TestCase):
 
 
 def test(test_id, outcome, reason=''):
-    return subunit_results.Test(test_id, outcome, reason, 1.0)
+    return subunit_stream.Test(test_id, outcome, reason, 1.0)
 
 
 class ProblemsTest(testtools.TestCase):
@@ -186,3 +202,72 @@ class SummaryCommandTest(testtools.TestCase):
     def test_missing_file_counts_as_nothing_ran(self):
         rc, out, _err = self.summary(os.path.join(self.folder, 'nope'))
         self.assertEqual((1, '0 passed, 0 failed, 0 skipped\n'), (rc, out))
+
+
+class ReportVerdictTest(testtools.TestCase):
+    """glance-multiapi-report --require, as installed (no checkout)."""
+
+    def setUp(self):
+        super().setUp()
+        self.folder = self.useFixture(fixtures.TempDir()).path
+
+    def report(self, *args):
+        # NOTE: the console script of the venv, run outside the checkout
+        # with no PYTHONPATH: what a cluster admin has after pip install.
+        script = os.path.join(os.path.dirname(sys.executable),
+                              'glance-multiapi-report')
+        env = dict(os.environ)
+        env.pop('PYTHONPATH', None)
+        proc = subprocess.run([script] + list(args), capture_output=True,
+                              text=True, timeout=60, cwd=self.folder,
+                              env=env)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    def test_required_group_that_did_not_run_fails(self):
+        path = synthetic_subunit.write(
+            self.folder, 'tempest_results.subunit',
+            ('setUpClass (%s)' % ENDPOINTS, 'skip',
+             {'reason': NO_DISCOVERY}),
+            (T + 'scenario.test_uploader_policies.A.test_a', 'success'))
+        rc, out, err = self.report('--require', 'multiapi,uploader', path)
+        self.assertEqual((1, ''), (rc, err))
+        self.assertEqual(
+            ['FAILED: required group multiapi did not run: ' + NO_DISCOVERY,
+             '1 passed, 1 failed, 1 skipped'], out.splitlines())
+
+    def test_green_run_with_its_groups_passes(self):
+        path = synthetic_subunit.write(
+            self.folder, 'tempest_results.subunit',
+            (ENDPOINTS + '.test_a', 'success'),
+            (T + 'scenario.test_uploader.A.test_b', 'success'))
+        self.assertEqual(
+            (0, '2 passed, 0 failed, 0 skipped\n', ''),
+            self.report('--require=multiapi,uploader', path))
+
+    def test_failed_test_is_named(self):
+        path = synthetic_subunit.write(
+            self.folder, 's.subunit',
+            (ENDPOINTS + '.test_a', 'fail', {'traceback': 'boom'}))
+        rc, out, _err = self.report(path)
+        self.assertEqual(1, rc)
+        self.assertEqual(['FAILED: %s.test_a' % ENDPOINTS,
+                          '0 passed, 1 failed, 0 skipped'], out.splitlines())
+
+    def test_stream_without_results_is_red(self):
+        path = os.path.join(self.folder, 'empty.subunit')
+        open(path, 'wb').close()
+        rc, out, _err = self.report(path)
+        self.assertEqual(1, rc)
+        self.assertIn('FAILED: no test result in %s' % path, out)
+
+    def test_unknown_group_and_missing_stream_are_one_line(self):
+        path = synthetic_subunit.write(self.folder, 's.subunit',
+                                       (ENDPOINTS + '.test_a', 'success'))
+        rc, out, err = self.report('--require', 'multiapi,hat', path)
+        self.assertEqual((2, ''), (rc, out))
+        self.assertEqual(1, len(err.splitlines()), err)
+        self.assertIn("unknown required group 'hat'", err)
+        rc, out, err = self.report('--require', 'multiapi',
+                                   os.path.join(self.folder, 'nope'))
+        self.assertEqual((2, ''), (rc, out))
+        self.assertIn('is not a file', err)

@@ -117,6 +117,6 @@ class TwoRunsOneWorkspaceTest(testtools.TestCase):
         stream = synthetic_subunit.write(
             self.useFixture(fixtures.TempDir()).path, 's.subunit',
             (tests[0], 'success'), (tests[1], 'fail'))
-        from glance_multiapi_tests.selftests import subunit_results
+        from glance_multiapi_tests.results import subunit_stream
         self.assertEqual([], results_map.disagreements(
-            facts, 'tempest', subunit_results.read_tests(stream)))
+            facts, 'tempest', subunit_stream.read_tests(stream)))

@@ -22,7 +22,7 @@ from xml.etree import ElementTree
 import fixtures
 import testtools
 
-from glance_multiapi_tests.selftests import subunit_results
+from glance_multiapi_tests.results import subunit_stream
 from glance_multiapi_tests.selftests.unit import synthetic_subunit
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',
@@ -283,7 +283,7 @@ class PythonMatrixSkipTest(testtools.TestCase):
         self.assertEqual(2, len(skipped), lines)
         self.assertIn("no Python 3.97 interpreter", skipped[0])
         self.assertIn("'pyenv install 3.97'", skipped[0])
-        tests = subunit_results.read_tests(
+        tests = subunit_stream.read_tests(
             os.path.join(self.results, 'python-matrix.subunit'))
         self.assertEqual(['python-matrix.py397', 'python-matrix.py398'],
                          [t.id for t in tests])
@@ -296,6 +296,6 @@ class PythonMatrixSkipTest(testtools.TestCase):
         self.assertEqual('0 passed, 2 failed, 0 skipped', lines[-1])
         self.assertIn('python-matrix: FAILED: no Python 3.97 interpreter',
                       lines[0])
-        tests = subunit_results.read_tests(
+        tests = subunit_stream.read_tests(
             os.path.join(self.results, 'python-matrix.subunit'))
         self.assertEqual({'fail'}, {t.outcome for t in tests})

@@ -21,7 +21,7 @@ import sys
 import fixtures
 import testtools
 
-from glance_multiapi_tests.selftests import subunit_results
+from glance_multiapi_tests.results import subunit_stream
 from glance_multiapi_tests.selftests.unit import synthetic_subunit
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',
@@ -46,7 +46,7 @@ class SuiteTimesTest(testtools.TestCase):
         with open(self.path('s'), 'wb') as f:
             f.write(out.getvalue())
         tests = {t.id: (t.outcome, round(t.duration, 1))
-                 for t in subunit_results.read_tests(self.path('s'))}
+                 for t in subunit_stream.read_tests(self.path('s'))}
         self.assertEqual({'p.C.test_a[id-1]': ('pass', 12.5),
                           'p.C.test_b': ('pass', 0.3)}, tests)
 

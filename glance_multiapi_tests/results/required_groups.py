@@ -30,7 +30,8 @@ GROUPS = {
     'switchover': (r'scenario\.test_switchover\.',),
     'grow_shrink': (r'scenario\.test_grow_shrink\.',),
     'uploader': (r'scenario\.test_uploader\.',
-                 r'scenario\.test_uploader_races\.'),
+                 r'scenario\.test_uploader_races\.',
+                 r'scenario\.test_uploader_policies\.'),
     'consolidated_images': (r'api\.test_consolidated_images\.',),
     'heat': (r'api\.test_heat_services\.',
              r'scenario\.test_heat_engine_restart\.'),
@@ -60,7 +61,7 @@ def in_group(name, test_id):
 def missing(tests, names):
     """[(group, line)] of each required group that did not run, in order.
 
-    tests: subunit_results.Test records. A group ran when at least one
+    tests: subunit_stream.Test records. A group ran when at least one
     of its tests passed or failed; the line names why it did not.
     """
     found = []

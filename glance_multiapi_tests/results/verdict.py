@@ -1,0 +1,88 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The verdict of subunit streams: counts, failures and required groups.
+
+What a gate decides after a run (``glance-multiapi-report --require``,
+tools/subunit_summary.py): it passed when something ran, nothing failed
+and every required group ran (required_groups.py). Pure apart from
+reading the streams.
+"""
+
+import dataclasses
+import os
+
+from glance_multiapi_tests.results import required_groups
+from glance_multiapi_tests.results import subunit_stream
+
+
+class VerdictError(Exception):
+    """A stream that cannot be judged (one line naming the file)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """Counts of one or more streams and the lines a reader must see."""
+
+    passed: int
+    failed_tests: tuple
+    skipped: int
+    missing_groups: tuple
+
+    @property
+    def failed(self):
+        return len(self.failed_tests) + len(self.missing_groups)
+
+    @property
+    def ok(self):
+        return bool(self.passed) and not self.failed
+
+    def summary(self):
+        return '%d passed, %d failed, %d skipped' % (
+            self.passed, self.failed, self.skipped)
+
+    def failure_lines(self, list_tests=True):
+        lines = ['FAILED: %s' % test_id for test_id in self.failed_tests
+                 ] if list_tests else []
+        return lines + ['FAILED: %s' % line for line in self.missing_groups]
+
+
+def judge(tests, required=()):
+    """The Verdict of subunit_stream.Test records."""
+    return Verdict(
+        passed=sum(1 for t in tests if t.outcome == 'pass'),
+        failed_tests=tuple(t.id for t in tests
+                           if t.outcome in ('fail', 'error')),
+        skipped=sum(1 for t in tests if t.outcome == 'skip'),
+        missing_groups=tuple(required_groups.problems(tests, required)))
+
+
+def read(paths, strict=True):
+    """The Tests of subunit files, in order.
+
+    strict: a file that is missing, unreadable or a folder is a
+    VerdictError; otherwise it counts as nothing ran.
+    """
+    tests = []
+    for path in paths:
+        if strict:
+            if os.path.isdir(path):
+                raise VerdictError('%s is a folder, not a subunit stream'
+                                   % path)
+            try:
+                with open(path, 'rb'):
+                    pass
+            except OSError as exc:
+                raise VerdictError('cannot read subunit stream %s: %s' % (
+                    path, exc.strerror or exc))
+        tests += subunit_stream.read_tests(path)
+    return tests
