@@ -106,5 +106,7 @@ class State(object):
     def password(self, user):
         passwords = self.data.setdefault('passwords', {})
         if user not in passwords:
-            passwords[user] = secrets.token_urlsafe(12)
+            # NOTE: never a leading "-", which a command line would
+            # read as an option (1 in 64 of token_urlsafe's).
+            passwords[user] = 'p' + secrets.token_urlsafe(12)
         return passwords[user]

@@ -90,7 +90,8 @@ def _build_template(work):
     password = secrets.token_urlsafe(12)
     manage.run([manage_bin, '--config-file', conf, 'bootstrap',
                 '--bootstrap-username', 'admin',
-                '--bootstrap-password', password,
+                # NOTE: one argument: a password may start with "-".
+                '--bootstrap-password=' + password,
                 '--bootstrap-project-name', 'admin',
                 '--bootstrap-role-name', 'admin',
                 '--bootstrap-region-id', admin_mod.REGION],
