@@ -13,13 +13,17 @@
 
 """Show that a run used every grant of the Role, and nothing was refused.
 
-Usage: check_role_usage.py [--role FILE] [--allow-unused VERB:RESOURCE[/NAME]]
+Usage: check_role_usage.py [--role FILE ...] [--service-account NAME]
+                           [--allow-unused VERB:RESOURCE[/NAME]]
                            STATE_DIR_OR_AUDIT_LOG
 
 Reads the embedded cloud's Kubernetes API audit log (kubeapi-audit.log in
-its state dir) and the Role in --role (default
-etc/test-operator/rbac.yaml), prints how often each grant (one verb on
-one resource, or one named object) was used, then one line per problem:
+its state dir) and the RBAC manifests of --role (repeatable; default
+etc/test-operator/rbac.yaml), takes the grants of every Role bound to the
+service account (--service-account, default the only one bound), and,
+counting only that account's requests, prints how often each grant (one
+verb on one resource, or one named object) was used, then one line per
+problem:
 a request refused with 403, a successful request the Role does not grant,
 a grant never used. --allow-unused (repeatable) names a grant a job does
 not exercise (e.g. patch:openstackcontrolplanes when the switchover and
@@ -47,6 +51,19 @@ def _allowance(text):
         raise argparse.ArgumentTypeError(str(exc))
 
 
+def _only_account(docs, paths):
+    bound = sorted({s.get('name') for d in docs
+                    if d.get('kind') == 'RoleBinding'
+                    for s in d.get('subjects') or []
+                    if isinstance(s, dict)})
+    if len(bound) != 1:
+        raise rbac.ManifestError('%s bind %d service accounts (%s); name one '
+                                 'with --service-account' % (
+                                     ', '.join(paths), len(bound),
+                                     ', '.join(bound)))
+    return bound[0]
+
+
 def _records(path):
     """The audit records; a missing log means no request was made."""
     if os.path.isdir(path):
@@ -61,21 +78,27 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         description='Check a run\'s Kubernetes API requests against the '
                     'Role: all grants used, nothing refused.')
-    parser.add_argument('--role', default=DEFAULT_ROLE,
-                        help='Role manifest (default: '
+    parser.add_argument('--role', action='append', metavar='FILE',
+                        help='RBAC manifest (repeatable; default: '
                              'etc/test-operator/rbac.yaml)')
+    parser.add_argument('--service-account', metavar='NAME',
+                        help='whose grants and requests (default: the only '
+                             'account the manifests bind)')
     parser.add_argument('--allow-unused', action='append', default=[],
                         type=_allowance, metavar='VERB:RESOURCE[/NAME]',
                         help='a grant this job need not use (repeatable)')
     parser.add_argument('audit', metavar='STATE_DIR_OR_AUDIT_LOG')
     args = parser.parse_args(argv)
+    roles = args.role or [DEFAULT_ROLE]
     try:
-        found = rbac.roles(rbac.load_documents(args.role))
-        if len(found) != 1:
-            raise rbac.ManifestError('%s: want one Role, found %d'
-                                     % (args.role, len(found)))
-        grants = rbac.grants(found[0])
+        docs = [d for path in roles for d in rbac.load_documents(path)]
+        account = args.service_account or _only_account(docs, roles)
+        grants = rbac.account_grants(docs, account)
+        if not grants:
+            raise rbac.ManifestError('%s bind no Role to service account %s'
+                                     % (', '.join(roles), account))
         log, records = _records(args.audit)
+        records = role_usage.of_account(records, account)
     except OSError as exc:
         print('check_role_usage: %s: %s' % (exc.filename, exc.strerror),
               file=sys.stderr)
@@ -91,8 +114,9 @@ def main(argv=None):
         print(problem)
     if report.problems:
         return 1
-    print('check_role_usage: %d requests, every grant of %s used, none '
-          'refused' % (len(records), os.path.basename(args.role)))
+    print('check_role_usage: %d requests, every grant of %s (account %s) '
+          'used, none refused' % (len(records), ', '.join(
+              os.path.basename(p) for p in roles), account))
     return 0
 
 

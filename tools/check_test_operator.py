@@ -13,7 +13,8 @@
 
 """Check the manifests shipped for test-operator (etc/test-operator).
 
-Usage: check_test_operator.py [--cr FILE ...] [--schema FILE] [--rbac FILE]
+Usage: check_test_operator.py [--cr FILE ...] [--schema FILE]
+                              [--rbac FILE ...]
 
 Each Tempest CR (by default every etc/test-operator/tempest-*.yaml, so a
 new one is covered without a change here): it validates against the
@@ -21,13 +22,15 @@ schema test-operator's Tempest CRD serves (the committed
 tempest-crd-schema.json, see tools/tempest_crd_schema.py) with unknown
 fields refused, as the API server prunes or refuses them; every override
 of one of this plugin's option groups names a real option with a valid
-value; a pod that is not privileged mounts rbac.yaml's token. rbac.yaml:
-its kinds and apiVersions, one ServiceAccount, Role and RoleBinding bound
-to each other, real Kubernetes verbs, no wildcards, the right API group
-for each resource. All files: a "---" start and lines of at most 80
-characters. Prints one line per problem, naming the file and the field
-path. Exit status: 0 all good, 1 problems, 2 a file cannot be read (or
-no CR found).
+value; the CR names no namespace; a pod that is not privileged mounts
+the token of an RBAC manifest's account, and a CR that turns nothing
+disruptive on mounts one that only reads. Every rbac*.yaml: its kinds
+and apiVersions, no namespace, RoleBindings of its ServiceAccounts to
+Roles it (or another rbac*.yaml) declares, real Kubernetes verbs, no
+wildcards, the right API group for each resource. All files: a "---"
+start and lines of at most 80 characters. Prints one line per problem,
+naming the file and the field path. Exit status: 0 all good, 1 problems,
+2 a file cannot be read (or no CR found).
 """
 
 import argparse
@@ -46,6 +49,7 @@ ETC = os.path.normpath(os.path.join(
     os.path.dirname(os.path.abspath(__file__)), '..', 'etc',
     'test-operator'))
 CR_GLOB = 'tempest-*.yaml'
+RBAC_GLOB = 'rbac*.yaml'
 
 
 def _read(path):
@@ -72,17 +76,21 @@ def cr_problems(cr_path, checker, rbac_docs, opt_groups):
     return problems
 
 
-def check(cr_paths, schema_path, rbac_path):
-    """Problems of the CRs and rbac.yaml, one line each."""
+def check(cr_paths, schema_path, rbac_paths):
+    """Problems of the CRs and the RBAC manifests, one line each."""
     checker = crd_schema.load(schema_path)
-    rbac_docs = rbac.load_documents(rbac_path)
+    by_file = {path: rbac.load_documents(path) for path in rbac_paths}
+    rbac_docs = [doc for docs in by_file.values() for doc in docs]
     opt_groups = config.list_opts()
     problems = []
     for cr_path in cr_paths:
         problems += cr_problems(cr_path, checker, rbac_docs, opt_groups)
-    problems += tempest_cr.style_problems(rbac_path, _read(rbac_path))
-    problems += ['%s: %s' % (rbac_path, p)
-                 for p in rbac.check_shape(rbac_docs)]
+    for path, docs in by_file.items():
+        others = [r['metadata'].get('name') for other, d in by_file.items()
+                  if other != path for r in rbac.roles(d)]
+        problems += tempest_cr.style_problems(path, _read(path))
+        problems += ['%s: %s' % (path, p)
+                     for p in rbac.check_shape(docs, known_roles=others)]
     return problems
 
 
@@ -95,17 +103,19 @@ def main(argv=None):
     parser.add_argument('--schema', default=os.path.join(
         ETC, 'tempest-crd-schema.json'),
         help='the Tempest CRD schema (tools/tempest_crd_schema.py)')
-    parser.add_argument('--rbac', default=os.path.join(ETC, 'rbac.yaml'),
-                        help='the ServiceAccount, Role and RoleBinding')
+    parser.add_argument('--rbac', action='append', metavar='FILE',
+                        help='an RBAC manifest (repeatable; default: every '
+                             'etc/test-operator/%s)' % RBAC_GLOB)
     args = parser.parse_args(argv)
     crs = args.cr or sorted(glob.glob(os.path.join(ETC, CR_GLOB)))
     if not crs:
         print('check_test_operator: no Tempest CR (%s) in %s'
               % (CR_GLOB, os.path.relpath(ETC)), file=sys.stderr)
         return 2
+    rbacs = args.rbac or sorted(glob.glob(os.path.join(ETC, RBAC_GLOB)))
     try:
         problems = check([os.path.relpath(p) for p in crs], args.schema,
-                         os.path.relpath(args.rbac))
+                         [os.path.relpath(p) for p in rbacs])
     except OSError as exc:
         print('check_test_operator: %s: %s' % (exc.filename, exc.strerror),
               file=sys.stderr)
@@ -121,7 +131,8 @@ def main(argv=None):
     print('check_test_operator: %s and %s agree with the Tempest CRD (%s) '
           'and are well formed' % (', '.join(os.path.basename(p)
                                              for p in crs),
-                                   os.path.basename(args.rbac),
+                                   ', '.join(os.path.basename(p)
+                                             for p in rbacs),
                                    os.path.basename(args.schema)))
     return 0
 

@@ -22,7 +22,7 @@ the order of the control plane hook among the scenario's hooks, and the
 Tempest CR the test-operator role builds from the jobs' variables, for a
 pull request and for a periodic build (against the Tempest CRD's schema,
 etc/test-operator/tempest-crd-schema.json, the plugin's options and
-etc/test-operator/rbac.yaml). Prints one
+etc/test-operator/rbac*.yaml). Prints one
 line per problem. Exit status: 0 all good, 1 problems, 2 a file cannot
 be read or jinja2 is missing.
 """
@@ -68,8 +68,9 @@ def main(argv=None):
         facts = cifmw_facts.parse_facts(_read(args.facts), args.facts)
         crd_checker = crd_schema.load(os.path.join(
             test_operator, 'tempest-crd-schema.json'))
-        rbac_docs = rbac.load_documents(os.path.join(test_operator,
-                                                     'rbac.yaml'))
+        rbac_docs = [doc for path in sorted(glob.glob(os.path.join(
+            test_operator, 'rbac*.yaml'))) for doc in rbac.load_documents(
+                path)]
         jobs, projects = zuul_jobs.load_config(sorted(glob.glob(
             os.path.join(ROOT, 'zuul.d', '*.yaml'))))
         used_text = '\n'.join(_read(p) for p in used if os.path.isfile(p))

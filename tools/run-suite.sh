@@ -8,8 +8,10 @@
 # It serves https under its own CA (up --tls), as the operators deploy by
 # default; tempest.conf names the CA ([identity] ca_certificates_file).
 # The plugin reaches the deployment through the cloud's Kubernetes API,
-# authorised against the Role shipped for clusters
-# (etc/test-operator/rbac.yaml); after tempest, tools/check_role_usage.py
+# authorised by the RBAC manifests shipped for clusters, as the account
+# of the disruptive CR (etc/test-operator/rbac.yaml and
+# rbac-disruptive.yaml, account glance-multiapi-tests-disruptive: the main
+# job runs the disruptive scenarios); after tempest, check_role_usage.py
 # shows that no request was refused and that every grant was used, and
 # counts as one more check in the summary (its failure fails the job).
 # The doctor (glance-multiapi-doctor) counts as one check too; its failure
@@ -55,7 +57,7 @@ mkdir -p "$ARTIFACTS_DIR"
 
 if [ "${WITH_HEAT:-1}" != 0 ]; then
     default_groups=multiapi,switchover,grow_shrink,uploader
-    default_groups+=,consolidated_images,heat
+    default_groups+=,consolidated_images,heat,heat_engine_restart
 else
     default_groups=multiapi,switchover,grow_shrink,uploader
 fi
@@ -67,7 +69,10 @@ required=${REQUIRED_GROUPS-$default_groups}
 cloud_workdir suite
 cloud_artifacts "$ARTIFACTS_DIR"
 
-ROLE=etc/test-operator/rbac.yaml
+ROLES=(etc/test-operator/rbac.yaml etc/test-operator/rbac-disruptive.yaml)
+ACCOUNT=glance-multiapi-tests-disruptive
+role_args=(--role "${ROLES[0]}" --role "${ROLES[1]}"
+           --service-account "$ACCOUNT")
 # NOTE: the suite names neither the Glance nor the OpenStackVersion, so
 # the plugin lists them; the Role's "get" of each serves configurations
 # that name them. Only a run inside a pod reads its own Pod. Without
@@ -75,7 +80,8 @@ ROLE=etc/test-operator/rbac.yaml
 allow_unused=(--allow-unused get:glances
               --allow-unused get:openstackversions
               --allow-unused get:pods/glance-multiapi-disruptive)
-spec_args=(--kube-role "$ROLE")
+spec_args=(--kube-role "${ROLES[0]}" --kube-role "${ROLES[1]}"
+           --kube-service-account "$ACCOUNT")
 [ "${TLS:-1}" != 0 ] && spec_args+=(--tls)
 [ -n "${SPEC:-}" ] && spec_args+=(--spec "$SPEC")
 if [ "${WITH_HEAT:-1}" != 0 ]; then
@@ -284,9 +290,9 @@ echo "results: map $RESULTS/deployment-map.html (facts:" \
     "$RESULTS/metrics.prom, records $ARTIFACTS_DIR/glance-multiapi-records/"
 
 stage_begin "role usage"
-echo "== Kubernetes API requests against $ROLE"
+echo "== Kubernetes API requests against ${ROLES[*]} (account $ACCOUNT)"
 role_ok=1
-role_out=$("$VENV/bin/python" tools/check_role_usage.py --role "$ROLE" \
+role_out=$("$VENV/bin/python" tools/check_role_usage.py "${role_args[@]}" \
     "${allow_unused[@]}" "$state" 2>&1) || role_ok=0
 [ -n "$role_out" ] && echo "$role_out"
 
@@ -297,7 +303,7 @@ if [ "$role_ok" = 1 ]; then
 else
     # NOTE: JUnit's failure message is the last line.
     checks=(--check "role-usage=fail:$role_out
-the run's Kubernetes API requests and $ROLE disagree")
+the run's Kubernetes API requests and ${ROLES[*]} disagree")
 fi
 if [ "$map_ok" = 1 ]; then
     checks+=(--check results-map=pass)
@@ -334,7 +340,7 @@ if [ "$role_ok" = 1 ]; then
 else
     failed=$((failed + 1))
     echo "FAILED: role usage: the run's Kubernetes API requests and" \
-        "$ROLE disagree (see the lines above)"
+        "${ROLES[*]} disagree (see the lines above)"
 fi
 if [ "$map_ok" = 1 ]; then
     passed=$((passed + 1))

@@ -2,7 +2,11 @@
 # The test-operator path, run for real: the shipped Tempest CR
 # (etc/test-operator/tempest-glance-multiapi.yaml, read at run time) in a
 # stand-in of test-operator's tempest pod, against an embedded cloud
-# deployed as a cluster is (up --tls --with-heat --kube-role rbac.yaml).
+# deployed as a cluster is (up --tls --with-heat), in namespace
+# $TEST_OPERATOR_NAMESPACE (default openstack), with the RBAC manifests a
+# cluster admin applies for that CR there as they are (rbac.yaml, and
+# rbac-disruptive.yaml when the CR mounts its token): nothing is edited
+# for the namespace but what "oc apply -n" gives.
 #
 # What the pod gets, as test-operator d0ef1c34 and tcib 4b51b359 give it
 # (tools/tcib_pod.py, selftests/manifests/tcib_pod.py):
@@ -10,7 +14,8 @@
 #    machine's ("env -i"); HOME /var/lib/tempest without ~/.kube, no
 #    KUBECONFIG; KUBERNETES_SERVICE_HOST/PORT of the cloud's Kubernetes
 #    API; the token, ca.crt and namespace of rbac.yaml's ServiceAccount at
-#    /var/run/secrets/kubernetes.io/serviceaccount; clouds.yaml (cloud
+#    /var/run/secrets/kubernetes.io/serviceaccount (of the token Secret
+#    the CR mounts, in the stage's namespace); clouds.yaml (cloud
 #    "default", no cacert) and secure.yaml as keystone-operator writes
 #    them; the cloud's CA only in the system trust bundle;
 #  - the plugin installed as run_tempest.sh installs an externalPlugin:
@@ -30,7 +35,12 @@
 # each test), and test-operator/ with tempest.conf as discover-tempest-
 # config wrote it, its log and what the pod's logs volume holds.
 # Ends with "N passed, N failed, N skipped".
-# Environment: TEST_OPERATOR_CR (another CR), TEST_OPERATOR_FRESH=1 (make
+# After the pod, the plugin's own verdict gate as a cluster admin runs it:
+# the glance-multiapi-report console script of the venv the pod pip-
+# installed, with --require $TEST_OPERATOR_REQUIRE (default: every group
+# the CR turns on).
+# Environment: TEST_OPERATOR_CR (another CR), TEST_OPERATOR_NAMESPACE,
+# TEST_OPERATOR_REQUIRE, TEST_OPERATOR_FRESH=1 (make
 # the venvs anew), TEST_OPERATOR_VENV_MAX_AGE (hours a venv is reused,
 # default 24; 0 never), KEEP_STATE=1 (keep the work folder).
 set -uo pipefail
@@ -44,7 +54,8 @@ mkdir -p "$RESULTS" && RESULTS=$(cd "$RESULTS" && pwd)
 STREAM=$RESULTS/$NAME.subunit
 OUT=$RESULTS/$NAME
 CR=${TEST_OPERATOR_CR:-etc/test-operator/tempest-glance-multiapi.yaml}
-ROLE=etc/test-operator/rbac.yaml
+NAMESPACE=${TEST_OPERATOR_NAMESPACE:-openstack}
+GATE_RBAC=etc/test-operator/rbac.yaml
 VENVS=$ROOT/.venv-test-operator
 MAX_AGE=${TEST_OPERATOR_VENV_MAX_AGE:-24}
 TCIB_COMMIT=4b51b3593706bc8c4457a0a05228e9971fae8ecf
@@ -52,7 +63,8 @@ started=$SECONDS
 rm -rf "$OUT" "$STREAM" && mkdir -p "$OUT"
 echo "test-operator: following tcib $TCIB_COMMIT" \
     "container-images/tcib/base/os/tempest/run_tempest.sh and" \
-    "test-operator d0ef1c343d8cca281f2ab538da610a286e15edeb; CR $CR"
+    "test-operator d0ef1c343d8cca281f2ab538da610a286e15edeb; CR $CR in" \
+    "namespace $NAMESPACE"
 
 # record STATUS ID [REASON]: one result of the stage in its stream.
 record() {
@@ -216,20 +228,38 @@ key="$("$PY39" -VV) $(git show "$head:requirements.txt" \
 fresh_venv "$plugin" "$key" && new_plugin_venv=1 || new_plugin_venv=0
 
 # -- the cloud, deployed as a cluster is ---------------------------------
+# NOTE: which token the CR mounts says which manifests the admin applied:
+# rbac.yaml always, and the file declaring that token.
+read -r secret account rbac_file < <("$VENV/bin/python" tools/tcib_pod.py \
+    identity --cr "$CR" --rbac "$GATE_RBAC" \
+    --rbac etc/test-operator/rbac-disruptive.yaml) || {
+    record fail cr_token "$CR mounts no token of the shipped RBAC manifests"
+    finish; }
+ROLES=("$GATE_RBAC")
+[ "$rbac_file" != "$GATE_RBAC" ] && ROLES+=("$rbac_file")
+role_args=() kube_role_args=()
+for role in "${ROLES[@]}"; do
+    role_args+=(--role "$role")
+    kube_role_args+=(--kube-role "$role")
+done
+echo "test-operator: the pod acts as $account (Secret $secret of" \
+    "$rbac_file); applied: ${ROLES[*]}"
 "$VENV/bin/glance-multiapi-cloud" --state-dir "$state" up --tls \
-    --with-heat --kube-role "$ROLE" | tail -2
+    --with-heat --kube-namespace "$NAMESPACE" \
+    "${kube_role_args[@]}" \
+    --kube-service-account "$account" | tail -2
 [ "${PIPESTATUS[0]}" = 0 ] || { record fail cloud_up "the cloud did not" \
     "come up (see above)"; finish; }
 
 # -- what the pod is given -----------------------------------------------
-namespace=$("$VENV/bin/python" -c 'import sys, yaml
-print(yaml.safe_load(open(sys.argv[1]))["metadata"]["namespace"])' "$CR")
-kube_port=$("$VENV/bin/python" - "$state" "$pod/sa" "$namespace" <<'EOF'
+kube_port=$("$VENV/bin/python" - "$state" "$pod/sa" "$NAMESPACE" \
+    "$secret" <<'EOF'
 import json, os, shutil, sys
-state, sa, namespace = sys.argv[1:]
+state, sa, namespace, secret = sys.argv[1:]
 data = json.load(open(os.path.join(state, 'state.json')))
+# NOTE: what the token controller put into the Secret the CR mounts.
 with open(os.path.join(sa, 'token'), 'w') as out:
-    out.write(data['kube']['token'])
+    out.write(data['kube']['secrets'][secret])
 with open(os.path.join(sa, 'namespace'), 'w') as out:
     out.write(namespace)
 shutil.copy(os.path.join(state, 'kubeapi', 'ca.crt'),
@@ -262,12 +292,15 @@ pod_env+=(HOME=/var/lib/tempest USE_EXTERNAL_FILES=true LANG=C.UTF-8
           "TMPDIR=/var/lib/tempest/.tmp")
 mkdir -p "$pod/home/.tmp"
 
+require=${TEST_OPERATOR_REQUIRE:-$("$VENV/bin/python" tools/tcib_pod.py \
+    groups --cr "$CR")}
+
 # -- the pod -------------------------------------------------------------
 echo "test-operator: the pod starts (a private mount namespace)"
 pod_started=$SECONDS
 setsid unshare -m --propagation private -- env -i "${pod_env[@]}" \
     bash tools/test-operator-pod.sh "$pod" "$ROOT/$VENV/bin/python" \
-    "$ROOT/tools" "$plugin" &
+    "$ROOT/tools" "$plugin" "$require" &
 pod_pid=$!
 wait "$pod_pid"
 pod_rc=$?
@@ -292,23 +325,23 @@ if [ -s "$logs/tempest_results.subunit" ]; then
 elif grep -q '^discover_tempest_config ok' "$pod/steps.txt"; then
     record fail tempest_run "tempest run left no results (exit $pod_rc)"
 fi
-# NOTE: the pod's identity is rbac.yaml's Role: no request of the run
-# may have been refused (which grants it used depends on the CR's
+# NOTE: the pod's identity is its token's account: no request of the
+# run may have been refused (which grants it used depends on the CR's
 # options, so none is required here; the main job checks that).
 allow=()
 while read -r grant; do
     allow+=(--allow-unused "$grant")
-done < <("$VENV/bin/python" -c 'import sys, yaml
-for doc in yaml.safe_load_all(open(sys.argv[1])):
-    if (doc or {}).get("kind") != "Role":
-        continue
-    for rule in doc.get("rules") or []:
-        for verb in rule["verbs"]:
-            for res in rule["resources"]:
-                for name in rule.get("resourceNames") or [None]:
-                    print("%s:%s%s" % (verb, res, "/" + name if name else ""))
-' "$ROLE")
-if role_out=$("$VENV/bin/python" tools/check_role_usage.py --role "$ROLE" \
+done < <("$VENV/bin/python" - "$account" "${ROLES[@]}" <<'EOF'
+import sys
+from glance_multiapi_tests.selftests.manifests import rbac
+docs = [d for path in sys.argv[2:] for d in rbac.load_documents(path)]
+for grant in rbac.account_grants(docs, sys.argv[1]):
+    print('%s:%s%s' % (grant.verb, grant.resource,
+                       '/' + grant.name if grant.name else ''))
+EOF
+)
+if role_out=$("$VENV/bin/python" tools/check_role_usage.py \
+        "${role_args[@]}" --service-account "$account" \
         "${allow[@]}" "$state" 2>&1); then
     record success no_request_refused
 else

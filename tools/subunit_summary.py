@@ -17,7 +17,8 @@ Usage: subunit_summary.py [--list-failures] [--require GROUPS] FILE [...]
 Files that are missing or empty count as nothing ran. With
 --list-failures the id of every failed test is printed first, one a line.
 --require takes a comma-separated list of the plugin's test groups
-(multiapi, switchover, grow_shrink, uploader, consolidated_images, heat):
+(multiapi, switchover, grow_shrink, uploader, consolidated_images, heat,
+heat_engine_restart):
 each one that did not run (all its tests skipped, or none selected)
 counts as one failure, printed as "FAILED: required group NAME did not
 run: REASONS" (the skip reasons name the missing option).

@@ -27,6 +27,13 @@ Usage:
   tcib_pod.py clouds --state-dir DIR --out-dir DIR
       clouds.yaml and secure.yaml of the embedded cloud's admin, shaped
       as keystone-operator writes them for the pod.
+  tcib_pod.py groups --cr FILE
+      the groups of tests the CR must run (comma-separated): the gate's,
+      and each disruptive scenario it turns on.
+  tcib_pod.py identity --cr FILE --rbac FILE [--rbac FILE ...]
+      the token Secret the CR mounts at the service-account path, the
+      account it is a token of and the RBAC file declaring it, on one
+      line separated by spaces (what the cluster admin applies for it).
 Exit status: 0, 1 when run_tempest.sh would fail there (the reason on
 stderr), 2 for bad usage.
 """
@@ -37,7 +44,9 @@ import sys
 
 import yaml
 
+from glance_multiapi_tests.selftests.manifests import rbac
 from glance_multiapi_tests.selftests.manifests import tcib_pod
+from glance_multiapi_tests.selftests.manifests import tempest_cr
 
 
 def _emit(words):
@@ -92,6 +101,37 @@ def cmd_clouds(args):
     return 0
 
 
+# NOTE: what every CR runs, and the group of each disruptive scenario.
+GATE_GROUPS = ('multiapi', 'uploader', 'consolidated_images', 'heat')
+SCENARIO_GROUPS = {
+    'glance_multiapi.run_switchover': 'switchover',
+    'glance_multiapi.run_grow_shrink': 'grow_shrink',
+    'consolidated_heat.run_heat_engine_restart': 'heat_engine_restart',
+}
+
+
+def cmd_groups(args):
+    with open(args.cr) as stream:
+        cr = yaml.safe_load(stream)
+    print(','.join(list(GATE_GROUPS) + [
+        SCENARIO_GROUPS[o] for o in tempest_cr.disruptive_options(cr)]))
+    return 0
+
+
+def cmd_identity(args):
+    with open(args.cr) as stream:
+        cr = yaml.safe_load(stream)
+    secret = tempest_cr.mounted_token_secret(cr)
+    for path in args.rbac:
+        owner = rbac.token_secrets(rbac.load_documents(path)).get(secret)
+        if owner:
+            print(secret, owner, path)
+            return 0
+    print('tcib_pod: %s mounts no token Secret that %s declares (%s)' % (
+        args.cr, ', '.join(args.rbac), secret), file=sys.stderr)
+    return 1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     sub = parser.add_subparsers(dest='command')
@@ -105,9 +145,15 @@ def main(argv=None):
     clouds = sub.add_parser('clouds')
     clouds.add_argument('--state-dir', required=True)
     clouds.add_argument('--out-dir', required=True)
+    groups = sub.add_parser('groups')
+    groups.add_argument('--cr', required=True)
+    identity = sub.add_parser('identity')
+    identity.add_argument('--cr', required=True)
+    identity.add_argument('--rbac', action='append', required=True)
     args = parser.parse_args(argv)
     commands = {'env': cmd_env, 'discover-argv': cmd_discover_argv,
-                'tempest-argv': cmd_tempest_argv, 'clouds': cmd_clouds}
+                'tempest-argv': cmd_tempest_argv, 'clouds': cmd_clouds,
+                'identity': cmd_identity, 'groups': cmd_groups}
     if args.command not in commands:
         parser.print_usage(sys.stderr)
         return 2

@@ -8,15 +8,20 @@
 # externalPlugin: run_git_tempest, run_tempest, generate_test_results.
 #
 # Usage: test-operator-pod.sh POD_DIR PROJECT_PYTHON TOOLS PLUGIN_VENV
+#                             [REQUIRED_GROUPS]
 # POD_DIR holds what run-test-operator.sh prepared: etc-test_operator/
 # (the CR's ConfigMap files), openstack/ (clouds.yaml, secure.yaml), sa/
 # (token, ca.crt, namespace), bundle.pem (the pod's system trust),
 # image-bin/ (the image's own commands), home/ (the pod's /var/lib/tempest)
 # and steps.txt, where each step's outcome is appended ("NAME ok|fail").
 # PLUGIN_VENV is the folder kept for the plugin's venv between runs.
+# REQUIRED_GROUPS: after the results, the verdict gate a cluster admin
+# runs on tempest_results.subunit (glance-multiapi-report --require, the
+# console script of the venv pip installed here: no checkout, no
+# PYTHONPATH); its output in POD_DIR/report.txt, its step report_require.
 # Nothing mounted here outlives the namespace.
 set -uo pipefail
-POD=$1 HELPER_PY=$2 TOOLS=$3 PLUGIN_VENV=$4
+POD=$1 HELPER_PY=$2 TOOLS=$3 PLUGIN_VENV=$4 REQUIRE=${5:-}
 STEPS=$POD/steps.txt
 
 say() { echo "test-operator-pod: $*"; }
@@ -204,6 +209,24 @@ if [ -d "$TEMPEST_DIR/.stestr" ]; then
         subunit2html "$results.subunit" "$results.html" > /dev/null 2>&1
     else
         say "subunit2html: not in this image stand-in"
+    fi
+fi
+if [ -n "$REQUIRE" ] && [ -s "${TEMPEST_LOGS_DIR}/tempest_results.subunit" ]
+then
+    (cd /tmp && env -u PYTHONPATH "$VENV_DIR/bin/glance-multiapi-report" \
+        --require "$REQUIRE" "${TEMPEST_LOGS_DIR}/tempest_results.subunit") \
+        > "$POD/report.txt" 2>&1
+    report_rc=$?
+    say "glance-multiapi-report --require $REQUIRE: exit $report_rc," \
+        "$(tail -1 "$POD/report.txt")"
+    # NOTE: a failed test fails the verdict too, but it is counted as
+    # itself already; this step fails for what only the gate sees.
+    if [ "$report_rc" = 0 ] || { [ "$report_rc" = 1 ] &&
+            ! grep -q '^FAILED: required group' "$POD/report.txt"; }; then
+        step report_require ok
+    else
+        step report_require fail "$(grep -m3 '^FAILED: required' \
+            "$POD/report.txt" | tr '\n' ' ')exit $report_rc"
     fi
 fi
 exit "$RETURN_VALUE"

@@ -27,12 +27,16 @@ and glances, get of deployments and of the run's own pod.
 import dataclasses
 import json
 import os
-import re
-import ssl
+
+from glance_multiapi_tests.common import kube_errors
 
 IN_CLUSTER_ENV = 'KUBERNETES_SERVICE_HOST'
 DEFAULT_KUBECONFIG = '~/.kube/config'
-_ERRNO_RE = re.compile(r'\[Errno -?\d+\][^\'")]*')
+# NOTE: beside the token and ca.crt of a pod's service account (and of
+# the token Secret the Tempest CRs mount there): the pod's own namespace.
+NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace'
+# NOTE: where the openstack-operator deployments keep the control plane.
+DEFAULT_NAMESPACE = 'openstack'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,7 +74,9 @@ class Settings:
 
     kubeconfig: str = None
     context: str = None
-    namespace: str = 'openstack'
+    # NOTE: None: the pod's own, else the kubeconfig context's, else
+    # DEFAULT_NAMESPACE (see namespace_for).
+    namespace: str = None
     timeout: float = 30.0
 
     @classmethod
@@ -78,7 +84,61 @@ class Settings:
         """Settings from the [glance_multiapi] option group."""
         return cls(kubeconfig=opts.kubeconfig or None,
                    context=opts.kubernetes_context or None,
-                   namespace=opts.namespace, timeout=opts.kubernetes_timeout)
+                   namespace=opts.namespace or None,
+                   timeout=opts.kubernetes_timeout)
+
+
+def in_cluster(settings):
+    """Whether settings reach the API with the pod's own token.
+
+    NOTE: the order kubectl and the client's load_config use: an explicit
+    kubeconfig, then $KUBECONFIG, then the pod's own token; a CI pod that
+    exports KUBECONFIG for another cluster must reach that one.
+    """
+    return bool(not settings.kubeconfig and not os.environ.get('KUBECONFIG')
+                and os.environ.get(IN_CLUSTER_ENV))
+
+
+def own_namespace(path=None):
+    """The namespace of the pod this runs in, else None."""
+    try:
+        with open(path or NAMESPACE_FILE, encoding='utf-8') as f:
+            name = f.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return name or None
+
+
+def _context_namespace(settings):
+    """The namespace the kubeconfig's context names, else None."""
+    try:
+        k8s = _client_package()
+        path = _kubeconfig_path(settings)
+        contexts, active = k8s.config.list_kube_config_contexts(
+            config_file=os.path.expanduser(path.split(os.pathsep)[0]))
+    except Exception:  # noqa: B902 - connect() reports a bad kubeconfig
+        return None
+    chosen = active
+    if settings.context:
+        chosen = next((c for c in contexts or ()
+                       if c.get('name') == settings.context), None)
+    context = (chosen or {}).get('context') or {}
+    return context.get('namespace') or None
+
+
+def namespace_for(settings):
+    """The namespace the objects are read in and patched.
+
+    [glance_multiapi] namespace when set; else in a pod its own (the
+    service-account namespace file: the Tempest CRs run in the control
+    plane's namespace), else the kubeconfig context's, as kubectl does;
+    else DEFAULT_NAMESPACE.
+    """
+    if settings.namespace:
+        return settings.namespace
+    found = (own_namespace() if in_cluster(settings)
+             else _context_namespace(settings))
+    return found or DEFAULT_NAMESPACE
 
 
 def describe(obj, kind=None):
@@ -112,11 +172,7 @@ def connect(settings):
     """A Client for settings; KubeError when no access can be built."""
     k8s = _client_package()
     configuration = k8s.client.Configuration()
-    # NOTE: the order kubectl and the client's load_config use: an explicit
-    # kubeconfig, then $KUBECONFIG, then the pod's own token; a CI pod that
-    # exports KUBECONFIG for another cluster must reach that one.
-    if (not settings.kubeconfig and not os.environ.get('KUBECONFIG')
-            and os.environ.get(IN_CLUSTER_ENV)):
+    if in_cluster(settings):
         credentials = "the pod's service-account token"
         try:
             k8s.config.load_incluster_config(
@@ -129,8 +185,8 @@ def connect(settings):
                 'so mount one (etc/test-operator/tempest-glance-multiapi.'
                 'yaml mounts the token Secret of rbac.yaml) or set '
                 '[glance_multiapi] kubeconfig' % (
-                    IN_CLUSTER_ENV, _one_line(exc))) from None
-        in_cluster = True
+                    IN_CLUSTER_ENV, kube_errors.one_line(exc))) from None
+        inside = True
     else:
         path = _kubeconfig_path(settings)
         credentials = 'the credentials of kubeconfig %s%s' % (
@@ -142,14 +198,15 @@ def connect(settings):
                 client_configuration=configuration, persist_config=False)
         except Exception as exc:  # noqa: B902 - config, YAML or file error
             raise KubeError('Kubernetes access: kubeconfig %s cannot be '
-                            'used: %s' % (path, _one_line(exc))) from None
-        in_cluster = False
+                            'used: %s' % (path, kube_errors.one_line(exc))
+                            ) from None
+        inside = False
     # NOTE: urllib3 retries a connect error or a GET read timeout 3 times
     # by default, so an API server that never answers would take four
     # timeouts while the message names one; this module reports instead.
     configuration.retries = 0
     return Client(settings, k8s, k8s.client.ApiClient(configuration),
-                  credentials, in_cluster)
+                  credentials, inside, namespace_for(settings))
 
 
 def _kubeconfig_path(settings):
@@ -170,21 +227,17 @@ def _kubeconfig_path(settings):
     return path
 
 
-def _one_line(exc):
-    text = ' '.join(str(exc).split())
-    return text or type(exc).__name__
-
-
 class Client:
     """One connection to the API server; use it in a with block."""
 
-    def __init__(self, settings, k8s, api_client, credentials, in_cluster):
+    def __init__(self, settings, k8s, api_client, credentials, inside,
+                 namespace):
         self.settings = settings
-        self.namespace = settings.namespace
+        self.namespace = namespace
         self._k8s = k8s
         self._api = api_client
         self._credentials = credentials
-        self._in_cluster = in_cluster
+        self._in_cluster = inside
 
     @property
     def server(self):
@@ -224,16 +277,36 @@ class Client:
                           resource.version, self.namespace, resource.plural,
                           name)
 
-    def list(self, resource):
-        """The objects of that resource in the namespace, as dicts."""
-        body = self._call('list', resource, None, self._custom().
-                          list_namespaced_custom_object, resource.group,
-                          resource.version, self.namespace, resource.plural)
+    def list(self, resource, label_selector=None):
+        """The objects of that resource in the namespace, as dicts.
+
+        label_selector: only those it selects (kube selector syntax).
+        """
+        kwargs = {'label_selector': label_selector} if label_selector else {}
+        if resource == POD:
+            core = self._k8s.client.CoreV1Api(self._api)
+            body = self._call('list', resource, None,
+                              core.list_namespaced_pod, self.namespace,
+                              **kwargs)
+        else:
+            body = self._call('list', resource, None, self._custom().
+                              list_namespaced_custom_object, resource.group,
+                              resource.version, self.namespace,
+                              resource.plural, **kwargs)
         items = body.get('items') if isinstance(body, dict) else None
         if not isinstance(items, list):
             raise self._error('list', resource, None,
                               'the answer has no items list')
         return items
+
+    def delete(self, resource, name):
+        """Delete a pod with its own grace period; the answer as a dict."""
+        if resource != POD:
+            raise self._error('delete', resource, name, 'only pods are '
+                              'deleted by this plugin')
+        core = self._k8s.client.CoreV1Api(self._api)
+        return self._call('delete', resource, name,
+                          core.delete_namespaced_pod, name, self.namespace)
 
     def patch(self, resource, name, patch):
         """Apply a JSON merge patch; return the patched object."""
@@ -270,7 +343,7 @@ class Client:
 
     def _call(self, verb, resource, name, method, *args, **kwargs):
         exceptions = self._k8s.client.exceptions
-        urllib3 = _urllib3()
+        import urllib3
         try:
             # NOTE: a (connect, read) pair: clients before 34 ignore a
             # single float timeout.
@@ -280,12 +353,12 @@ class Client:
                               **kwargs)
             data = response.data
         except exceptions.ApiException as exc:
-            raise self._error(verb, resource, name,
-                              self._explain(exc, verb, resource, name)
-                              ) from None
+            raise self._error(verb, resource, name, kube_errors.explain(
+                exc, verb, resource, name, self.namespace,
+                self._credentials, self._in_cluster)) from None
         except (urllib3.exceptions.HTTPError, OSError) as exc:
-            raise self._error(verb, resource, name,
-                              self._unreachable(exc)) from None
+            raise self._error(verb, resource, name, kube_errors.unreachable(
+                exc, self.settings.timeout)) from None
         try:
             return json.loads(data)
         except ValueError as exc:
@@ -298,77 +371,3 @@ class Client:
             what += ' "%s"' % name
         return KubeError('Kubernetes API %s: %s in namespace "%s": %s' % (
             self.server, what, self.namespace, problem))
-
-    def _unreachable(self, exc):
-        urllib3 = _urllib3()
-        reason = getattr(exc, 'reason', None) or exc
-        # NOTE: urllib3 2 makes NewConnectionError a ConnectTimeoutError.
-        timed_out = isinstance(reason, (urllib3.exceptions.TimeoutError,
-                                        TimeoutError)) and not isinstance(
-            reason, urllib3.exceptions.NewConnectionError)
-        if timed_out:
-            return 'no answer within %s s (API server unreachable or ' \
-                   'overloaded)' % self.settings.timeout
-        if isinstance(reason, (urllib3.exceptions.SSLError, ssl.SSLError)):
-            return 'TLS with the API server failed (is the kubeconfig\'s ' \
-                   'certificate-authority the one that signed it?): %s' % (
-                       _one_line(reason))
-        text = str(reason)
-        match = _ERRNO_RE.search(text)
-        return 'API server unreachable: %s' % (
-            match.group(0).strip() if match else _one_line(reason))
-
-    def _explain(self, exc, verb, resource, name):
-        status = exc.status or 0
-        message, details = _status_message(exc.body)
-        head = '%d %s' % (status, exc.reason or '')
-        if status == 0:
-            # NOTE: the client reports TLS failures as status 0.
-            return 'TLS or request failure: %s' % _one_line(exc.reason)
-        if status == 401:
-            return '%s: the API server refused %s (token or client ' \
-                   'certificate not accepted)%s' % (
-                       head, self._credentials, _server_says(message))
-        if status == 403:
-            who = ('the service account' if self._in_cluster
-                   else "the kubeconfig's user")
-            return '%s: %s lacks "%s" on "%s" in API group "%s"%s' % (
-                head, who, verb, resource.plural, resource.group,
-                _server_says(message))
-        if status == 404:
-            if name and ((details or {}).get('name') == name or
-                         '"%s" not found' % name in (message or '')):
-                return '%s: the object is missing: no %s "%s" in ' \
-                       'namespace "%s"' % (head, resource.kind, name,
-                                           self.namespace)
-            return '%s: the API server does not serve %s/%s (is its CRD ' \
-                   'installed?)%s' % (head, resource.full_name,
-                                      resource.version, _server_says(message))
-        if status == 422:
-            return '%s: the API server refused the change%s' % (
-                head, _server_says(message))
-        return '%s%s' % (head, _server_says(message))
-
-
-def _urllib3():
-    import urllib3
-    return urllib3
-
-
-def _status_message(body):
-    """(message, details) of a Kubernetes Status body, else its text."""
-    if isinstance(body, bytes):
-        body = body.decode('utf-8', 'replace')
-    if not body:
-        return None, None
-    try:
-        doc = json.loads(body)
-    except ValueError:
-        return _one_line(body)[:300], None
-    if not isinstance(doc, dict):
-        return _one_line(body)[:300], None
-    return doc.get('message'), doc.get('details')
-
-
-def _server_says(message):
-    return ': %s' % _one_line(message) if message else ''

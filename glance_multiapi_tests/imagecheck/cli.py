@@ -127,8 +127,9 @@ def build_parser():
     kubernetes.add_argument('--kubeconfig', metavar='FILE')
     kubernetes.add_argument('--context', metavar='NAME',
                             help='kubeconfig context (default: current).')
-    kubernetes.add_argument('--namespace', default='openstack',
-                            help='(default: %(default)s)')
+    kubernetes.add_argument('--namespace',
+                            help='(default: in a pod its own, else the '
+                                 'kubeconfig context\'s, else openstack)')
     kubernetes.add_argument('--openstackversion', metavar='NAME',
                             help='name of the OpenStackVersion (default: '
                                  'the only one in the namespace).')

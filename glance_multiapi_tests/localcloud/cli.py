@@ -26,6 +26,7 @@ from glance_multiapi_tests.localcloud.components import heat
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import heatconf
+from glance_multiapi_tests.localcloud import kubeobjects
 from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import spec as spec_mod
@@ -116,10 +117,21 @@ def build_parser():
                          'quorum queues), "embedded" one worker and '
                          "oslo.messaging's queue manager (default: "
                          '%(default)s)')
-    up.add_argument('--kube-role', metavar='FILE',
-                    help='a Role (YAML; other kinds in it are skipped) '
-                         'that every request to the Kubernetes API is '
-                         'authorised against (default: all allowed)')
+    up.add_argument('--kube-role', metavar='FILE', action='append',
+                    default=[],
+                    help='RBAC manifests (ServiceAccounts, their token '
+                         'Secrets, Roles, RoleBindings; repeatable) that '
+                         'authorise every request to the Kubernetes API, '
+                         'e.g. etc/test-operator/rbac.yaml; each token '
+                         'Secret gets a token of its own (in '
+                         'state.json); default: all allowed')
+    up.add_argument('--kube-service-account', metavar='NAME',
+                    help='the service account the kubeconfig acts as '
+                         '(default: the only one --kube-role binds)')
+    up.add_argument('--kube-namespace', metavar='NAMESPACE',
+                    default=kubeobjects.NAMESPACE,
+                    help='namespace of the control plane\'s objects and of '
+                         'the RBAC manifests (default: %(default)s)')
     restart = verbs.add_parser(
         'restart', parents=[common],
         help='stop one service gracefully and start it again on its ports')
@@ -233,7 +245,9 @@ def run(args, out):
                  fault_args=args.fault, with_registry=not args.no_registry,
                  with_fileserver=not args.no_fileserver,
                  base_port=args.base_port, with_heat=args.with_heat,
-                 heat_profile=args.heat_profile, kube_role=args.kube_role,
+                 heat_profile=args.heat_profile, kube_roles=args.kube_role,
+                 kube_namespace=args.kube_namespace,
+                 kube_account=args.kube_service_account,
                  with_tls=args.tls,
                  log=lambda msg: out.write(msg + '\n'))
         if not args.quiet:

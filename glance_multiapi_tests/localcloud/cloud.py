@@ -30,6 +30,7 @@ from glance_multiapi_tests.localcloud.components import kubeapi
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import heatconf
+from glance_multiapi_tests.localcloud import kubeobjects
 from glance_multiapi_tests.localcloud import kubepods
 from glance_multiapi_tests.localcloud import kuberbac
 from glance_multiapi_tests.localcloud import lifecycle
@@ -76,22 +77,32 @@ def _wipe(state):
 
 def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
        with_fileserver=True, base_port=None, log=print, with_heat=False,
-       kube_role=None, heat_profile=heatconf.DEFAULT_PROFILE, with_tls=False):
+       kube_roles=(), kube_namespace=None, kube_account=None,
+       heat_profile=heatconf.DEFAULT_PROFILE, with_tls=False):
     """Start a whole cloud in state.root; stop everything on failure.
 
     Every component prepares and starts in turn without waiting, so they
     all boot at once; keystone is awaited first, as everything registers
     with it; then the others; then the cloud is reconciled to its spec
-    like after a patch (the catalog, tempest.conf). kube_role: a Role
-    file every Kubernetes API request is then authorised against.
+    like after a patch (the catalog, tempest.conf). kube_roles: RBAC
+    manifest files (ServiceAccounts, token Secrets, Roles, RoleBindings)
+    every Kubernetes API request is then authorised by; kube_account: the
+    service account the kubeconfig acts as (default: the one they bind);
+    kube_namespace: where the control plane's objects live (openstack).
     heat_profile: which heat.conf heat runs with (heatconf.py).
     with_tls: keystone and the Glance APIs serve https (tlsmode.py).
     """
     spec = spec_mod.load(spec_text, spec_source)
-    role_text = None
-    if kube_role:
+    rbac_texts = None
+    namespace = kube_namespace or kubeobjects.NAMESPACE
+    if not kubeobjects.valid_name(namespace):
+        raise errors.Invalid('--kube-namespace %r is not a namespace name '
+                             '(lower-case letters, digits and "-", at most '
+                             '63)' % namespace)
+    if kube_roles:
         try:
-            role_text = kubeapi.check_role(kube_role)
+            rbac_texts, kube_account = kubeapi.check_rbac(
+                kube_roles, namespace, kube_account)
         except kuberbac.RoleError as exc:
             raise errors.Invalid(str(exc))
     records = [faults_mod.parse(f) for f in fault_args]
@@ -110,7 +121,9 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
                               'fileserver': with_fileserver,
                               'heat': with_heat,
                               'tls': with_tls,
-                              'heat_profile': heat_profile}}
+                              'heat_profile': heat_profile,
+                              'kube_namespace': namespace,
+                              'kube_account': kube_account}}
     enabled = components.enabled(state)
     for comp in enabled:
         comp.binaries_needed(state)
@@ -119,8 +132,8 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
             raise errors.AlreadyUp('a cloud is already up in %s (run '
                                    '"down" first)' % state.root)
         _wipe(state)
-        if role_text is not None:
-            kubeapi.install_role(state, role_text)
+        if rbac_texts is not None:
+            kubeapi.install_rbac(state, rbac_texts)
         began = time.monotonic()
         try:
             started = []

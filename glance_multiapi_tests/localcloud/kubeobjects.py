@@ -24,15 +24,32 @@ import collections
 import copy
 import hashlib
 import json
+import re
 import uuid
 
+# NOTE: the namespace the control plane lives in unless ``up
+# --kube-namespace`` names another (the manifests carry none).
 NAMESPACE = 'openstack'
 GLANCE_NAME = 'glance'
 CONTROLPLANE_NAME = 'openstack'
 VERSION_NAME = 'openstack'
 # NOTE: the version the operators would report; nothing compares it.
 OPENSTACK_VERSION = '0.0.1'
-USER = 'system:serviceaccount:openstack:glance-multiapi-tests'
+# NOTE: the service account the kubeconfig acts as when no RBAC
+# manifest names one (rbac.yaml's).
+ACCOUNT = 'glance-multiapi-tests'
+_DNS_LABEL = re.compile(r'[a-z0-9]([-a-z0-9]*[a-z0-9])?$')
+
+
+def valid_name(name):
+    """Whether name is a DNS-1123 label, as a namespace name must be."""
+    return bool(name) and len(name) <= 63 and bool(_DNS_LABEL.match(name))
+
+
+def namespace_of(data):
+    """The namespace of the cloud's objects (state data)."""
+    return (data.get('kube') or {}).get('namespace') or NAMESPACE
+
 
 Resource = collections.namedtuple(
     'Resource', 'group version plural kind singular short_names namespaced '
@@ -148,13 +165,13 @@ def _digits(value):
     return str(int(hashlib.sha256(text).hexdigest()[:12], 16))
 
 
-def _metadata(kube, kind, name, namespace=NAMESPACE, generation=1):
+def _metadata(kube, kind, name, namespaced=True, generation=1):
     seed = uuid.UUID(kube['uid_seed'])
     meta = {'name': name, 'uid': str(uuid.uuid5(seed, kind + '/' + name)),
             'generation': generation,
             'creationTimestamp': kube['created']}
-    if namespace:
-        meta['namespace'] = namespace
+    if namespaced:
+        meta['namespace'] = kube.get('namespace') or NAMESPACE
     return meta
 
 
@@ -269,8 +286,8 @@ def deployment(data, name, running, drifted=()):
 
 def namespace_object(data):
     obj = {'apiVersion': 'v1', 'kind': 'Namespace',
-           'metadata': _metadata(data['kube'], 'Namespace', NAMESPACE,
-                                 namespace=None),
+           'metadata': _metadata(data['kube'], 'Namespace',
+                                 namespace_of(data), namespaced=False),
            'spec': {'finalizers': ['kubernetes']},
            'status': {'phase': 'Active'}}
     del obj['metadata']['generation']

@@ -110,6 +110,7 @@ def manual_command(opts, spec_patch):
         patch = commands.nest_patch(opts.patch_spec_path, spec_patch)
         return commands.render_patch_command(opts.patch_command, patch)
     resource, spec_path = TARGETS[opts.patch_object]
+    namespace = kube.namespace_for(kube.Settings.from_opts(opts))
     name = _patched.get(opts.patch_object)
     if not name and resource == kube.CONTROLPLANE:
         name = opts.controlplane_name
@@ -119,7 +120,7 @@ def manual_command(opts, spec_patch):
         # NOTE: "oc get KIND -o name" prints KIND.GROUP/NAME, which oc
         # patch takes as one argument.
         target = '"$(oc -n %s get %s -o name | head -1)"' % (
-            shlex.quote(opts.namespace), resource.kind.lower())
+            shlex.quote(namespace), resource.kind.lower())
     words = ['oc']
     if opts.kubeconfig:
         words += ['--kubeconfig', shlex.quote(opts.kubeconfig)]
@@ -127,6 +128,6 @@ def manual_command(opts, spec_patch):
         words += ['--context', shlex.quote(opts.kubernetes_context)]
     patch = json.dumps(commands.nest_patch(spec_path, spec_patch),
                        separators=(',', ':'), sort_keys=True)
-    words += ['-n', shlex.quote(opts.namespace), 'patch', target,
+    words += ['-n', shlex.quote(namespace), 'patch', target,
               '--type', 'merge', '-p', shlex.quote(patch)]
     return ' '.join(words)

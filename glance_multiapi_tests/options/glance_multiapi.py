@@ -46,10 +46,13 @@ GlanceMultiApiGroup = [
     cfg.StrOpt('kubernetes_context',
                help='Context of the kubeconfig to use. Unset: its '
                     'current-context.'),
-    cfg.StrOpt('namespace', default='openstack',
+    cfg.StrOpt('namespace',
                help='Namespace of the Glance CR, the OpenStackControlPlane, '
                     'the OpenStackVersion and the Deployments read through '
-                    'the Kubernetes API.'),
+                    'the Kubernetes API. Unset: in a pod, the pod\'s own '
+                    '(the service-account namespace file: a test-operator '
+                    'pod runs beside the control plane); else the '
+                    'kubeconfig context\'s namespace; else "openstack".'),
     cfg.StrOpt('glance_name',
                help='Name of the Glance CR. Unset: the only Glance CR in '
                     'the namespace (listed; two or more is an error naming '

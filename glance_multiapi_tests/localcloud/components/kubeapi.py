@@ -24,7 +24,7 @@ read.
 import base64
 import datetime
 import os
-import secrets
+import secrets as secrets_mod
 import sys
 import uuid
 
@@ -65,7 +65,7 @@ def _write_private(path, text):
 
 
 def kubeconfig(state, ca_pem):
-    """The kubeconfig document: this API, its token, namespace openstack."""
+    """The kubeconfig document: this API, its token and namespace."""
     return {'apiVersion': 'v1', 'kind': 'Config', 'preferences': {},
             'clusters': [{'name': CONTEXT, 'cluster': {
                 'server': url(state),
@@ -75,25 +75,72 @@ def kubeconfig(state, ca_pem):
                 'token': state.data['kube']['token']}}],
             'contexts': [{'name': CONTEXT, 'context': {
                 'cluster': CONTEXT, 'user': USER,
-                'namespace': kubeobjects.NAMESPACE}}],
+                'namespace': kubeobjects.namespace_of(state.data)}}],
             'current-context': CONTEXT}
 
 
-def check_role(path):
-    """The text of a Role file for ``up --kube-role``; RoleError if bad."""
+def check_rbac(paths, namespace, account=None):
+    """(texts, account) of the RBAC files of ``up --kube-role``.
+
+    account is the service account the kubeconfig acts as. RoleError (one
+    line) when the files cannot be used.
+    """
+    texts = []
+    for path in paths:
+        try:
+            with open(path, encoding='utf-8') as f:
+                texts.append((f.read(), path))
+        except UnicodeDecodeError:
+            raise kuberbac.RoleError('RBAC file %s is not UTF-8 text'
+                                     % path)
+        except OSError as exc:
+            raise kuberbac.RoleError('cannot read RBAC file %s: %s' % (
+                path, exc.strerror or exc))
+    rbac = kuberbac.parse_rbac(texts, namespace)
+    if account is None:
+        account = kuberbac.default_account(rbac)
+    elif rbac.bindings and account not in {
+            a for _role, bound in rbac.bindings for a in bound}:
+        raise kuberbac.RoleError('service account %s is bound to no Role '
+                                 'by %s' % (account, ', '.join(paths)))
+    return texts, account or kubeobjects.ACCOUNT
+
+
+def install_rbac(state, texts):
+    """Make every request be authorised by these manifests from now on.
+
+    Their text is kept in the state dir (one file, for the artifacts);
+    prepare() resolves who may do what from it.
+    """
+    _write_private(state.path(ROLE_FILE), '\n---\n'.join(
+        '# %s\n%s' % (where, text) for text, where in texts))
+
+
+def _identities(state, account):
+    """(kubeconfig token, token -> account, Secret -> token, rules).
+
+    Every token Secret of the manifests gets a token of its own, as the
+    token controller fills one in; the kubeconfig carries the token of
+    its account's Secret. rules is None (all allowed) without manifests.
+    """
+    namespace = kubeobjects.namespace_of(state.data)
     try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as exc:
-        raise kuberbac.RoleError('cannot read Role file %s: %s' % (
-            path, exc.strerror))
-    kuberbac.parse_role(text, path)
-    return text
-
-
-def install_role(state, text):
-    """Make every request be authorised against this Role from now on."""
-    _write_private(state.path(ROLE_FILE), text)
+        with open(state.path(ROLE_FILE), encoding='utf-8') as f:
+            rbac = kuberbac.parse_rbac([(f.read(), ROLE_FILE)], namespace)
+    except FileNotFoundError:
+        rbac = None
+    tokens, secrets = {}, {}
+    for secret, owner in sorted((rbac.token_secrets if rbac else {}).items()):
+        token = secrets[secret] = secrets_mod.token_urlsafe(32)
+        tokens[token] = owner
+    mine = [token for token, owner in tokens.items() if owner == account]
+    own = mine[0] if mine else secrets_mod.token_urlsafe(32)
+    tokens[own] = account
+    rules = None
+    if rbac is not None:
+        rules = {name: kuberbac.account_rules(rbac, name)
+                 for name in set(tokens.values())}
+    return own, tokens, secrets, rules
 
 
 def image_mappings():
@@ -114,8 +161,15 @@ def binaries_needed(state):
 
 
 def prepare(state):
-    """A fresh token, uid seed and kubeconfig; heat's image digest."""
-    kube = {'token': secrets.token_urlsafe(32),
+    """Fresh tokens, uid seed and kubeconfig; heat's image digest."""
+    options = state.data.get('options', {})
+    account = options.get('kube_account') or kubeobjects.ACCOUNT
+    state.data['kube'] = {'namespace': options.get('kube_namespace') or
+                          kubeobjects.NAMESPACE}
+    token, tokens, secrets, rules = _identities(state, account)
+    kube = {'token': token, 'tokens': tokens, 'secrets': secrets,
+            'rules': rules, 'account': account,
+            'namespace': state.data['kube']['namespace'],
             'uid_seed': str(uuid.uuid4()),
             'created': datetime.datetime.now(datetime.timezone.utc).strftime(
                 '%Y-%m-%dT%H:%M:%SZ'),
@@ -194,9 +248,10 @@ def status(state):
 
 def tempest_options(state, sections, cli):
     """The plugin learns and patches the deployment the Kubernetes way."""
+    # NOTE: no namespace: the plugin takes the kubeconfig context's, as
+    # a pod takes its own.
     sections['glance_multiapi'].update({
         'kubernetes_api': 'True', 'kubeconfig': state.path(KUBECONFIG),
-        'namespace': kubeobjects.NAMESPACE,
         'patch_object': 'openstackcontrolplane'})
     # NOTE: where the uploader scenarios in uuid_output = configmap mode
     # let the uploader write its ConfigMap (each in its own namespace).

@@ -47,6 +47,8 @@ class Request(object):
         self.namespace = None
         self.name = None
         self.discovery = False
+        # NOTE: set once the token is known (the audit log names who).
+        self.user = None
         parts = [p for p in path.split('/') if p]
         self._parse(parts)
         verb = VERBS_BY_METHOD.get(method, method.lower())
@@ -88,7 +90,8 @@ class Request(object):
     def audit(self, code):
         return {'verb': self.verb, 'apiGroup': self.resource.group,
                 'resource': self.resource.plural, 'name': self.name or '',
-                'namespace': self.namespace or '', 'code': code}
+                'namespace': self.namespace or '', 'code': code,
+                'user': self.user or ''}
 
 
 def json_body(body):

@@ -17,9 +17,10 @@ every request, to kubectl and the ``kubernetes`` Python client: the
 discovery documents, get and list (JSON, or a Table for kubectl), and
 merge patches of the OpenStackControlPlane and the Glance CR. A patch of
 the control plane runs the CLI's ``patch`` verb, so it is reconciled
-before the answer. Requests carry the bearer token of the kubeconfig
-``up`` wrote; with ``up --kube-role`` each is authorised against that
-Role. Every resource request is appended to kubeapi-audit.log.
+before the answer. Requests carry a bearer token: the kubeconfig's, or
+one of a token Secret of the RBAC manifests of ``up --kube-role``, which
+then authorise each request by the token's service account. Every
+resource request is appended to kubeapi-audit.log.
 
 This module authenticates, authorises, audits and routes; what a request
 asks and the shape of an answer are in kubeapi_request.py, the stored
@@ -100,10 +101,12 @@ class Api(object):
             finally:
                 # NOTE: as on a real API server, an unknown path is a
                 # 404 only for those who may ask.
-                self._authenticate(state, headers)
+                account = self._authenticate(state, headers)
             if request.discovery:
                 return 200, self._discovery(request, url.path)
-            self._authorize(state, request)
+            request.user = kuberbac.user(
+                kubeobjects.namespace_of(state.data), account)
+            self._authorize(state, request, account)
             code, answer = self._serve(state, request, headers, body)
         except Response as exc:
             code, answer = exc.code, exc.body
@@ -120,12 +123,16 @@ class Api(object):
         return code, answer
 
     def _authenticate(self, state, headers):
-        token = state.data.get('kube', {}).get('token', '')
+        """The service account the bearer token is of, else 401."""
+        kube = state.data.get('kube', {})
+        tokens = kube.get('tokens') or {}
         given = headers.get('Authorization') or ''
         scheme, _sep, value = given.partition(' ')
-        if not (token and scheme.lower() == 'bearer' and
-                hmac.compare_digest(value.strip(), token)):
-            raise Response(401, kuberbac.unauthorized())
+        if scheme.lower() == 'bearer':
+            for token, account in tokens.items():
+                if hmac.compare_digest(value.strip(), token):
+                    return account
+        raise Response(401, kuberbac.unauthorized())
 
     def _discovery(self, request, path):
         # NOTE: like system:discovery, any authenticated user may read
@@ -148,33 +155,22 @@ class Api(object):
                 return found
         raise Response(404, kuberbac.no_such_path())
 
-    def _authorize(self, state, request):
+    def _authorize(self, state, request, account):
         res = request.resource
         faults = faults_mod.Faults.of_state(state)
         allowed = faults.kube_allows(request.verb, res.plural)
-        role = self._role_rules()
-        if allowed and role is not None:
+        rules = state.data.get('kube', {}).get('rules')
+        if allowed and rules is not None:
             # NOTE: a Role grants nothing outside its namespace, nor at
             # the cluster scope.
-            allowed = (request.namespace == kubeobjects.NAMESPACE and
-                       kuberbac.allows(role, request.verb, res.group,
-                                       res.plural, request.name))
+            allowed = (request.namespace == kubeobjects.namespace_of(
+                state.data) and kuberbac.allows(
+                    rules.get(account) or [], request.verb, res.group,
+                    res.plural, request.name))
         if not allowed:
             raise Response(403, kuberbac.forbidden(
-                kubeobjects.USER, request.verb, res.group, res.plural,
+                request.user, request.verb, res.group, res.plural,
                 request.name, request.namespace))
-
-    def _role_rules(self):
-        path = os.path.join(self.root, kuberbac.ROLE_FILE)
-        try:
-            with open(path) as f:
-                text = f.read()
-        except FileNotFoundError:
-            return None
-        try:
-            return kuberbac.parse_role(text, kuberbac.ROLE_FILE)
-        except kuberbac.RoleError as exc:
-            raise Response(500, kuberbac.internal_error(str(exc)))
 
     def _audit(self, record):
         line = json.dumps(record, sort_keys=True) + '\n'
@@ -206,7 +202,8 @@ class Api(object):
             return kubeapi_stored.serve_pods(self.pods, request, headers,
                                              body)
         items = self._world(state)[res.plural]
-        if request.namespace not in (None, kubeobjects.NAMESPACE):
+        if request.namespace not in (None, kubeobjects.namespace_of(
+                state.data)):
             items = []
         if request.verb == 'list':
             return 200, kubeapi_request.listing(res, items, headers,

@@ -147,79 +147,135 @@ def _rule_problems(where, rule):
     return problems
 
 
-def check_shape(docs):
-    """Problems (one line each) of rbac.yaml's documents."""
+def accounts(docs):
+    """Names of the ServiceAccounts declared."""
+    return [d['metadata'].get('name') for d in docs
+            if d.get('kind') == 'ServiceAccount'
+            and isinstance(d.get('metadata'), dict)]
+
+
+def token_secrets(docs):
+    """{token Secret name: the ServiceAccount it is a token of}."""
+    found = {}
+    for doc in docs:
+        if (doc.get('kind') == 'Secret' and doc.get('type')
+                == 'kubernetes.io/service-account-token'):
+            meta = doc.get('metadata') or {}
+            found[meta.get('name')] = (meta.get('annotations') or {}).get(
+                'kubernetes.io/service-account.name')
+    return found
+
+
+def account_grants(docs, account):
+    """Grants of every Role a RoleBinding of docs binds account to.
+
+    docs may come from several files (rbac-disruptive.yaml binds its
+    account to rbac.yaml's Role too).
+    """
+    by_name = {r['metadata'].get('name'): r for r in roles(docs)}
+    result = []
+    for binding in docs:
+        if binding.get('kind') != 'RoleBinding':
+            continue
+        subjects = [s.get('name') for s in binding.get('subjects') or []
+                    if isinstance(s, dict)
+                    and s.get('kind') == 'ServiceAccount']
+        role = by_name.get((binding.get('roleRef') or {}).get('name'))
+        if account in subjects and role is not None:
+            result.extend(g for g in grants(role) if g not in result)
+    return result
+
+
+def check_shape(docs, known_roles=()):
+    """Problems (one line each) of one RBAC manifest file's documents.
+
+    known_roles: names of Roles other files declare that this one's
+    RoleBindings may name (rbac-disruptive.yaml binds rbac.yaml's Role).
+    """
     problems = []
     by_kind = collections.defaultdict(list)
     for doc in docs:
         kind = doc.get('kind')
         if kind not in KINDS:
-            problems.append('%s: kind not expected in rbac.yaml (one of %s)'
-                            % (_name(doc), ', '.join(sorted(KINDS))))
+            problems.append('%s: kind not expected in an RBAC manifest (one '
+                            'of %s)' % (_name(doc), ', '.join(sorted(KINDS))))
             continue
         if doc.get('apiVersion') != KINDS[kind]:
             problems.append('%s: apiVersion %r, want %s'
                             % (_name(doc), doc.get('apiVersion'),
                                KINDS[kind]))
-        if not (doc.get('metadata') or {}).get('namespace'):
-            problems.append('%s: no metadata.namespace' % _name(doc))
+        # NOTE: no namespace, so that "oc apply -n NS" puts everything
+        # beside the control plane, wherever that is.
+        if (doc.get('metadata') or {}).get('namespace'):
+            problems.append('%s: metadata.namespace is set; leave it out so '
+                            'that oc apply -n picks it' % _name(doc))
         by_kind[kind].append(doc)
     for kind in ('ServiceAccount', 'Role', 'RoleBinding'):
-        if len(by_kind[kind]) != 1:
-            problems.append('want exactly one %s, found %d'
-                            % (kind, len(by_kind[kind])))
+        if not by_kind[kind]:
+            problems.append('want a %s, found none' % kind)
     if problems:
         return problems
-    role, binding, account = (by_kind[k][0] for k in
-                              ('Role', 'RoleBinding', 'ServiceAccount'))
-    rules = role.get('rules')
-    if not isinstance(rules, list) or not rules:
-        problems.append('%s: no rules' % _name(role))
-        rules = []
-    for index, rule in enumerate(rules):
-        where = '%s rules[%d]' % (_name(role), index)
-        if not isinstance(rule, dict):
-            problems.append('%s: not a mapping' % where)
-            continue
-        problems.extend(_rule_problems(where, rule))
-    problems.extend(_binding_problems(binding, role, account))
+    for role in by_kind['Role']:
+        rules = role.get('rules')
+        if not isinstance(rules, list) or not rules:
+            problems.append('%s: no rules' % _name(role))
+            rules = []
+        for index, rule in enumerate(rules):
+            where = '%s rules[%d]' % (_name(role), index)
+            if not isinstance(rule, dict):
+                problems.append('%s: not a mapping' % where)
+                continue
+            problems.extend(_rule_problems(where, rule))
+    mine = accounts(docs)
+    role_names = [r['metadata'].get('name') for r in by_kind['Role']]
+    for binding in by_kind['RoleBinding']:
+        problems.extend(_binding_problems(
+            binding, role_names + list(known_roles), mine))
+    bound = {s.get('name') for b in by_kind['RoleBinding']
+             for s in b.get('subjects') or [] if isinstance(s, dict)}
+    for account in mine:
+        if account not in bound:
+            problems.append('ServiceAccount %s: no RoleBinding binds it'
+                            % account)
     for secret in by_kind['Secret']:
-        problems.extend(_token_problems(secret, account))
-    namespaces = set(d['metadata']['namespace'] for d in docs)
-    if len(namespaces) > 1:
-        problems.append('objects are in several namespaces: %s'
-                        % ', '.join(sorted(namespaces)))
+        problems.extend(_token_problems(secret, mine))
     return problems
 
 
-def _binding_problems(binding, role, account):
+def _binding_problems(binding, role_names, account_names):
     problems = []
     ref = binding.get('roleRef') or {}
-    want = {'apiGroup': 'rbac.authorization.k8s.io', 'kind': 'Role',
-            'name': role['metadata'].get('name')}
-    if {k: ref.get(k) for k in want} != want:
-        problems.append('%s: roleRef %s, want %s'
-                        % (_name(binding), ref, want))
-    subject = {'kind': 'ServiceAccount',
-               'name': account['metadata'].get('name'),
-               'namespace': account['metadata'].get('namespace')}
+    if (ref.get('apiGroup'), ref.get('kind')) != (
+            'rbac.authorization.k8s.io', 'Role') or (
+            ref.get('name') not in role_names):
+        problems.append('%s: roleRef %s, want a Role of %s'
+                        % (_name(binding), ref, ', '.join(role_names)))
     subjects = binding.get('subjects') or []
-    if [subject] != [{k: s.get(k) for k in subject} for s in subjects
-                     if isinstance(s, dict)]:
-        problems.append('%s: subjects %s, want only %s'
-                        % (_name(binding), subjects, subject))
+    for subject in subjects:
+        if not isinstance(subject, dict) or (
+                subject.get('kind') != 'ServiceAccount'
+                or subject.get('name') not in account_names):
+            problems.append('%s: subject %s, want a ServiceAccount of this '
+                            'file (%s)' % (_name(binding), subject,
+                                           ', '.join(account_names)))
+        elif subject.get('namespace'):
+            problems.append('%s: subject %s names a namespace; leave it '
+                            'out (the binding\'s own)' % (_name(binding),
+                                                          subject['name']))
+    if not subjects:
+        problems.append('%s: no subjects' % _name(binding))
     return problems
 
 
-def _token_problems(secret, account):
+def _token_problems(secret, account_names):
     problems = []
     if secret.get('type') != 'kubernetes.io/service-account-token':
         problems.append('%s: type %r, want kubernetes.io/service-account-'
                         'token' % (_name(secret), secret.get('type')))
     owner = ((secret.get('metadata') or {}).get('annotations') or {}).get(
         'kubernetes.io/service-account.name')
-    if owner != account['metadata'].get('name'):
+    if owner not in account_names:
         problems.append('%s: annotation kubernetes.io/service-account.name '
-                        'is %r, want %r' % (_name(secret), owner,
-                                            account['metadata'].get('name')))
+                        'is %r, want one of %s' % (
+                            _name(secret), owner, ', '.join(account_names)))
     return problems

@@ -55,6 +55,16 @@ def read_audit(lines, where=AUDIT_LOG):
     return records
 
 
+def of_account(records, account):
+    """The records of requests made with account's token.
+
+    NOTE: the user is "system:serviceaccount:NAMESPACE:NAME"; a record
+    without one (an older log) counts for everyone.
+    """
+    return [r for r in records if not r.get('user')
+            or r['user'].rsplit(':', 1)[-1] == account]
+
+
 def matches(grant, record):
     """Whether the grant allows the recorded request ("*" wildcards)."""
     def same(granted, asked):

@@ -18,10 +18,12 @@ document start, lines of at most 80 characters).
 discover-tempest-config as pairs (through run_tempest.sh's bash and
 xargs, see tcib_pod), and every pair naming one of this plugin's option
 groups names a real option with a valid value.
-``token_problems``: a pod that is not privileged gets the token of
-rbac.yaml's ServiceAccount where in-cluster clients read it.
+``token_problems``: a pod that is not privileged gets the token of one
+of the rbac*.yaml ServiceAccounts where in-cluster clients read it, and
+a CR that turns nothing disruptive on gets an account that only reads.
 """
 
+from glance_multiapi_tests.selftests.manifests import rbac
 from glance_multiapi_tests.selftests.manifests import shell_words
 from glance_multiapi_tests.selftests.manifests import tcib_pod
 
@@ -103,42 +105,105 @@ def override_problems(text, opt_groups):
     return problems
 
 
-def _token_secret(rbac_docs):
-    for doc in rbac_docs:
-        if (doc.get('kind') == 'Secret' and doc.get('type')
-                == 'kubernetes.io/service-account-token'):
-            return doc['metadata'].get('name')
-    return None
+# NOTE: the overrides that turn on what changes the deployment, and the
+# grants each then needs (its Kubernetes way); a CR without them must run
+# as an account that can only read.
+DISRUPTIVE_OPTIONS = {
+    'glance_multiapi.run_switchover': (
+        'patch openstackcontrolplanes.core.openstack.org',),
+    'glance_multiapi.run_grow_shrink': (
+        'patch openstackcontrolplanes.core.openstack.org',),
+    'consolidated_heat.run_heat_engine_restart': (
+        'list pods', 'delete pods', 'get deployments.apps/heat-engine'),
+}
+READ_VERBS = frozenset(['get', 'list', 'watch'])
 
 
-def token_problems(cr, rbac_docs):
-    """Problems of how the CR's pod gets rbac.yaml's token."""
-    spec = cr.get('spec') or {}
-    namespace = (cr.get('metadata') or {}).get('namespace')
-    problems = []
-    for doc in rbac_docs:
-        theirs = (doc.get('metadata') or {}).get('namespace')
-        if theirs != namespace:
-            problems.append('Tempest CR is in namespace %r, rbac.yaml\'s %s '
-                            'in %r' % (namespace, doc.get('kind'), theirs))
-            break
-    if spec.get('privileged'):
-        return problems
-    secret = _token_secret(rbac_docs)
-    volumes = {}
-    mounts = []
-    for extra in spec.get('extraMounts') or []:
+def _pairs(cr):
+    overrides = ((cr.get('spec') or {}).get('tempestconfRun') or {}).get(
+        'overrides') or ''
+    return dict(override_pairs(overrides)) if overrides else {}
+
+
+def disruptive_options(cr):
+    """The disruptive run_* overrides the CR turns on."""
+    pairs = _pairs(cr)
+    return [name for name in DISRUPTIVE_OPTIONS
+            if str(pairs.get(name, '')).lower() == 'true']
+
+
+def is_disruptive(cr):
+    """Whether the CR's overrides turn a disruptive scenario on."""
+    return bool(disruptive_options(cr))
+
+
+def _needed_grants(cr):
+    pairs = _pairs(cr)
+    needed = []
+    for option in disruptive_options(cr):
+        if option.endswith('run_heat_engine_restart') and pairs.get(
+                'consolidated_heat.restart_command'):
+            continue
+        if option.startswith('glance_multiapi.') and pairs.get(
+                'glance_multiapi.patch_object') == 'glance':
+            needed.append(('patch glances.glance.openstack.org', option))
+            continue
+        needed.extend((grant, option) for grant in DISRUPTIVE_OPTIONS[option])
+    return needed
+
+
+def mounted_token_secret(cr):
+    """Name of the Secret the CR mounts at TOKEN_DIR, else None."""
+    volumes, mounts = {}, []
+    for extra in (cr.get('spec') or {}).get('extraMounts') or []:
         for vol in extra.get('extraVol') or []:
             for volume in vol.get('volumes') or []:
                 name = (volume.get('secret') or {}).get('secretName')
                 volumes[volume.get('name')] = name
             mounts.extend(vol.get('mounts') or [])
-    mounted = [m for m in mounts if m.get('mountPath') == TOKEN_DIR]
+    for mount in mounts:
+        if mount.get('mountPath') == TOKEN_DIR:
+            return volumes.get(mount.get('name'))
+    return None
+
+
+def token_problems(cr, rbac_docs):
+    """Problems of which token the CR's pod acts with.
+
+    rbac_docs: the documents of every RBAC manifest (rbac*.yaml).
+    """
+    problems = []
+    if (cr.get('metadata') or {}).get('namespace'):
+        problems.append('metadata.namespace is set; leave it out so that '
+                        'oc apply -n puts the CR beside the control plane '
+                        '(and the plugin reads that namespace in the pod)')
+    if (cr.get('spec') or {}).get('privileged'):
+        return problems
+    secrets = rbac.token_secrets(rbac_docs)
+    secret = mounted_token_secret(cr)
     if secret is None:
-        problems.append('rbac.yaml has no service-account-token Secret and '
-                        'the CR is not privileged: the pod has no token')
-    elif not any(volumes.get(m.get('name')) == secret for m in mounted):
-        problems.append('the CR is not privileged and does not mount '
-                        'Secret %s at %s: the pod would have no token'
-                        % (secret, TOKEN_DIR))
+        problems.append('the CR is not privileged and mounts no Secret at '
+                        '%s: the pod would have no token (mount one of %s)'
+                        % (TOKEN_DIR, ', '.join(sorted(secrets))))
+        return problems
+    if secret not in secrets:
+        problems.append('the CR mounts Secret %s at %s, which no RBAC '
+                        'manifest declares as a token (%s)' % (
+                            secret, TOKEN_DIR, ', '.join(sorted(secrets))))
+        return problems
+    account = secrets[secret]
+    granted = rbac.account_grants(rbac_docs, account)
+    writes = sorted({rbac.grant_label(g) for g in granted
+                     if g.verb not in READ_VERBS})
+    labels = {rbac.grant_label(g) for g in granted}
+    for grant, option in _needed_grants(cr):
+        if grant not in labels:
+            problems.append('%s is on, which needs "%s", but the token '
+                            'mounted (%s, account %s) is not granted it' % (
+                                option, grant, secret, account))
+    if writes and not is_disruptive(cr):
+        problems.append('the CR turns no disruptive scenario on, yet its '
+                        'token (%s, account %s) may %s: a gate must run as '
+                        'an account that only reads' % (
+                            secret, account, '; '.join(writes)))
     return problems

@@ -54,7 +54,6 @@ CR_FIELDS = {
                                                     'externalPlugin'),
     'cifmw_test_operator_tempest_tempestconf_config': ('tempestconfRun',),
 }
-CR_NAMESPACE = 'openstack'
 # Zuul variables of a pull request and of a periodic build.
 CONTEXTS = {
     'pull request': {'change': '42', 'patchset': 'abc123'},
@@ -171,8 +170,7 @@ def tempest_cr_of(rendered):
     """The parts of the Tempest CR the job's variables set."""
     cr = {'apiVersion': 'test.openstack.org/v1beta1', 'kind': 'Tempest',
           'metadata': {'name': rendered.get(
-              'cifmw_test_operator_tempest_name', 'tempest-tests'),
-              'namespace': CR_NAMESPACE},
+              'cifmw_test_operator_tempest_name', 'tempest-tests')},
           'spec': {}}
     for var, path in CR_FIELDS.items():
         if var not in rendered:

@@ -13,6 +13,7 @@
 """Which cluster access kube.connect picks (kubeconfig, $KUBECONFIG, the
 pod's service account) and its one-line errors."""
 
+import json
 import sys
 from unittest import mock
 
@@ -100,3 +101,61 @@ class AccessConfigTest(testtools.TestCase):
             exc = self.assertRaises(kube.KubeError, kube.connect,
                                     kube.Settings())
         self.assertIn('needs the python package "kubernetes"', str(exc))
+
+
+class NamespaceTest(testtools.TestCase):
+    """Where the objects are looked for when no option names it."""
+
+    def setUp(self):
+        super().setUp()
+        self.folder = self.useFixture(fixtures.TempDir()).path
+        self.useFixture(fixtures.EnvironmentVariable('KUBECONFIG'))
+        self.useFixture(fixtures.EnvironmentVariable(kube.IN_CLUSTER_ENV))
+        self.useFixture(fixtures.EnvironmentVariable(
+            'HOME', self.folder))
+        self.ns_file = self.folder + '/namespace'
+        self.useFixture(fixtures.MonkeyPatch(
+            'glance_multiapi_tests.common.kube.NAMESPACE_FILE',
+            self.ns_file))
+
+    def in_pod(self, namespace):
+        self.useFixture(fixtures.EnvironmentVariable(kube.IN_CLUSTER_ENV,
+                                                     '127.0.0.1'))
+        with open(self.ns_file, 'w') as f:
+            f.write(namespace + '\n')
+
+    def test_the_option_wins(self):
+        self.in_pod('from-pod')
+        self.assertEqual('opt', kube.namespace_for(kube.Settings(
+            namespace='opt')))
+
+    def test_a_pod_takes_its_own(self):
+        self.in_pod('osp-ctlplane')
+        self.assertEqual('osp-ctlplane', kube.namespace_for(
+            kube.Settings()))
+
+    def test_a_pod_without_the_file_falls_back(self):
+        self.useFixture(fixtures.EnvironmentVariable(kube.IN_CLUSTER_ENV,
+                                                     '127.0.0.1'))
+        self.assertEqual(kube.DEFAULT_NAMESPACE, kube.namespace_for(
+            kube.Settings()))
+
+    def test_a_kubeconfig_takes_its_contexts(self):
+        self.in_pod('ignored')
+        path = self.folder + '/kubeconfig'
+        with open(path, 'w') as f:
+            json.dump({'apiVersion': 'v1', 'kind': 'Config',
+                       'clusters': [{'name': 'c', 'cluster': {
+                           'server': 'https://127.0.0.1:1'}}],
+                       'users': [{'name': 'u', 'user': {'token': 't'}}],
+                       'contexts': [{'name': 'x', 'context': {
+                           'cluster': 'c', 'user': 'u',
+                           'namespace': 'osp-ctlplane'}}],
+                       'current-context': 'x'}, f)
+        self.assertEqual('osp-ctlplane', kube.namespace_for(
+            kube.Settings(kubeconfig=path)))
+        self.assertEqual(kube.DEFAULT_NAMESPACE, kube.namespace_for(
+            kube.Settings(kubeconfig=path, context='nope')))
+
+    def test_nothing_known_is_openstack(self):
+        self.assertEqual('openstack', kube.namespace_for(kube.Settings()))

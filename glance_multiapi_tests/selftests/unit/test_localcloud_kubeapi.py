@@ -57,7 +57,8 @@ def state_data(heat=False, faults_=()):
     return {'spec': copy.deepcopy(SPEC), 'faults': [list(f) for f in faults_],
             'options': {'heat': heat}, 'ports': {'registry': 20001},
             'status': {'apiEndpoint': {'api0-public': 'http://x:1'}},
-            'kube': {'token': TOKEN, 'uid_seed': str(uuid.uuid4()),
+            'kube': {'token': TOKEN, 'tokens': {TOKEN: kubeobjects.ACCOUNT},
+                     'rules': None, 'uid_seed': str(uuid.uuid4()),
                      'created': '2026-01-01T00:00:00Z', 'generation': 1,
                      'heat_digest': 'ab' * 32}}
 
@@ -104,7 +105,8 @@ class RbacTest(testtools.TestCase):
                                         'x'))
 
     def test_forbidden_message_is_the_api_servers(self):
-        body = kuberbac.forbidden(kubeobjects.USER, 'patch',
+        body = kuberbac.forbidden(kuberbac.user('openstack',
+                                                kubeobjects.ACCOUNT), 'patch',
                                   'glance.openstack.org', 'glances',
                                   'glance', 'openstack')
         self.assertEqual(
@@ -359,8 +361,10 @@ class ServerTest(testtools.TestCase):
         self.assertEqual((422, 'Invalid'), (code, body['reason']))
 
     def test_role_and_fault_forbid(self):
-        with open(os.path.join(self.root, kuberbac.ROLE_FILE), 'w') as f:
-            f.write(ROLE)
+        data = state_data(heat=True)
+        data['kube']['rules'] = {kubeobjects.ACCOUNT: kuberbac.parse_role(
+            ROLE, 'role.yaml')}
+        self.write_state(data)
         apps = '/apis/apps/v1/namespaces/openstack/deployments/'
         self.assertEqual(200, self.call('GET', apps + 'heat-api')[0])
         code, body = self.call('GET', apps + 'heat-engine')

@@ -22,10 +22,26 @@ from glance_multiapi_tests.selftests.manifests import rbac
 from glance_multiapi_tests.selftests.unit import manifest_tools
 
 SHIPPED = os.path.join(manifest_tools.ETC, 'rbac.yaml')
+DISRUPTIVE = os.path.join(manifest_tools.ETC, 'rbac-disruptive.yaml')
+GATE_ACCOUNT = 'glance-multiapi-tests'
+DISRUPTIVE_ACCOUNT = 'glance-multiapi-tests-disruptive'
+READS = [
+    'get glances.glance.openstack.org',
+    'list glances.glance.openstack.org',
+    'get openstackversions.core.openstack.org',
+    'list openstackversions.core.openstack.org',
+    'get deployments.apps/heat-api',
+    'get deployments.apps/heat-cfnapi',
+    'get deployments.apps/heat-engine',
+]
 
 
 def shipped():
     return rbac.load_documents(SHIPPED)
+
+
+def both():
+    return shipped() + rbac.load_documents(DISRUPTIVE)
 
 
 def role_of(docs):
@@ -36,21 +52,35 @@ class ShippedRbacTest(testtools.TestCase):
 
     def test_shape_is_clean(self):
         self.assertEqual([], rbac.check_shape(shipped()))
+        self.assertEqual([], rbac.check_shape(
+            rbac.load_documents(DISRUPTIVE),
+            known_roles=[GATE_ACCOUNT]))
 
-    def test_grants_exactly_the_plugin_requests(self):
-        labels = [rbac.grant_label(g) for g in rbac.grants(role_of(
-            shipped()))]
-        self.assertEqual([
-            'get glances.glance.openstack.org',
-            'list glances.glance.openstack.org',
-            'patch openstackcontrolplanes.core.openstack.org/openstack',
-            'get openstackversions.core.openstack.org',
-            'list openstackversions.core.openstack.org',
-            'get deployments.apps/heat-api',
-            'get deployments.apps/heat-cfnapi',
-            'get deployments.apps/heat-engine',
+    def test_gate_account_only_reads(self):
+        labels = [rbac.grant_label(g) for g in rbac.account_grants(
+            both(), GATE_ACCOUNT)]
+        self.assertEqual(READS, labels)
+
+    def test_disruptive_account_reads_and_changes(self):
+        labels = [rbac.grant_label(g) for g in rbac.account_grants(
+            both(), DISRUPTIVE_ACCOUNT)]
+        self.assertEqual(READS + [
+            'patch openstackcontrolplanes.core.openstack.org',
             'get pods/glance-multiapi-disruptive',
+            'list pods',
+            'delete pods',
         ], labels)
+
+    def test_manifests_name_no_namespace(self):
+        for doc in both():
+            self.assertNotIn('namespace', doc['metadata'])
+            for subject in doc.get('subjects') or []:
+                self.assertNotIn('namespace', subject)
+
+    def test_disruptive_binding_needs_the_gate_role(self):
+        problems = rbac.check_shape(rbac.load_documents(DISRUPTIVE))
+        self.assertEqual(1, len(problems), problems)
+        self.assertIn('roleRef', problems[0])
 
 
 class ShapeProblemsTest(testtools.TestCase):
@@ -84,7 +114,7 @@ class ShapeProblemsTest(testtools.TestCase):
 
     def test_wrong_api_group(self):
         problems = self.problems(
-            lambda d: self.rule(d, 3).update(apiGroups=['extensions']))
+            lambda d: self.rule(d, 2).update(apiGroups=['extensions']))
         self.assertIn("deployments are in API group 'apps'", problems[0])
 
     def test_binding_to_another_role_and_account(self):
@@ -93,31 +123,38 @@ class ShapeProblemsTest(testtools.TestCase):
             binding['roleRef']['name'] = 'admin'
             binding['subjects'][0]['name'] = 'default'
         problems = self.problems(change)
-        self.assertEqual(2, len(problems), problems)
+        self.assertEqual(3, len(problems), problems)
         self.assertIn('roleRef', problems[0])
-        self.assertIn('subjects', problems[1])
+        self.assertIn('subject', problems[1])
+        self.assertIn('no RoleBinding binds it', problems[2])
 
     def test_token_for_another_account(self):
         def change(docs):
             secret = [d for d in docs if d['kind'] == 'Secret'][0]
             secret['metadata']['annotations'][
                 'kubernetes.io/service-account.name'] = 'default'
-        self.assertIn("is 'default', want 'glance-multiapi-tests'",
+        self.assertIn("is 'default', want one of glance-multiapi-tests",
                       self.problems(change)[0])
 
     def test_missing_role_and_foreign_kind(self):
         def change(docs):
             docs[:] = [d for d in docs if d['kind'] != 'Role']
             docs.append({'apiVersion': 'v1', 'kind': 'Pod',
-                         'metadata': {'name': 'p', 'namespace': 'openstack'}})
+                         'metadata': {'name': 'p'}})
         problems = self.problems(change)
         self.assertIn('Pod p: kind not expected', problems[0])
-        self.assertIn('want exactly one Role, found 0', problems[1])
+        self.assertIn('want a Role, found none', problems[1])
 
-    def test_namespaces_differ(self):
+    def test_namespace_set(self):
         problems = self.problems(
-            lambda d: d[0]['metadata'].update(namespace='other'))
-        self.assertIn('several namespaces', problems[-1])
+            lambda d: d[0]['metadata'].update(namespace='openstack'))
+        self.assertIn('metadata.namespace is set', problems[-1])
+
+    def test_subject_namespace_set(self):
+        def change(docs):
+            binding = [d for d in docs if d['kind'] == 'RoleBinding'][0]
+            binding['subjects'][0]['namespace'] = 'openstack'
+        self.assertIn('names a namespace', self.problems(change)[0])
 
 
 class GrantsTest(testtools.TestCase):

@@ -23,17 +23,22 @@ from glance_multiapi_tests.selftests.manifests import role_usage
 from glance_multiapi_tests.selftests.unit import manifest_tools
 
 ROLE = os.path.join(manifest_tools.ETC, 'rbac.yaml')
+DISRUPTIVE = os.path.join(manifest_tools.ETC, 'rbac-disruptive.yaml')
+ACCOUNT = 'glance-multiapi-tests-disruptive'
+USER = 'system:serviceaccount:openstack:' + ACCOUNT
 
 
-def record(verb, group, resource, name='', code=200):
+def record(verb, group, resource, name='', code=200, user=USER):
     return {'verb': verb, 'apiGroup': group, 'resource': resource,
-            'name': name, 'namespace': 'openstack', 'code': code}
+            'name': name, 'namespace': 'openstack', 'code': code,
+            'user': user}
 
 
 # Every request the plugin can make: the Glance and the OpenStackVersion
 # by list (names unset) and by name, a switchover patch, each heat
-# Deployment (one answered 404: authorised all the same), and the read of
-# its own pod while the switchover has the deployment changed.
+# Deployment (one answered 404: authorised all the same), the read of
+# its own pod while the switchover has the deployment changed, and the
+# heat-engine restart's pod list and delete.
 ALL_REQUESTS = [
     record('list', 'glance.openstack.org', 'glances'),
     record('get', 'glance.openstack.org', 'glances', 'glance'),
@@ -46,11 +51,14 @@ ALL_REQUESTS = [
     record('get', 'apps', 'deployments', 'heat-cfnapi'),
     record('get', 'apps', 'deployments', 'heat-engine', code=404),
     record('get', '', 'pods', 'glance-multiapi-disruptive'),
+    record('list', '', 'pods'),
+    record('delete', '', 'pods', 'heat-engine-5d8f7c-x2x9q'),
 ]
 
 
 def shipped_grants():
-    return rbac.grants(rbac.roles(rbac.load_documents(ROLE))[0])
+    docs = rbac.load_documents(ROLE) + rbac.load_documents(DISRUPTIVE)
+    return rbac.account_grants(docs, ACCOUNT)
 
 
 class UsageTest(testtools.TestCase):
@@ -123,8 +131,15 @@ class UsageTest(testtools.TestCase):
         lines = table.splitlines()
         self.assertEqual(['grant', 'used'], lines[0].split())
         self.assertEqual(
-            ['patch', 'openstackcontrolplanes.core.openstack.org/openstack',
-             '1'], lines[3].split())
+            ['patch', 'openstackcontrolplanes.core.openstack.org', '1'],
+            lines[8].split())
+
+    def test_only_the_accounts_requests_count(self):
+        gate = record('patch', 'core.openstack.org',
+                      'openstackcontrolplanes', 'openstack',
+                      user='system:serviceaccount:openstack:other')
+        mine = role_usage.of_account(ALL_REQUESTS + [gate], ACCOUNT)
+        self.assertEqual(ALL_REQUESTS, mine)
 
 
 class AuditLogTest(testtools.TestCase):
@@ -159,28 +174,49 @@ class ToolTest(testtools.TestCase):
         with open(os.path.join(self.state, role_usage.AUDIT_LOG), 'w') as f:
             f.writelines(json.dumps(r) + '\n' for r in records)
 
+    def run_tool(self, *args):
+        return manifest_tools.run(
+            self, 'check_role_usage', '--role', ROLE, '--role', DISRUPTIVE,
+            '--service-account', ACCOUNT, *args)
+
     def test_clean_run_exits_0(self):
         self.write_log(ALL_REQUESTS)
-        code, out, err = manifest_tools.run(self, 'check_role_usage',
-                                            self.state)
+        code, out, err = self.run_tool(self.state)
         self.assertEqual((0, ''), (code, err), out)
-        self.assertIn('10 requests, every grant of rbac.yaml used', out)
+        self.assertIn('12 requests, every grant of rbac.yaml, '
+                      'rbac-disruptive.yaml (account %s) used' % ACCOUNT,
+                      out)
 
     def test_refused_exits_1_naming_it(self):
         self.write_log(ALL_REQUESTS + [record(
             'patch', 'glance.openstack.org', 'glances', 'glance', code=403)])
-        code, out, _ = manifest_tools.run(self, 'check_role_usage',
-                                          self.state)
+        code, out, _ = self.run_tool(self.state)
         self.assertEqual(1, code)
         self.assertIn('refused (403) 1 time(s)', out)
 
     def test_missing_log_means_nothing_used(self):
-        code, out, _ = manifest_tools.run(
-            self, 'check_role_usage', '--allow-unused', 'get:glances',
-            self.state)
+        code, out, _ = self.run_tool('--allow-unused', 'get:glances',
+                                     self.state)
         self.assertEqual(1, code)
         self.assertIn('no Kubernetes API request recorded', out)
-        self.assertEqual(8, out.count('never used'))
+        self.assertEqual(10, out.count('never used'))
+
+    def test_two_accounts_need_a_name(self):
+        self.write_log(ALL_REQUESTS)
+        code, _, err = manifest_tools.run(
+            self, 'check_role_usage', '--role', ROLE, '--role', DISRUPTIVE,
+            self.state)
+        self.assertEqual(2, code)
+        self.assertIn('name one with --service-account', err)
+
+    def test_gate_account_by_default_with_rbac_yaml(self):
+        reads = [dict(r, user='system:serviceaccount:x:glance-multiapi-'
+                      'tests') for r in ALL_REQUESTS
+                 if r['verb'] in ('get', 'list') and r['resource'] != 'pods']
+        self.write_log(reads)
+        code, out, err = manifest_tools.run(self, 'check_role_usage',
+                                            self.state)
+        self.assertEqual((0, ''), (code, err), out)
 
     def test_broken_log_exits_2(self):
         with open(os.path.join(self.state, role_usage.AUDIT_LOG), 'w') as f:

@@ -35,7 +35,15 @@ def shipped_cr():
 
 
 def shipped_rbac():
-    return rbac.load_documents(os.path.join(manifest_tools.ETC, 'rbac.yaml'))
+    return [doc for name in ('rbac.yaml', 'rbac-disruptive.yaml')
+            for doc in rbac.load_documents(os.path.join(manifest_tools.ETC,
+                                                        name))]
+
+
+def disruptive_cr():
+    with open(os.path.join(manifest_tools.ETC,
+                           'tempest-glance-multiapi-disruptive.yaml')) as f:
+        return yaml.safe_load(f)
 
 
 class ShippedManifestsTest(testtools.TestCase):
@@ -160,8 +168,7 @@ class TokenTest(testtools.TestCase):
         del cr['spec']['extraMounts']
         problems = tempest_cr.token_problems(cr, shipped_rbac())
         self.assertEqual(1, len(problems))
-        self.assertIn('does not mount Secret glance-multiapi-tests-token',
-                      problems[0])
+        self.assertIn('mounts no Secret at', problems[0])
 
     def test_privileged_pod_needs_no_mount(self):
         cr = shipped_cr()
@@ -169,11 +176,32 @@ class TokenTest(testtools.TestCase):
         cr['spec']['privileged'] = True
         self.assertEqual([], tempest_cr.token_problems(cr, shipped_rbac()))
 
-    def test_other_namespace(self):
+    def test_namespace_is_left_to_oc_apply(self):
         cr = copy.deepcopy(shipped_cr())
         cr['metadata']['namespace'] = 'tests'
-        self.assertIn("Tempest CR is in namespace 'tests'",
+        self.assertIn('metadata.namespace is set',
                       tempest_cr.token_problems(cr, shipped_rbac())[0])
+
+    def test_gate_with_the_disruptive_token_is_refused(self):
+        cr = shipped_cr()
+        cr['spec']['extraMounts'] = disruptive_cr()['spec']['extraMounts']
+        problems = tempest_cr.token_problems(cr, shipped_rbac())
+        self.assertEqual(1, len(problems), problems)
+        self.assertIn('turns no disruptive scenario on, yet its token',
+                      problems[0])
+        self.assertIn('delete pods', problems[0])
+
+    def test_disruptive_with_the_gate_token_lacks_its_grants(self):
+        cr = disruptive_cr()
+        cr['spec']['extraMounts'] = shipped_cr()['spec']['extraMounts']
+        problems = tempest_cr.token_problems(cr, shipped_rbac())
+        self.assertIn('glance_multiapi.run_switchover is on, which needs '
+                      '"patch openstackcontrolplanes.core.openstack.org"',
+                      problems[0])
+
+    def test_shipped_disruptive_cr_has_its_grants(self):
+        self.assertEqual([], tempest_cr.token_problems(disruptive_cr(),
+                                                       shipped_rbac()))
 
 
 class StyleTest(testtools.TestCase):

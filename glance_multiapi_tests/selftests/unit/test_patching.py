@@ -25,7 +25,8 @@ RESTORE = {'keystoneEndpoint': 'api0'}
 
 def _opts(**values):
     base = dict(kubernetes_api=True, kubeconfig=None, kubernetes_context=None,
-                namespace='openstack', patch_object='openstackcontrolplane',
+                namespace='openstack', kubernetes_timeout=30.0,
+                patch_object='openstackcontrolplane',
                 controlplane_name=None, patch_command=None,
                 patch_spec_path='spec')
     base.update(values)

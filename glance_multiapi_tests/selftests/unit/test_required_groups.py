@@ -59,8 +59,9 @@ class ParseTest(testtools.TestCase):
             'uploader': ['scenario.test_uploader.A.test_x',
                          'scenario.test_uploader_races.A.test_x'],
             'consolidated_images': ['api.test_consolidated_images.A.t'],
-            'heat': ['api.test_heat_services.A.test_x',
-                     'scenario.test_heat_engine_restart.A.test_x'],
+            'heat': ['api.test_heat_services.A.test_x'],
+            'heat_engine_restart': [
+                'scenario.test_heat_engine_restart.A.test_x'],
         }
         for group, ids in cases.items():
             for test_id in ids:
@@ -127,7 +128,7 @@ class ProblemsTest(testtools.TestCase):
         self.assertTrue(lines[0].startswith(
             'required group heat did not run: none of its tests was '
             'selected ('), lines[0])
-        self.assertIn('scenario.test_heat_engine_restart.', lines[0])
+        self.assertIn('api.test_heat_services.', lines[0])
 
     def test_skip_without_reason_is_said(self):
         lines = required_groups.problems(

@@ -50,8 +50,9 @@ class ShippedJobsTest(testtools.TestCase):
             sorted(glob.glob(os.path.join(REPO, 'zuul.d', '*.yaml'))))
         self.crd = crd_schema.load(os.path.join(
             manifest_tools.ETC, 'tempest-crd-schema.json'))
-        self.rbac = rbac.load_documents(os.path.join(manifest_tools.ETC,
-                                                     'rbac.yaml'))
+        self.rbac = [doc for name in ('rbac.yaml', 'rbac-disruptive.yaml')
+                     for doc in rbac.load_documents(os.path.join(
+                         manifest_tools.ETC, name))]
         self.used = _read(os.path.join(REPO, 'zuul.d', 'podified.yaml'))
 
     def problems(self, jobs=None, used=None):
