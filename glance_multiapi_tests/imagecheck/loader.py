@@ -21,6 +21,7 @@ import json
 
 from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import kube
+from glance_multiapi_tests.imagecheck import builtin
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import errors
 from glance_multiapi_tests.imagecheck import mapping
@@ -32,6 +33,9 @@ class Inputs:
     """Where each input of the check is; unset ones are not used."""
 
     mappings_file: str
+    # NOTE: without mappings_file, the built-in groups (builtin.py) and
+    # their known names stand in for the file.
+    builtin: bool = False
     version_file: str = None
     version_command: str = None
     env_file: str = None
@@ -51,7 +55,8 @@ class Inputs:
 
 def run(inputs):
     """Read every input and return the check.Report."""
-    if not inputs.mappings_file and not inputs.running_deployments:
+    if not (inputs.mappings_file or inputs.builtin or
+            inputs.running_deployments):
         raise errors.ImageCheckError('no image mappings file given')
     if inputs.version_file and inputs.version_command:
         raise errors.ImageCheckError(
@@ -71,6 +76,8 @@ def run(inputs):
         image_mapping = mapping.parse_mapping(
             read_text(inputs.mappings_file, 'image mappings'),
             inputs.mappings_file)
+    elif inputs.builtin:
+        image_mapping = builtin.image_mapping()
     else:
         image_mapping = mapping.Mapping(where=check.NO_MAPPING, targets=())
     found, versions, running = [], None, None
@@ -100,6 +107,8 @@ def run(inputs):
                 read_text(inputs.known_names_file, 'known image names'),
                 inputs.known_names_file)
         known = frozenset(known)
+    elif inputs.builtin and not inputs.mappings_file:
+        known = builtin.KNOWN_NAMES
     return check.check(image_mapping, found, known_names=known,
                        targets=inputs.targets, versions=versions,
                        running=running)

@@ -126,6 +126,18 @@ class Fault(object):
         """Whether a removed API's status.apiEndpoint keys stay."""
         return False
 
+    def version_image(self, field, reference):
+        """The OpenStackVersion's status reference of field (None: none)."""
+        return reference
+
+    def replaces_pod(self, deployment):
+        """Whether a deleted pod of that Deployment gets a working one."""
+        return True
+
+    def acts_on_delete(self, deployment):
+        """Whether a pod deletion of that Deployment is acted upon."""
+        return True
+
     def rpc_timeout(self, since_restart):
         """None when heat-api's RPC call to heat-engine goes through.
 

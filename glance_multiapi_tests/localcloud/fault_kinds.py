@@ -22,6 +22,7 @@ import os
 
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import fault_hooks
+from glance_multiapi_tests.localcloud import kubeheat
 
 # NOTE: the decorator and the base class every fault here is written with.
 fault = fault_hooks.fault
@@ -146,6 +147,77 @@ class HeatImageDrift(Fault):
 
     def image_drifts(self, deployment):
         return deployment == self.arg
+
+
+# -- the OpenStackVersion and heat's pods (issue #30) ----------------------
+HEAT_FIELDS = ('heatAPIImage', 'heatCfnapiImage', 'heatEngineImage')
+
+
+class _VersionField(Fault):
+    needs_heat = True
+    arg_kind = 'field'
+
+    def check_arg(self):
+        if self.arg not in HEAT_FIELDS:
+            raise errors.Invalid('fault %s needs one of %s, got %r' % (
+                self.name, ', '.join(HEAT_FIELDS), self.arg))
+
+
+@fault
+class VersionFieldMissing(_VersionField):
+    name = 'version-field-missing'
+    help = ('status.containerImages of the OpenStackVersion lacks FIELD '
+            '(heatAPIImage, heatCfnapiImage or heatEngineImage), as an '
+            'operator that no longer knows the field would report')
+
+    def version_image(self, field, reference):
+        return None if field == self.arg else reference
+
+
+@fault
+class VersionDigestDrift(_VersionField):
+    name = 'version-digest-drift'
+    help = ('status.containerImages.FIELD of the OpenStackVersion pins '
+            'another digest of the heat image than the other two fields '
+            '(the Deployments keep running the others\' digest)')
+
+    def version_image(self, field, reference):
+        if field != self.arg:
+            return reference
+        name, _sep, digest = reference.partition('@sha256:')
+        return '%s@sha256:%s' % (name, kubeheat.other_digest(digest, field))
+
+
+class _HeatPods(Fault):
+    needs_heat = True
+    arg_kind = 'deployment'
+
+    def check_arg(self):
+        if self.arg not in kubeheat.DEPLOYMENTS:
+            raise errors.Invalid('fault %s needs one of %s, got %r' % (
+                self.name, ', '.join(kubeheat.DEPLOYMENTS), self.arg))
+
+
+@fault
+class PodNotReplaced(_HeatPods):
+    name = 'pod-not-replaced'
+    help = ('a deleted pod of that heat Deployment stops, and its '
+            'replacement stays Pending (ImagePullBackOff): the service '
+            'never comes back')
+
+    def replaces_pod(self, deployment):
+        return deployment != self.arg
+
+
+@fault
+class PodDeleteIgnored(_HeatPods):
+    name = 'pod-delete-ignored'
+    help = ('a pod deletion of that heat Deployment is accepted and the pod '
+            'marked, but nothing acts on it: the process runs on, no '
+            'replacement starts (a restart that restarts nothing)')
+
+    def acts_on_delete(self, deployment):
+        return deployment != self.arg
 
 
 @fault

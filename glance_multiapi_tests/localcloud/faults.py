@@ -108,6 +108,18 @@ class Faults(object):
     def keeps_removed_status(self, api):
         return any(item.keeps_removed_status(api) for item in self.active)
 
+    def version_image(self, field, reference):
+        for item in self.active:
+            if reference is not None:
+                reference = item.version_image(field, reference)
+        return reference
+
+    def replaces_pod(self, deployment):
+        return all(item.replaces_pod(deployment) for item in self.active)
+
+    def acts_on_delete(self, deployment):
+        return all(item.acts_on_delete(deployment) for item in self.active)
+
     def rpc_timeout(self, since_restart):
         for item in self.active:
             delay = item.rpc_timeout(since_restart)

@@ -22,10 +22,13 @@ which processes run.
 
 import collections
 import copy
+import datetime
 import hashlib
 import json
 import re
 import uuid
+
+from glance_multiapi_tests.localcloud import kubeheat
 
 # NOTE: the namespace the control plane lives in unless ``up
 # --kube-namespace`` names another (the manifests carry none).
@@ -73,22 +76,11 @@ RESOURCES = (
              False, ('get', 'list')),
     Resource('', 'v1', 'configmaps', 'ConfigMap', 'configmap', ('cm',),
              True, ('create', 'delete', 'get', 'list', 'patch', 'update')),
-    # NOTE: stored, not played by a process (kubepods.py says why).
+    # NOTE: heat's are played by its processes (kubeheat.py), the others
+    # stored (kubepods.py says why).
     Resource('', 'v1', 'pods', 'Pod', 'pod', ('po',), True,
              ('create', 'delete', 'get', 'list')),
 )
-
-# NOTE: Deployment names from heat-operator (internal/heatapi/const.go,
-# internal/heatcfnapi/const.go, internal/heatengine/deployment.go), each
-# with the local process that plays its pod.
-HEAT_DEPLOYMENTS = collections.OrderedDict((
-    ('heat-api', ('heat-api', 'heatAPIImage')),
-    ('heat-cfnapi', ('heat-api-cfn', 'heatCfnapiImage')),
-    ('heat-engine', ('heat-engine', 'heatEngineImage')),
-))
-# NOTE: the consolidated image is built by s2i's heat/heat-api target.
-HEAT_IMAGE_NAME = 'openstack-heat-api'
-HEAT_TARGET = 'heat/heat-api'
 
 
 def group_version(resource):
@@ -175,6 +167,11 @@ def _metadata(kube, kind, name, namespaced=True, generation=1):
     return meta
 
 
+def _stamp(when):
+    return datetime.datetime.fromtimestamp(
+        when, datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
 def _finish(obj):
     """Set metadata.resourceVersion from everything else of obj."""
     obj['metadata'].pop('resourceVersion', None)
@@ -228,24 +225,17 @@ def glance(data, document):
     return _finish(obj)
 
 
-def heat_image(data, deployment=None, drifted=()):
-    """The image reference heat runs from (deployment drifted or not)."""
-    kube = data['kube']
-    digest = kube['heat_digest']
-    if deployment in drifted:
-        digest = hashlib.sha256(('%s drifted for %s' % (
-            digest, deployment)).encode()).hexdigest()
-    return '127.0.0.1:%d/podified/%s@sha256:%s' % (
-        data.get('ports', {}).get('registry', 5000), HEAT_IMAGE_NAME,
-        digest)
-
-
-def openstackversion(data):
+def openstackversion(data, faults=None):
+    """The OpenStackVersion; faults may change a field's reference."""
     kube = data['kube']
     images = {}
     if data.get('options', {}).get('heat'):
-        images = {field: heat_image(data)
-                  for _proc, field in HEAT_DEPLOYMENTS.values()}
+        for heat in kubeheat.DEPLOYMENTS.values():
+            reference = kubeheat.image(data)
+            if faults is not None:
+                reference = faults.version_image(heat.field, reference)
+            if reference is not None:
+                images[heat.field] = reference
     obj = {'apiVersion': 'core.openstack.org/v1beta1',
            'kind': 'OpenStackVersion',
            'metadata': _metadata(kube, 'OpenStackVersion', VERSION_NAME),
@@ -258,30 +248,22 @@ def openstackversion(data):
     return _finish(obj)
 
 
-def deployment(data, name, running, drifted=()):
-    """A heat Deployment; ready when its process runs."""
-    kube = data['kube']
-    process, _field = HEAT_DEPLOYMENTS[name]
-    labels = {'service': 'heat', 'component': name}
-    status = {'observedGeneration': 1, 'replicas': 1, 'updatedReplicas': 1}
-    # NOTE: like the API server, counts of zero are left out (omitempty).
-    if process in running:
-        status.update(readyReplicas=1, availableReplicas=1)
-    else:
-        status['unavailableReplicas'] = 1
-    obj = {'apiVersion': 'apps/v1', 'kind': 'Deployment',
-           'metadata': dict(_metadata(kube, 'Deployment', name),
-                            labels=labels),
-           'spec': {'replicas': 1,
-                    'selector': {'matchLabels': dict(labels)},
-                    'strategy': {'type': 'RollingUpdate'},
-                    'template': {
-                        'metadata': {'labels': dict(labels)},
-                        'spec': {'containers': [{
-                            'name': name,
-                            'image': heat_image(data, name, drifted)}]}}},
-           'status': status}
-    return _finish(obj)
+def heat_objects(data, pods, now, drifted=()):
+    """(Deployments, Pods) of heat: pods is {Deployment: [PodFact]}."""
+    deployments, items = [], []
+    for name in kubeheat.DEPLOYMENTS:
+        facts = pods.get(name, [])
+        meta = _metadata(data['kube'], 'Deployment', name)
+        deployments.append(_finish(kubeheat.deployment(
+            data, name, facts, now, meta, drifted)))
+        for fact in facts:
+            pod_meta = _metadata(data['kube'], 'Pod', fact.name)
+            del pod_meta['generation']
+            if fact.started:
+                pod_meta['creationTimestamp'] = _stamp(fact.started)
+            items.append(_finish(kubeheat.pod(data, name, fact, now,
+                                              pod_meta, drifted)))
+    return deployments, items
 
 
 def namespace_object(data):
@@ -294,24 +276,28 @@ def namespace_object(data):
     return _finish(obj)
 
 
-def world(data, document, running, drifted=()):
+def world(data, document, heat_pods=None, now=None, faults=None):
     """{plural: [objects]} of everything served, from the state data.
 
-    document: the Glance ``get`` document; running: the names of the
-    processes up; drifted: Deployments whose image is made to differ.
+    document: the Glance ``get`` document; heat_pods: {heat Deployment:
+    [kubeheat.PodFact]} of the processes that play its pods; now:
+    time.time(); faults: what a fault makes differ (image_drifts,
+    version_image), else None.
     """
+    drifted = [name for name in kubeheat.DEPLOYMENTS
+               if faults is not None and faults.image_drifts(name)]
     objects = {
         'glances': [glance(data, document)],
         'openstackcontrolplanes': [controlplane(data)],
-        'openstackversions': [openstackversion(data)],
+        'openstackversions': [openstackversion(data, faults)],
         'deployments': [],
         'namespaces': [namespace_object(data)],
         'configmaps': [],
         'pods': [],
     }
     if data.get('options', {}).get('heat'):
-        objects['deployments'] = [deployment(data, name, running, drifted)
-                                  for name in HEAT_DEPLOYMENTS]
+        objects['deployments'], objects['pods'] = heat_objects(
+            data, heat_pods or {}, now or 0, drifted)
     return objects
 
 
@@ -351,20 +337,3 @@ def template_patch(body):
         raise PatchError('spec.glance.template: must be an object, not %s'
                          % json.dumps(template))
     return template
-
-
-def heat_record_digest(distribution='openstack-heat'):
-    """sha256 of the installed heat's RECORD: a digest of its code.
-
-    RECORD lists every file the distribution installed with the file's
-    own sha256, so it changes whenever any of heat's code does: the local
-    analogue of the manifest digest of the one heat container image.
-    """
-    from importlib import metadata
-    try:
-        text = metadata.distribution(distribution).read_text('RECORD')
-    except metadata.PackageNotFoundError:
-        text = None
-    if not text:
-        text = 'no %s installed' % distribution
-    return hashlib.sha256(text.encode()).hexdigest()

@@ -50,6 +50,20 @@ def _deployment_cells(obj):
             ','.join(c['image'] for c in containers), selector]
 
 
+def _pod_cells(obj):
+    status = obj.get('status') or {}
+    containers = status.get('containerStatuses') or []
+    shown = status.get('phase', '')
+    for container in containers:
+        waiting = (container.get('state') or {}).get('waiting') or {}
+        shown = waiting.get('reason') or shown
+    if obj['metadata'].get('deletionTimestamp'):
+        shown = 'Terminating'
+    return ['%d/%d' % (sum(1 for c in containers if c.get('ready')),
+                       len(containers)), shown,
+            sum(c.get('restartCount', 0) for c in containers)]
+
+
 # NOTE: the columns between Name and Age (CRDs: additionalPrinterColumns
 # of openstack-operator's config/crd/bases; Deployments: kubectl's).
 COLUMNS = {
@@ -70,6 +84,8 @@ COLUMNS = {
                     dict(_column('Available'), type='integer'),
                     _column('Containers', 1), _column('Images', 1),
                     _column('Selector', 1)], _deployment_cells),
+    'Pod': ([_column('Ready'), _column('Status'),
+             dict(_column('Restarts'), type='integer')], _pod_cells),
     'Namespace': ([_column('Status')],
                   lambda o: [o['status'].get('phase', '')]),
 }

@@ -95,8 +95,30 @@ def start(state, name, argv, env=None, cwd=None, ports=()):
                                 start_new_session=True)
     with open(_pidfile(state, name), 'w') as f:
         json.dump({'pid': proc.pid, 'start': _start_time(proc.pid),
-                   'ports': list(ports)}, f)
+                   'ports': list(ports), 'wall': time.time()}, f)
     return proc
+
+
+def rename(state, name, new_name):
+    """Track the running service name as new_name from now on.
+
+    NOTE: how a pod that is being deleted keeps its process while its
+    replacement starts under the old name (runtime/kubeapi_heatpods.py).
+    """
+    os.replace(_pidfile(state, name), _pidfile(state, new_name))
+
+
+def started_at(state, name):
+    """time.time() when the service was started, else None."""
+    record = _read_pidfile(state, name)
+    if not record:
+        return None
+    if 'wall' in record:
+        return record['wall']
+    try:
+        return os.path.getmtime(_pidfile(state, name))
+    except OSError:
+        return None
 
 
 def _wait_bindable(name, port, timeout=BIND_TIMEOUT):

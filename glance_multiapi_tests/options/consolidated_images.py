@@ -29,9 +29,14 @@ ConsolidatedImagesGroup = [
     cfg.StrOpt('mappings_file',
                help='s2i-openstack-containers containers/image-mappings.yaml '
                     '(build target to the OpenStackVersion fields it '
-                    'serves). Unset skips the consolidated image checks, '
-                    'except the running image check, which then compares '
-                    'each Deployment with status.containerImages only.'),
+                    'serves); it wins over the built-in groups. Unset: '
+                    'the built-in groups (heat/heat-api serving '
+                    'heatAPIImage, heatCfnapiImage and heatEngineImage, '
+                    'the fields of openstack-operator\'s OpenStackVersion '
+                    'types) with tcib\'s heat image names as the known '
+                    'names, checked against the deployed references; in a '
+                    'pod, mount a file from a ConfigMap '
+                    '(extraConfigmapsMounts) to name another.'),
     cfg.BoolOpt('kubernetes_api', default=False,
                 help='Read the OpenStackVersion and the running Deployments '
                      'through the Kubernetes API, with the access '

@@ -51,7 +51,7 @@ def _inputs(with_references, with_running=False):
         kwargs['running_deployments'] = tuple(sorted(
             (opts.running_deployments or {}).items()))
     return loader.Inputs(
-        mappings_file=opts.mappings_file,
+        mappings_file=opts.mappings_file, builtin=not opts.mappings_file,
         known_names_file=opts.known_image_names_file,
         known_names=tuple(opts.known_image_names),
         targets=tuple(opts.targets), **kwargs)
@@ -64,24 +64,28 @@ def has_references():
                 opts.env_file, opts.env_list))
 
 
+def uses_builtin_groups():
+    """Whether the built-in groups stand in for a mapping file."""
+    return not CONF.consolidated_images.mappings_file
+
+
 class ConsolidatedImageTest(recording.RecordedTest, test.BaseTestCase):
-    """Runs the image check; needs no cloud and no credentials."""
+    """Runs the image check; needs no cloud and no credentials.
+
+    Without [consolidated_images] mappings_file the groups of
+    imagecheck/builtin.py (heat's fields, from openstack-operator's
+    OpenStackVersion types) are checked, so a pod needs no CI file.
+    """
 
     credentials = []
     result_checks = ('consolidated_images',)
-    # NOTE: the running image check can do without the mapping: it then
-    # compares each Deployment with status only.
-    needs_mapping = True
 
     @classmethod
     def skip_checks(cls):
-        """Skip unless an image mapping file is configured."""
+        """Skip when the checks are turned off."""
         super().skip_checks()
         if not CONF.consolidated_images.enabled:
             raise cls.skipException('[consolidated_images] enabled is False')
-        if cls.needs_mapping and not CONF.consolidated_images.mappings_file:
-            raise cls.skipException(
-                '[consolidated_images] mappings_file is not set')
 
     def run_check(self, with_references, with_running=False):
         """Return the check's report; an unusable input fails the test."""

@@ -43,6 +43,9 @@ from glance_multiapi_tests.common import polling
 
 API_SERVICES = ('heat-api', 'heat-api-cfn')
 ENGINE = 'heat-engine'
+# NOTE: the process of a heat-engine pod being deleted is tracked as
+# heat-engine~<pod name> while its replacement runs as heat-engine.
+TERMINATING_PREFIX = ENGINE + '~'
 RESTARTABLE = (ENGINE,) + API_SERVICES
 # NOTE: heat-engine waits for in-progress stack work on SIGTERM for up to
 # graceful_shutdown_timeout; give it that and a margin before SIGKILL.
@@ -82,8 +85,9 @@ def _write_conf(state):
     return heatconf.write(state, _conf_text(state))
 
 
-def _start_engine(state):
-    processes.start(state, ENGINE, [
+def start_engine(state):
+    """Start a heat-engine (also a replacement pod's, kubeapi_heatpods)."""
+    return processes.start(state, ENGINE, [
         sys.executable, '-m',
         'glance_multiapi_tests.localcloud.runtime.heat_engine',
         '--config-file', heatconf.conf_path(state)])
@@ -170,7 +174,7 @@ def start(state):
         _start_api(state, name)
     if not _engine_wanted(state):
         return list(API_SERVICES)
-    _start_engine(state)
+    start_engine(state)
     return list(API_SERVICES) + [ENGINE]
 
 
@@ -222,15 +226,22 @@ def reconcile(state):
     if not _engine_wanted(state):
         processes.stop(state, ENGINE, timeout=ENGINE_STOP_TIMEOUT)
     elif not processes.pid_of(state, ENGINE):
-        _start_engine(state)
+        start_engine(state)
         wait_engine(state)
 
 
+def terminating_engines(state):
+    """Names of the engines of pods being deleted (still draining)."""
+    return [name for name in processes.running(state)
+            if name.startswith(TERMINATING_PREFIX)]
+
+
 def stop(state):
-    """Stop heat, engine first; the names that ran."""
+    """Stop heat, engines first; the names that ran."""
     # NOTE: on "down" nobody waits for stacks: the default timeout, not
     # the engine's graceful one, before SIGKILL.
-    names = processes.stop_many(state, [ENGINE]) + processes.stop_many(
+    names = processes.stop_many(
+        state, [ENGINE] + terminating_engines(state)) + processes.stop_many(
         state, list(API_SERVICES))
     heatconf.remove_shm_files(state)
     return names
@@ -286,6 +297,6 @@ def restart(state, name):
     heat_faults.mark_restart(state.root)
     processes.stop(state, ENGINE, timeout=ENGINE_STOP_TIMEOUT)
     stopped = time.monotonic()
-    _start_engine(state)
+    start_engine(state)
     wait_engine(state, exclude=old)
     return stopped - started, time.monotonic() - stopped

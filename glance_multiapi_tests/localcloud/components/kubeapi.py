@@ -33,6 +33,7 @@ import yaml
 
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.localcloud import kubecerts
+from glance_multiapi_tests.localcloud import kubeheat
 from glance_multiapi_tests.localcloud import kubeobjects
 from glance_multiapi_tests.localcloud import kuberbac
 from glance_multiapi_tests.localcloud import lifecycle
@@ -146,8 +147,8 @@ def _identities(state, account):
 def image_mappings():
     """s2i's image-mappings.yaml for the one heat image of this cloud."""
     return {'openstack_version': {'custom_container_images': {
-        kubeobjects.HEAT_TARGET: [
-            field for _proc, field in kubeobjects.HEAT_DEPLOYMENTS.values()]
+        kubeheat.TARGET: [
+            heat.field for heat in kubeheat.DEPLOYMENTS.values()]
     }}}
 
 
@@ -175,7 +176,7 @@ def prepare(state):
                 '%Y-%m-%dT%H:%M:%SZ'),
             'generation': 1}
     if state.data.get('options', {}).get('heat'):
-        kube['heat_digest'] = kubeobjects.heat_record_digest()
+        kube['heat_digest'] = kubeheat.record_digest()
     state.data['kube'] = kube
     state.makedirs(TLS_DIR)
     ca_pem, cert_pem, key_pem = kubecerts.make()
@@ -232,7 +233,7 @@ def reconcile(state):
         return
     _write_private(state.path(MAPPINGS), yaml.safe_dump(
         image_mappings(), default_flow_style=False))
-    _write_private(state.path(KNOWN_NAMES), kubeobjects.HEAT_IMAGE_NAME +
+    _write_private(state.path(KNOWN_NAMES), kubeheat.IMAGE_NAME +
                    '\n')
 
 

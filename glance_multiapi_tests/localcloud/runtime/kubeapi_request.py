@@ -18,6 +18,7 @@ kubectl). Shared by kubeapi_server.py and kubeapi_stored.py.
 
 import datetime
 import json
+import re
 
 from glance_multiapi_tests.localcloud import kubeobjects
 from glance_multiapi_tests.localcloud import kuberbac
@@ -106,8 +107,63 @@ def json_body(body):
             'error decoding body: %s' % exc))
 
 
+_SET_RE = re.compile(r'^\s*(!?)\s*([A-Za-z0-9_./-]+)\s*(?:(notin|in)\s*'
+                     r'\(([^()]*)\))?\s*$')
+_EQ_RE = re.compile(r'^\s*([A-Za-z0-9_./-]+)\s*(==|!=|=)\s*'
+                    r'([A-Za-z0-9_.-]*)\s*$')
+
+
+def _requirements(text):
+    """Split a label selector at the commas outside parentheses."""
+    parts, depth, current = [], 0, ''
+    for char in text:
+        depth += {'(': 1, ')': -1}.get(char, 0)
+        if char == ',' and depth == 0:
+            parts.append(current)
+            current = ''
+        else:
+            current += char
+    return [p for p in parts + [current] if p.strip()]
+
+
+def selector_matcher(text):
+    """A function labels -> bool for a label selector.
+
+    Parsed as the API server does: key=v, key==v, key!=v, key in (..),
+    key notin (..), key, !key; a 400 Response for what it cannot parse.
+    """
+    tests = []
+    for part in _requirements(text or ''):
+        match = _EQ_RE.match(part)
+        if match:
+            key, op, value = match.groups()
+            tests.append(lambda lb, k=key, o=op, v=value:
+                         (lb.get(k) != v) if o == '!=' else lb.get(k) == v)
+            continue
+        match = _SET_RE.match(part)
+        if not match or (match.group(1) and match.group(3)):
+            raise Response(400, kuberbac.bad_request(
+                'unable to parse requirement: %r' % part.strip()))
+        negate, key, op, values = match.groups()
+        if op:
+            wanted = {v.strip() for v in values.split(',') if v.strip()}
+            tests.append(lambda lb, k=key, o=op, w=wanted:
+                         (lb.get(k) in w) == (o == 'in'))
+        else:
+            tests.append(lambda lb, k=key, n=bool(negate):
+                         (k in lb) != n)
+    return lambda labels: all(test(labels or {}) for test in tests)
+
+
 def listing(res, items, headers, request, single=False):
-    """One object or a List of items; a Table when kubectl asks."""
+    """One object or a List of items; a Table when kubectl asks.
+
+    A list honours the request's labelSelector.
+    """
+    if not single and request.query.get('labelSelector'):
+        matches = selector_matcher(request.query['labelSelector'][0])
+        items = [i for i in items
+                 if matches((i.get('metadata') or {}).get('labels'))]
     accept = headers.get('Accept') or ''
     if 'as=Table' in accept:
         include = request.query.get('includeObject', ['Metadata'])[0]

@@ -39,6 +39,7 @@ import os
 import ssl
 import sys
 import threading
+import time
 import traceback
 from urllib import parse
 
@@ -49,7 +50,7 @@ from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import kubeobjects
 from glance_multiapi_tests.localcloud import kubepods
 from glance_multiapi_tests.localcloud import kuberbac
-from glance_multiapi_tests.localcloud import processes
+from glance_multiapi_tests.localcloud.runtime import kubeapi_heatpods
 from glance_multiapi_tests.localcloud.runtime import kubeapi_patch
 from glance_multiapi_tests.localcloud.runtime import kubeapi_request
 from glance_multiapi_tests.localcloud.runtime import kubeapi_stored
@@ -182,14 +183,10 @@ class Api(object):
 
     # -- resources ----------------------------------------------------------
     def _world(self, state):
-        running = {proc for proc, _field in
-                   kubeobjects.HEAT_DEPLOYMENTS.values()
-                   if processes.pid_of(state, proc)}
         faults = faults_mod.Faults.of_state(state)
-        drifted = [name for name in kubeobjects.HEAT_DEPLOYMENTS
-                   if faults.image_drifts(name)]
-        return kubeobjects.world(state.data, cloud.document(state), running,
-                                 drifted)
+        return kubeobjects.world(state.data, cloud.document(state),
+                                 kubeapi_heatpods.facts(state), time.time(),
+                                 faults)
 
     def _serve(self, state, request, headers, body):
         res = request.resource
@@ -199,8 +196,7 @@ class Api(object):
             return kubeapi_stored.serve_configmaps(self.configmaps, request,
                                                    headers, body)
         if res.plural == 'pods':
-            return kubeapi_stored.serve_pods(self.pods, request, headers,
-                                             body)
+            return self._serve_pods(state, request, headers, body)
         items = self._world(state)[res.plural]
         if request.namespace not in (None, kubeobjects.namespace_of(
                 state.data)):
@@ -217,6 +213,29 @@ class Api(object):
                                                 request, single=True)
         return kubeapi_patch.serve_patch(self.root, state, request,
                                          found[0], headers, body)
+
+    def _serve_pods(self, state, request, headers, body):
+        """heat's pods (played by processes), then the stored ones."""
+        namespace = kubeobjects.namespace_of(state.data)
+        heat_pods = []
+        if request.namespace in (None, namespace):
+            heat_pods = self._world(state)['pods']
+        if request.verb == 'list':
+            stored = kubeapi_stored.stored_pods(self.pods, request)
+            return 200, kubeapi_request.listing(
+                request.resource, heat_pods + stored, headers, request)
+        mine = [p for p in heat_pods
+                if p['metadata']['name'] == request.name]
+        if mine and request.verb == 'get':
+            return 200, kubeapi_request.listing(
+                request.resource, mine, headers, request, single=True)
+        if mine and request.verb == 'delete':
+            grace = kubeapi_stored.grace_of(request, body)
+            kubeapi_heatpods.delete(state, request.name, grace)
+            found = [p for p in self._world(state)['pods']
+                     if p['metadata']['name'] == request.name]
+            return 200, found[0] if found else mine[0]
+        return kubeapi_stored.serve_pods(self.pods, request, headers, body)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):

@@ -68,6 +68,24 @@ def serve_configmaps(store, request, headers, body):
         raise Response(exc.code, exc.status(name))
 
 
+def stored_pods(store, request):
+    """The stored Pods a list asks for."""
+    return store.list(request.namespace)
+
+
+def grace_of(request, body):
+    """gracePeriodSeconds of a delete (query or DeleteOptions), or None."""
+    grace = request.query.get('gracePeriodSeconds', [None])[0]
+    options = kubeapi_request.json_body(body) if body else None
+    if grace is None and isinstance(options, dict):
+        grace = options.get('gracePeriodSeconds')
+    try:
+        return None if grace is None else int(grace)
+    except (TypeError, ValueError):
+        raise Response(400, kuberbac.bad_request(
+            'gracePeriodSeconds %r is not a number' % grace))
+
+
 def serve_pods(store, request, headers, body):
     """Pods are stored; a delete marks them (kubepods.py)."""
     ns, name = request.namespace, request.name
@@ -81,15 +99,6 @@ def serve_pods(store, request, headers, body):
                 single=True)
         if request.verb == 'create':
             return 201, store.create(ns, kubeapi_request.json_body(body))
-        grace = request.query.get('gracePeriodSeconds', [None])[0]
-        options = kubeapi_request.json_body(body) if body else None
-        if grace is None and isinstance(options, dict):
-            grace = options.get('gracePeriodSeconds')
-        try:
-            grace = None if grace is None else int(grace)
-        except ValueError:
-            raise Response(400, kuberbac.bad_request(
-                'gracePeriodSeconds %r is not a number' % grace))
-        return 200, store.delete(ns, name, grace)
+        return 200, store.delete(ns, name, grace_of(request, body))
     except kubepods.StoreError as exc:
         raise Response(exc.code, exc.body)

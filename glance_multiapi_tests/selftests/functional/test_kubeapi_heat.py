@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-from glance_multiapi_tests.localcloud import kubeobjects
+from glance_multiapi_tests.localcloud import kubeheat
 from glance_multiapi_tests.selftests.functional import kube_base
 from glance_multiapi_tests.selftests.functional import test_heat
 
@@ -61,7 +61,7 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
         self.assertIn('/podified/openstack-heat-api@sha256:', reference)
         # NOTE: the digest is that of the installed heat's RECORD.
         self.assertTrue(reference.endswith(
-            kubeobjects.heat_record_digest()), reference)
+            kubeheat.record_digest()), reference)
 
     def test_image_drift_fault_changes_one_deployment(self):
         with self.fault('heat-image-drift=heat-engine'):

@@ -25,6 +25,7 @@ import testtools
 
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults
+from glance_multiapi_tests.localcloud import kubeheat
 from glance_multiapi_tests.localcloud import kubeobjects
 from glance_multiapi_tests.localcloud import kuberbac
 from glance_multiapi_tests.localcloud import kubetables
@@ -51,6 +52,20 @@ rules:
   resourceNames: [heat-api]
   verbs: [get]
 """
+
+
+class FakeFaults(object):
+    """What world() asks of the faults."""
+
+    def __init__(self, drifted=(), versions=None):
+        self.drifted = drifted
+        self.versions = versions or {}
+
+    def image_drifts(self, deployment):
+        return deployment in self.drifted
+
+    def version_image(self, field, reference):
+        return self.versions.get(field, reference)
 
 
 def state_data(heat=False, faults_=()):
@@ -173,15 +188,19 @@ class ObjectsTest(testtools.TestCase):
 
     def test_heat_objects_only_with_heat(self):
         data = state_data()
-        world = kubeobjects.world(data, self.document(data), set())
+        world = kubeobjects.world(data, self.document(data))
         self.assertEqual([], world['deployments'])
         self.assertEqual({}, world['openstackversions'][0]['status'][
             'containerImages'])
 
     def test_deployments_share_the_image_unless_drifted(self):
         data = state_data(heat=True)
-        world = kubeobjects.world(data, self.document(data), {'heat-api'},
-                                  drifted=['heat-cfnapi'])
+        pods = {'heat-api': [kubeheat.PodFact('heat-api-x-1', 100.0, True,
+                                              None, 0, None)],
+                'heat-engine': [kubeheat.PodFact('heat-engine-x-2', 100.0,
+                                                 True, None, 0, None)]}
+        world = kubeobjects.world(data, self.document(data), pods, 105.0,
+                                  FakeFaults(drifted=['heat-cfnapi']))
         images = {d['metadata']['name']:
                   d['spec']['template']['spec']['containers'][0]['image']
                   for d in world['deployments']}
@@ -196,8 +215,14 @@ class ObjectsTest(testtools.TestCase):
                              'containerImages'])
         ready = {d['metadata']['name']: d['status'].get('readyReplicas')
                  for d in world['deployments']}
+        # NOTE: heat-engine's probe passes 10 s after its start only.
         self.assertEqual({'heat-api': 1, 'heat-cfnapi': None,
                           'heat-engine': None}, ready)
+        pod_images = {p['metadata']['name']:
+                      p['spec']['containers'][0]['image']
+                      for p in world['pods']}
+        self.assertEqual({'heat-api-x-1': wanted,
+                          'heat-engine-x-2': wanted}, pod_images)
 
     def test_template_patch(self):
         patch = kubeobjects.template_patch(
@@ -225,8 +250,10 @@ class ObjectsTest(testtools.TestCase):
 
     def test_table_columns(self):
         data = state_data(heat=True)
-        deps = kubeobjects.world(data, self.document(data),
-                                 set())['deployments']
+        pods = {'heat-api': [kubeheat.PodFact(
+            'heat-api-x-1', None, False, None, 0, 'CrashLoopBackOff')]}
+        deps = kubeobjects.world(data, self.document(data), pods,
+                                 100.0)['deployments']
         res = kubeobjects.find('apps', 'v1', 'deployments')
         now = datetime.datetime(2026, 1, 1, 0, 5, tzinfo=datetime.
                                 timezone.utc)

@@ -17,12 +17,16 @@ must assign each OpenStackVersion field once, the image must carry a name
 the build system knows, and every deployed reference of its fields must
 name the same image and digest. The check itself is
 glance_multiapi_tests.imagecheck; these tests feed it the configured
-inputs and fail with every disagreement it finds.
+inputs and fail with every disagreement it finds. Without a mapping file
+the built-in groups (imagecheck/builtin.py) are the mapping, and the
+mapping test then asks the deployed OpenStackVersion whether it still
+serves every field of them under a known image name.
 """
 
 from tempest import config
 from tempest.lib import decorators
 
+from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import sources
 from glance_multiapi_tests.tests import consolidated_base
 
@@ -30,15 +34,34 @@ CONF = config.CONF
 
 
 class ConsolidatedImageMappingTest(consolidated_base.ConsolidatedImageTest):
-    """The image mapping itself."""
+    """The image mapping itself (the file's, or the built-in groups)."""
+
+    @classmethod
+    def skip_checks(cls):
+        """Built-in groups are checked against deployed references."""
+        super().skip_checks()
+        if (consolidated_base.uses_builtin_groups() and
+                not consolidated_base.has_references()):
+            raise cls.skipException(
+                '[consolidated_images] mappings_file is not set, so the '
+                'built-in groups are checked against the deployed '
+                'OpenStackVersion, and none of kubernetes_api, '
+                'version_command, version_file, env_file, env_list is set')
 
     @decorators.attr(type='smoke')
     @decorators.idempotent_id('efcb2209-0ad6-438d-9cce-c771bd87d2f8')
     def test_image_mapping_assigns_fields_once_to_known_images(self):
         """No field is assigned twice; each image name is a known one."""
-        result = self.run_check(with_references=False)
+        builtin = consolidated_base.uses_builtin_groups()
+        result = self.run_check(with_references=builtin)
+        # NOTE: the built-in groups are right by construction; what can be
+        # wrong is the deployment's agreement with them: a field its
+        # OpenStackVersion no longer has (an operator of another version)
+        # or an image name the build system does not know.
+        stale = (check.MISSING, check.UNKNOWN_NAME) if builtin else ()
         self.assert_no_findings(
-            result, [f for f in result.findings if f.about_mapping],
+            result, [f for f in result.findings
+                     if f.about_mapping or f.kind in stale],
             'image mapping %s' % result.mapping)
 
 
@@ -67,11 +90,10 @@ class ConsolidatedImageReferencesTest(consolidated_base.ConsolidatedImageTest):
 class ConsolidatedRunningImagesTest(consolidated_base.ConsolidatedImageTest):
     """What the Deployments run is what the OpenStackVersion says.
 
-    Without mappings_file each Deployment is compared with status only;
-    with it, the Deployments of one image must also agree with each other.
+    Each Deployment is compared with status, and the Deployments of one
+    image (of the mapping file, or of the built-in groups) with each
+    other.
     """
-
-    needs_mapping = False
 
     @classmethod
     def skip_checks(cls):

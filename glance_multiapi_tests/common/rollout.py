@@ -1,0 +1,164 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Restart a Deployment by deleting its pods, and wait for its rollout.
+
+What a rebuild of a service's image does to its pods, done through the
+Kubernetes API alone (a test-operator pod has no ``oc``): the pods the
+Deployment's own selector chooses are deleted (each with its own grace
+period), then the Deployment must roll out again: its pods that were
+deleted gone, as many new pods Ready as it wants, and status.readyReplicas
+back. The judgement of what is seen is pure (``judge``); ``restart`` does
+the I/O with a common/kube.py Client.
+"""
+
+import dataclasses
+import time
+
+from glance_multiapi_tests.common import kube
+from glance_multiapi_tests.common import polling
+
+
+class RolloutError(Exception):
+    """The restart could not be made or did not finish (one line)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Restart:
+    """What one restart did: the pods deleted and how long it took."""
+
+    deployment: str
+    deleted: tuple
+    replaced_by: tuple
+    seconds: float
+
+    def describe(self):
+        return 'Deployment %s: deleted pod(s) %s, rolled out again with %s ' \
+               'in %.1f s' % (self.deployment, ', '.join(self.deleted),
+                              ', '.join(self.replaced_by), self.seconds)
+
+
+def selector(deployment):
+    """The label selector of a Deployment object, as a query string."""
+    spec_selector = ((deployment.get('spec') or {}).get('selector') or {})
+    parts = ['%s=%s' % item for item in sorted(
+        (spec_selector.get('matchLabels') or {}).items())]
+    for expr in spec_selector.get('matchExpressions') or []:
+        key, op = expr.get('key'), expr.get('operator')
+        values = ','.join(expr.get('values') or [])
+        parts.append({'In': '%s in (%s)' % (key, values),
+                      'NotIn': '%s notin (%s)' % (key, values),
+                      'Exists': key,
+                      'DoesNotExist': '!' + str(key)}.get(op, ''))
+    parts = [p for p in parts if p]
+    if not parts:
+        raise RolloutError('Deployment %s has no spec.selector to find its '
+                           'pods with' % _name(deployment))
+    return ','.join(parts)
+
+
+def _name(obj):
+    return (obj.get('metadata') or {}).get('name') or '?'
+
+
+def _ready(pod):
+    for condition in (pod.get('status') or {}).get('conditions') or []:
+        if condition.get('type') == 'Ready':
+            return condition.get('status') == 'True'
+    return False
+
+
+def pod_state(pod):
+    """'NAME Running Ready', 'NAME Pending (ImagePullBackOff)', ..."""
+    status = pod.get('status') or {}
+    words = [_name(pod)]
+    if (pod.get('metadata') or {}).get('deletionTimestamp'):
+        words.append('Terminating')
+    else:
+        words.append(status.get('phase') or '?')
+    words.append('Ready' if _ready(pod) else 'not Ready')
+    reasons = sorted({
+        (c.get('state') or {}).get('waiting', {}).get('reason')
+        for c in status.get('containerStatuses') or []} - {None})
+    if reasons:
+        words.append('(%s)' % ', '.join(reasons))
+    return ' '.join(words)
+
+
+def judge(deployment, pods, deleted_uids):
+    """(done, seen) of a rollout after the pods deleted_uids were deleted.
+
+    Done when none of those pods is left, at least spec.replicas other
+    pods are Ready and not terminating, and status.readyReplicas says so
+    for the Deployment's current generation.
+    """
+    want = (deployment.get('spec') or {}).get('replicas')
+    want = 1 if want is None else want
+    status = deployment.get('status') or {}
+    meta = deployment.get('metadata') or {}
+    old = [p for p in pods
+           if (p.get('metadata') or {}).get('uid') in deleted_uids]
+    new = [p for p in pods if p not in old and not (
+        p.get('metadata') or {}).get('deletionTimestamp')]
+    ready_new = [p for p in new if _ready(p)]
+    observed = status.get('observedGeneration', 0) >= meta.get(
+        'generation', 0)
+    ready = status.get('readyReplicas') or 0
+    seen = 'readyReplicas %d/%d%s; pods: %s' % (
+        ready, want, '' if observed else ' (generation not observed yet)',
+        '; '.join(pod_state(p) for p in pods) or 'none')
+    done = (not old and len(ready_new) >= want and ready >= want
+            and observed)
+    return done, seen
+
+
+def restart(settings, name, timeout, interval=1.0):
+    """Delete Deployment name's pods, wait for it to roll out; a Restart.
+
+    :raises RolloutError: naming the Deployment and what was last seen.
+    """
+    started = time.monotonic()
+    try:
+        with kube.connect(settings) as client:
+            deployment = client.get(kube.DEPLOYMENT, name)
+            chosen = selector(deployment)
+            pods = client.list(kube.POD, label_selector=chosen)
+            if not pods:
+                raise RolloutError(
+                    'Deployment %s (namespace %s) has no pod matching its '
+                    'selector %s to delete' % (name, client.namespace,
+                                               chosen))
+            uids = {(p.get('metadata') or {}).get('uid') for p in pods}
+            names = tuple(sorted(_name(p) for p in pods))
+            for pod in names:
+                client.delete(kube.POD, pod)
+
+            def check():
+                return judge(client.get(kube.DEPLOYMENT, name),
+                             client.list(kube.POD, label_selector=chosen),
+                             uids)
+
+            try:
+                polling.poll(check, timeout=timeout, interval=interval,
+                             max_interval=interval * 2,
+                             what='Deployment %s (namespace %s) to roll out '
+                             'again after its pod(s) %s were deleted' % (
+                                 name, client.namespace, ', '.join(names)),
+                             describe=str)
+            except polling.PollTimeout as exc:
+                raise RolloutError(str(exc)) from None
+            after = client.list(kube.POD, label_selector=chosen)
+    except kube.KubeError as exc:
+        raise RolloutError(str(exc)) from None
+    return Restart(deployment=name, deleted=names,
+                   replaced_by=tuple(sorted(_name(p) for p in after)),
+                   seconds=time.monotonic() - started)

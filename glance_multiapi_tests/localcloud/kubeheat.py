@@ -1,0 +1,192 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The heat objects of the embedded Kubernetes API: Deployments and Pods.
+
+heat-operator runs heat-api, heat-api-cfn and heat-engine as three
+Deployments of one replica (internal/heatapi, heatcfnapi and heatengine
+deployment.go): labels ``service: heat`` and ``component: api | cfnapi |
+engine`` (lib-common's AppSelector and ComponentSelector) select their
+pods, terminationGracePeriodSeconds is 60 (oslo.service's graceful
+shutdown), and heat-engine's readiness probe (``pgrep -r DRST
+heat-engine``) starts after 10 s. Here a local process plays each pod;
+the facts about those processes come in as PodFacts and the objects are
+built from them, so a Deployment's status counts its pods as the
+Deployment controller does: terminating pods are not replicas, and a pod
+is ready when its probe would pass. Pure logic.
+"""
+
+import collections
+import datetime
+import hashlib
+
+Heat = collections.namedtuple('Heat', 'process field component')
+
+# NOTE: Deployment names from heat-operator (internal/heatapi/const.go,
+# internal/heatcfnapi/const.go, internal/heatengine/deployment.go), each
+# with the local process that plays its pod.
+DEPLOYMENTS = collections.OrderedDict((
+    ('heat-api', Heat('heat-api', 'heatAPIImage', 'api')),
+    ('heat-cfnapi', Heat('heat-api-cfn', 'heatCfnapiImage', 'cfnapi')),
+    ('heat-engine', Heat('heat-engine', 'heatEngineImage', 'engine')),
+))
+# NOTE: the consolidated image is built by s2i's heat/heat-api target.
+IMAGE_NAME = 'openstack-heat-api'
+TARGET = 'heat/heat-api'
+GRACE_SECONDS = 60
+# NOTE: heat-engine's readiness probe: initialDelaySeconds 10; the API
+# pods' HTTP probes are taken as passing while their process runs.
+READY_AFTER = {'heat-engine': 10}
+
+# A pod as its process (or its absence) shows it. name: the pod's;
+# started: time.time() its container started (None while Pending);
+# alive: whether the process runs; deleted_at: time.time() of its
+# deletion, else None; grace: the deletion's grace period; waiting: why
+# a Pending pod does not start (e.g. ImagePullBackOff), else None.
+PodFact = collections.namedtuple(
+    'PodFact', 'name started alive deleted_at grace waiting')
+
+
+def labels(name):
+    return {'service': 'heat', 'component': DEPLOYMENTS[name].component}
+
+
+def selector(name):
+    """The label selector of the Deployment, as a query string says it."""
+    return ','.join('%s=%s' % item for item in sorted(labels(name).items()))
+
+
+def image(data, deployment=None, drifted=()):
+    """The image reference heat runs from (deployment drifted or not)."""
+    digest = data['kube']['heat_digest']
+    if deployment in drifted:
+        digest = other_digest(digest, deployment)
+    return '127.0.0.1:%d/podified/%s@sha256:%s' % (
+        data.get('ports', {}).get('registry', 5000), IMAGE_NAME, digest)
+
+
+def other_digest(digest, why):
+    """A digest that is not digest, the same every time for why."""
+    return hashlib.sha256(('%s drifted for %s' % (digest, why)).encode()
+                          ).hexdigest()
+
+
+def template_hash(data, name, drifted=()):
+    """pod-template-hash of the Deployment's ReplicaSet."""
+    return hashlib.sha256(image(data, name, drifted).encode()).hexdigest()[
+        :10]
+
+
+def pod_name(data, name, seed, drifted=()):
+    """<deployment>-<template hash>-<5 characters>, as a ReplicaSet names."""
+    suffix = hashlib.sha256(str(seed).encode()).hexdigest()[:5]
+    return '%s-%s-%s' % (name, template_hash(data, name, drifted), suffix)
+
+
+def _stamp(when):
+    return datetime.datetime.fromtimestamp(
+        when, datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+def is_ready(name, fact, now):
+    if not fact.alive or fact.deleted_at is not None or fact.waiting:
+        return False
+    return now - (fact.started or now) >= READY_AFTER.get(name, 0)
+
+
+def pod(data, name, fact, now, metadata, drifted=()):
+    """The Pod object of one PodFact of Deployment name.
+
+    metadata: the namespace, uid and creationTimestamp to use.
+    """
+    pod_hash = template_hash(data, name, drifted)
+    meta = dict(metadata, name=fact.name,
+                labels=dict(labels(name), **{'pod-template-hash': pod_hash}),
+                ownerReferences=[{
+                    'apiVersion': 'apps/v1', 'kind': 'ReplicaSet',
+                    'name': '%s-%s' % (name, pod_hash),
+                    'controller': True, 'blockOwnerDeletion': True}])
+    if fact.deleted_at is not None:
+        meta['deletionTimestamp'] = _stamp(fact.deleted_at + fact.grace)
+        meta['deletionGracePeriodSeconds'] = int(fact.grace)
+    ready = is_ready(name, fact, now)
+    if fact.waiting:
+        phase, state = 'Pending', {'waiting': {'reason': fact.waiting}}
+    else:
+        phase = 'Running'
+        state = {'running': {'startedAt': _stamp(fact.started or now)}}
+    container = {'name': name, 'image': image(data, name, drifted),
+                 'ready': ready, 'started': not fact.waiting,
+                 'restartCount': 0, 'state': state}
+    return {'apiVersion': 'v1', 'kind': 'Pod', 'metadata': meta,
+            'spec': {'containers': [{'name': name,
+                                     'image': image(data, name, drifted)}],
+                     'terminationGracePeriodSeconds': GRACE_SECONDS},
+            'status': {'phase': phase,
+                       'conditions': [{'type': 'Ready',
+                                       'status': str(ready)}],
+                       'containerStatuses': [container]}}
+
+
+def deployment_status(name, facts, now):
+    """status of a one-replica Deployment whose pods are facts.
+
+    NOTE: as the Deployment controller counts: a terminating pod is no
+    replica; counts of zero are left out (omitempty).
+    """
+    live = [f for f in facts if f.deleted_at is None]
+    ready = sum(1 for f in live if is_ready(name, f, now))
+    status = {'observedGeneration': 1}
+    for key, value in (('replicas', len(live)),
+                       ('updatedReplicas', len(live)),
+                       ('readyReplicas', ready),
+                       ('availableReplicas', ready),
+                       ('unavailableReplicas', max(0, 1 - ready))):
+        if value:
+            status[key] = value
+    return status
+
+
+def deployment(data, name, facts, now, metadata, drifted=()):
+    """The Deployment object of heat service name."""
+    selected = labels(name)
+    return {'apiVersion': 'apps/v1', 'kind': 'Deployment',
+            'metadata': dict(metadata, labels=dict(selected)),
+            'spec': {'replicas': 1,
+                     'selector': {'matchLabels': dict(selected)},
+                     'strategy': {'type': 'RollingUpdate'},
+                     'template': {
+                         'metadata': {'labels': dict(selected)},
+                         'spec': {
+                             'containers': [{
+                                 'name': name,
+                                 'image': image(data, name, drifted)}],
+                             'terminationGracePeriodSeconds':
+                                 GRACE_SECONDS}}},
+            'status': deployment_status(name, facts, now)}
+
+
+def record_digest(distribution='openstack-heat'):
+    """sha256 of the installed heat's RECORD: a digest of its code.
+
+    RECORD lists every file the distribution installed with the file's
+    own sha256, so it changes whenever any of heat's code does: the local
+    analogue of the manifest digest of the one heat container image.
+    """
+    from importlib import metadata
+    try:
+        text = metadata.distribution(distribution).read_text('RECORD')
+    except metadata.PackageNotFoundError:
+        text = None
+    if not text:
+        text = 'no %s installed' % distribution
+    return hashlib.sha256(text.encode()).hexdigest()
