@@ -50,20 +50,32 @@ ConsolidatedHeatGroup = [
     cfg.BoolOpt('run_heat_engine_restart', default=False,
                 help='Run the scenario that restarts heat-engine while a '
                      'stack is being created (disruptive: every user\'s '
-                     'stacks see the restart; needs restart_command).'),
+                     'stacks see the restart). It deletes the pods of '
+                     'restart_deployment through the Kubernetes API '
+                     '([glance_multiapi] kubernetes_api and its access; '
+                     'needs "list" and "delete" on pods, which '
+                     'rbac-disruptive.yaml grants) and waits for the '
+                     'Deployment to roll out again; or runs '
+                     'restart_command when that is set.'),
+    cfg.StrOpt('restart_deployment', default='heat-engine',
+               help='Deployment whose pods the restart deletes (chosen by '
+                    'its own spec.selector); it must then roll out again '
+                    'within restart_timeout: its deleted pods gone, new '
+                    'pods Ready, status.readyReplicas back.'),
     cfg.StrOpt('restart_command',
-               help='Command restarting heat-engine the way a rebuild of '
-                    'the consolidated image does; {service} is replaced by '
-                    'restart_service, e.g. "oc -n openstack rollout restart '
+               help='Instead of the Kubernetes API: a command restarting '
+                    'heat-engine the way a rebuild of the consolidated '
+                    'image does; {service} is replaced by restart_service, '
+                    'e.g. "oc -n openstack rollout restart '
                     'deployment/heat-engine" or "glance-multiapi-cloud '
                     '--state-dir DIR restart {service}". It should return '
-                    'once the new engine runs. Unset skips the restart '
-                    'scenario.'),
+                    'once the new engine runs.'),
     cfg.StrOpt('restart_service', default='heat-engine',
                help='Name put in place of {service} in restart_command.'),
     cfg.IntOpt('restart_timeout', default=300,
-               help='Seconds restart_command may run (heat-engine drains '
-                    'in-progress stacks before it exits).'),
+               help='Seconds the restart may take: the rollout, or '
+                    'restart_command (heat-engine drains in-progress '
+                    'stacks before it exits).'),
     cfg.IntOpt('in_progress_seconds', default=20,
                help='Seconds the scenario stack stays CREATE_IN_PROGRESS '
                     '(OS::Heat::TestResource create wait) so the restart '

@@ -150,6 +150,29 @@ class HeatChecksTest(HeatCloudTestCase):
         self.assertIn('no new heat-engine was listed while stack',
                       details, details[-2000:])
 
+    def test_engine_pod_never_back_fails_scenario(self):
+        # NOTE: the ReplicaSet's new pod never runs (ImagePullBackOff):
+        # the rollout must time out naming the Deployment and the pod.
+        status, details = self._restart_scenario(
+            'pod-not-replaced=heat-engine', restart_timeout=30)
+        self.assertEqual('fail', status, details[-2000:])
+        self.assertIn('waiting for Deployment heat-engine (namespace '
+                      'openstack) to roll out again', details,
+                      details[-2000:])
+        self.assertIn('readyReplicas 0/1; pods: heat-engine-', details)
+        self.assertIn('Pending not Ready (ImagePullBackOff)', details)
+
+    def test_pod_deletion_nobody_acts_on_fails_scenario(self):
+        # NOTE: a restart that restarts nothing, the Kubernetes way: the
+        # pod is marked deleted, its engine runs on, no replacement.
+        status, details = self._restart_scenario(
+            'pod-delete-ignored=heat-engine', restart_timeout=30)
+        self.assertEqual('fail', status, details[-2000:])
+        self.assertIn('to roll out again after its pod(s) heat-engine-',
+                      details, details[-2000:])
+        self.assertRegex(details, r'pods: heat-engine-\S+ Terminating not '
+                         r'Ready', details[-2000:])
+
     def test_rpc_timeouts_that_end_in_the_window_pass_scenario(self):
         status, details = self._restart_scenario(
             'heat-rpc-timeout=%d' % RPC_TIMEOUTS_END,

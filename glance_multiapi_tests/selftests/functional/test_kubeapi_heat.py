@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.localcloud import kubeheat
 from glance_multiapi_tests.selftests.functional import kube_base
 from glance_multiapi_tests.selftests.functional import test_heat
@@ -32,6 +33,10 @@ from glance_multiapi_tests.selftests.functional import test_heat
 CONSOLIDATED = r'glance_multiapi_tests\.tests\.api\.test_consolidated_images'
 RUNNING = ('test_consolidated_images.ConsolidatedRunningImagesTest.'
            'test_running_images_match_version')
+REFERENCES = ('test_consolidated_images.ConsolidatedImageReferencesTest.'
+              'test_deployed_image_references_agree')
+MAPPING = ('test_consolidated_images.ConsolidatedImageMappingTest.'
+           'test_image_mapping_assigns_fields_once_to_known_images')
 DEPLOYMENTS = {'heat-api': 'heatAPIImage', 'heat-cfnapi': 'heatCfnapiImage',
                'heat-engine': 'heatEngineImage'}
 
@@ -40,14 +45,24 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
     """Deployments and OpenStackVersion agree, unless a fault says not."""
 
     def images(self):
-        """({deployment: (image, ready replicas)}, containerImages)."""
+        """({deployment: (image, ready replicas)}, containerImages).
+
+        NOTE: heat-engine's pod is Ready 10 s after it started (its
+        readiness probe's delay), so the replicas are waited for.
+        """
         custom, apps = self.apis()
         found = {}
-        for name in DEPLOYMENTS:
-            dep = apps.read_namespaced_deployment(name, kube_base.NS)
-            container, = dep.spec.template.spec.containers
-            self.assertEqual(name, container.name)
-            found[name] = (container.image, dep.status.ready_replicas)
+
+        def read():
+            for name in DEPLOYMENTS:
+                dep = apps.read_namespaced_deployment(name, kube_base.NS)
+                container, = dep.spec.template.spec.containers
+                self.assertEqual(name, container.name)
+                found[name] = (container.image, dep.status.ready_replicas)
+            return all(ready == 1 for _i, ready in found.values()), found
+
+        polling.poll(read, what='the heat Deployments to be ready',
+                     timeout=30, interval=0.5, describe=str)
         version = custom.get_namespaced_custom_object(*kube_base.OSV,
                                                       'openstack')
         return found, version['status']['containerImages']
@@ -94,6 +109,27 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
             env=dict(os.environ, HOME=home))
         self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
         self.assertIn('CONSISTENT: 3 field reference(s)', proc.stdout)
+
+    def test_builtin_groups_pass_then_catch_version_faults(self):
+        # NOTE: no mapping file, as in a test-operator pod: the built-in
+        # groups and tcib's names stand in for it.
+        builtin = {'consolidated_images': {'mappings_file': '',
+                                           'known_image_names_file': ''}}
+        with self.fault():
+            results = self.run_tempest(CONSOLIDATED, overrides=builtin)
+        self.assertEqual(3, len(results), results)
+        self.assertEqual({'success'}, {s for s, _d in results.values()},
+                         results)
+        with self.fault('version-digest-drift=heatEngineImage'):
+            results = self.run_tempest(CONSOLIDATED, overrides=builtin)
+        self.assertOutcome(results, REFERENCES, 'fail', 'digest-mismatch',
+                           'heatEngineImage', 'built-in image groups')
+        self.assertOutcome(results, RUNNING, 'fail', 'heat-engine',
+                           'running-drift')
+        with self.fault('version-field-missing=heatCfnapiImage'):
+            results = self.run_tempest(CONSOLIDATED, overrides=builtin)
+        self.assertOutcome(results, MAPPING, 'fail', 'missing',
+                           'lacks heatCfnapiImage', 'openstackversion_types')
 
     def test_consolidated_checks_pass_then_catch_drift(self):
         with self.fault():

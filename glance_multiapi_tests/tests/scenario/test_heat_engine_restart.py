@@ -12,7 +12,13 @@
 
 """A rebuild of the consolidated heat image restarts heat-engine; a stack
 whose resource is in progress at that moment must still complete, and the
-restart must be shown to have hit it."""
+restart must be shown to have hit it.
+
+The restart is made through the Kubernetes API (the heat-engine
+Deployment's pods are deleted and it must roll out again:
+common/rollout.py), which a test-operator pod can do with its token, or
+by [consolidated_heat] restart_command where one is given.
+"""
 
 import threading
 import time
@@ -23,7 +29,9 @@ from tempest import config
 from tempest.lib import decorators
 
 from glance_multiapi_tests.common import commands
+from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.common import rollout
 from glance_multiapi_tests.tests import heat_base
 from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import waiters
@@ -41,12 +49,16 @@ LOST_WORK_HINT = (
 
 
 class _Restart(threading.Thread):
-    """Runs the restart command while the test watches the stack."""
+    """Runs the restart while the test watches the stack.
 
-    def __init__(self, command, timeout):
+    command: how it is said in messages; action: a callable returning
+    what the restart printed or did.
+    """
+
+    def __init__(self, command, action):
         super().__init__(daemon=True)
         self.command = command
-        self.timeout = timeout
+        self.action = action
         self.output = None
         self.error = None
         self.seconds = None
@@ -54,11 +66,15 @@ class _Restart(threading.Thread):
     def run(self):
         started = time.monotonic()
         try:
-            self.output = commands.run(self.command, timeout=self.timeout,
-                                       what='restart command')
+            self.output = self.action()
         except Exception as exc:
             self.error = exc
         self.seconds = time.monotonic() - started
+
+
+def _by_kubernetes():
+    """Whether the restart goes through the Kubernetes API."""
+    return not CONF.consolidated_heat.restart_command
 
 
 @decorators.serial
@@ -70,14 +86,16 @@ class HeatEngineRestartTest(heat_base.HeatTest):
 
     @classmethod
     def skip_checks(cls):
-        """Skip without a restart command."""
+        """Skip without a way to restart heat-engine."""
         super().skip_checks()
         skips.skip_unless_opted_in(cls, 'consolidated_heat',
                                    'run_heat_engine_restart',
                                    'restarts heat-engine')
-        if not CONF.consolidated_heat.restart_command:
-            raise cls.skipException('[consolidated_heat] restart_command '
-                                    'is not set')
+        if _by_kubernetes() and not CONF.glance_multiapi.kubernetes_api:
+            raise cls.skipException(
+                'heat-engine is restarted through the Kubernetes API '
+                '([glance_multiapi] kubernetes_api) or by '
+                '[consolidated_heat] restart_command, and neither is set')
 
     @classmethod
     def setup_clients(cls):
@@ -132,11 +150,24 @@ class HeatEngineRestartTest(heat_base.HeatTest):
                          what='resource %s of stack %s (%s) to be '
                          'CREATE_IN_PROGRESS' % (SLOW, name, stack_id))
 
-    def _command(self):
+    def _restart(self):
+        """A _Restart (not started) of the configured kind."""
         opts = CONF.consolidated_heat
-        return commands.render(opts.restart_command,
-                               option='restart_command',
-                               service=opts.restart_service)
+        if _by_kubernetes():
+            settings = kube.Settings.from_opts(CONF.glance_multiapi)
+
+            def roll():
+                return rollout.restart(
+                    settings, opts.restart_deployment,
+                    timeout=opts.restart_timeout).describe()
+            return _Restart('delete the pods of Deployment %s through the '
+                            'Kubernetes API and wait for its rollout' %
+                            opts.restart_deployment, roll)
+        command = commands.render(opts.restart_command,
+                                  option='restart_command',
+                                  service=opts.restart_service)
+        return _Restart(command, lambda: commands.run(
+            command, timeout=opts.restart_timeout, what='restart command'))
 
     def _watch(self, name, stack_id, old, restart, window):
         """Poll stack and engines together until the stack settles.
@@ -170,7 +201,15 @@ class HeatEngineRestartTest(heat_base.HeatTest):
                                     name, stack_id) if shown else
                                (False, None))
             if not restart.is_alive():
-                window.settle('restart command returned')
+                if restart.error is not None:
+                    # NOTE: a restart that did not finish (a Deployment
+                    # that never rolled out) is the verdict; the stack
+                    # would only wait for an engine that is not coming.
+                    self.fail('%s restart (%s) failed after %.1f s: %s; '
+                              'timeline: %s' % (
+                                  opts.restart_service, restart.command,
+                                  restart.seconds, restart.error, timeline))
+                window.settle('restart returned')
             if not (shown and read):
                 # NOTE: one line per poll, so a run of the same failures
                 # reads as one line with a count.
@@ -235,8 +274,8 @@ class HeatEngineRestartTest(heat_base.HeatTest):
                                            'heat-engine-restart')
         self._wait_slow_in_progress(name, stack_id)
         old = self._engines()
-        command = self._command()
-        restart = _Restart(command, opts.restart_timeout)
+        restart = self._restart()
+        command = restart.command
         # NOTE: heat-api relays every call to heat-engine over RPC; while
         # the engine restarts those calls may time out (500) or hang.
         window = waiters.Disturbance(
@@ -270,8 +309,8 @@ class HeatEngineRestartTest(heat_base.HeatTest):
         LOG.info(summary)
         self.addDetail('heat-engine-restart', content.text_content(summary))
         if restart.error is not None:
-            self.fail('restart command failed: %s; %s' % (
-                restart.error, summary))
+            self.fail('the restart failed: %s; %s' % (restart.error,
+                                                      summary))
         self.assert_within_bounds(self.record_figure(
             'heat_engine_restart_seconds', restart.seconds,
             service=opts.restart_service))
