@@ -16,6 +16,7 @@ tempest workspace (tempest.conf + .stestr.conf) that never touches
 
 import configparser
 import copy
+import json
 import os
 import shlex
 import sys
@@ -30,6 +31,15 @@ from glance_multiapi_tests.localcloud import tlsmode
 
 USERS = (('admin', 'admin', 'admin'), ('demo', 'demo', 'demo'),
          ('alt_demo', 'alt_demo', 'alt_demo'))
+
+
+GROW_API_STORE = 'cephgrow'
+GROW_API_SPEC = json.dumps(
+    {'type': 'split', 'replicas': 1,
+     'customServiceConfig': '[DEFAULT]\nenabled_backends = %s:rbd\n'
+                            '[glance_store]\ndefault_backend = %s\n' % (
+                                GROW_API_STORE, GROW_API_STORE)},
+    sort_keys=True)
 
 
 def clouds(state):
@@ -104,8 +114,13 @@ def tempest_conf(state):
         # command_options() is the other way, through the CLI.
         # NOTE: the disruptive scenarios are opt-in (config.py); this
         # cloud exists to be disturbed, so the main job runs them all.
+        # NOTE: the added API gets a store of its own here (a file store
+        # any name can have), so the distinct placement is checked too; a
+        # cluster leaves grow_api_spec unset and copies an existing API.
         'glance_multiapi': {'run_switchover': 'True',
-                            'run_grow_shrink': 'True'},
+                            'run_grow_shrink': 'True',
+                            'grow_api_spec': GROW_API_SPEC,
+                            'grow_api_store': GROW_API_STORE},
     }
     if state.data.get('speed'):
         sections['image_uploader'] = {'saving_hold': str(

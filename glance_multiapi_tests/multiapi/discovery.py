@@ -49,6 +49,9 @@ class Api:
     # when options describe the API.
     replicas: int = None
     store_types: dict = dataclasses.field(default_factory=dict)
+    # NOTE: its spec.glanceAPIs entry as read, {} when options describe
+    # it; the grow/shrink scenario copies from it.
+    spec: dict = dataclasses.field(default_factory=dict, compare=False)
 
     @property
     def is_edge(self):
@@ -190,7 +193,8 @@ def parse_cr(text, source, strict=True):
                          default_store=store, stores=stores,
                          replicas=replicas if isinstance(replicas, int)
                          else None,
-                         store_types=glance_cr.backend_types(snippets))
+                         store_types=glance_cr.backend_types(snippets),
+                         spec=dict(api_spec))
     keystone_endpoint = spec.get('keystoneEndpoint')
     if keystone_endpoint is None:
         keystone_endpoint = glance_cr.default_keystone_endpoint(

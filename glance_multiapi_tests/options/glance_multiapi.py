@@ -153,18 +153,24 @@ GlanceMultiApiGroup = [
     cfg.BoolOpt('run_grow_shrink', default=False,
                 help='Run the scenario that adds and removes an API '
                      '(disruptive: it patches spec.glanceAPIs of the live '
-                     'deployment; needs a grow_api_spec whose store exists '
-                     'on the cluster).'),
+                     'deployment, and the guard removes the API whatever '
+                     'ends the test).'),
     cfg.StrOpt('grow_api_name', default='apigrow',
                help='Name of the API the grow/shrink scenario adds.'),
     cfg.StrOpt('grow_api_spec',
-               default='{"type": "split", "replicas": 1, '
-                       '"customServiceConfig": "[DEFAULT]\\n'
-                       'enabled_backends = cephgrow:rbd\\n'
-                       '[glance_store]\\ndefault_backend = cephgrow\\n"}',
-               help='JSON spec of the API the grow/shrink scenario adds.'),
-    cfg.StrOpt('grow_api_store', default='cephgrow',
-               help='Store the added API must place uploads in.'),
+               help='JSON spec of the API the grow/shrink scenario adds; '
+                    'its uploads must then land in grow_api_store (its '
+                    'default_backend when unset). Unset: the added API '
+                    'copies what the keystoneEndpoint API\'s spec says it '
+                    'serves and stores in (type, replicas, '
+                    'customServiceConfig and its Secrets, storage, '
+                    'networks; not its service overrides or TLS, which name '
+                    'that API\'s own addresses and certificates), so its '
+                    'stores exist on any cluster, and the scenario checks '
+                    'only that it appears, answers and goes away.'),
+    cfg.StrOpt('grow_api_store',
+               help='Store the API of grow_api_spec must place uploads in. '
+                    'Unset: the default_backend of grow_api_spec.'),
     # --- results: what a run leaves for people and dashboards
     # (glance_multiapi_tests.results). Read by every test of the plugin.
     cfg.StrOpt('results_dir',

@@ -18,6 +18,8 @@ with no fault, every multi-API test passes. Cases share the cloud, so they
 run one at a time (tools/run-functional.sh runs stestr with concurrency 1).
 """
 
+import json
+
 from glance_multiapi_tests.selftests.functional import base
 
 _T = 'glance_multiapi_tests.tests.'
@@ -122,6 +124,26 @@ class MultiApiFaultsTest(base.CloudTestCase):
                            'expected only ceph1')
         self.assertOutcome(results, INFO_STORES, 'fail',
                            '/v2/info/stores of api1', 'expected ceph1')
+
+    def test_grow_shrink_copying_an_api_passes_then_catches_a_fault(self):
+        # NOTE: grow_api_spec unset, as on a cluster: the added API copies
+        # api0's spec (its store ceph0 exists) and must only appear,
+        # answer and go away.
+        conf = self.overrides()
+        conf['glance_multiapi'].update(grow_api_spec='', grow_api_store='')
+        with self.fault():
+            results = self.run_tempest(GROW_SHRINK.replace('.', r'\.'),
+                                       overrides=conf)
+        self.assertOutcome(results, GROW_SHRINK, 'success')
+        status = json.loads(self.cli('status', '-o', 'json').stdout)
+        self.assertNotIn('glance-apigrow', status['services'],
+                         'the added API must be gone again')
+        with self.fault('patch-not-reconciled'):
+            results = self.run_tempest(GROW_SHRINK.replace('.', r'\.'),
+                                       overrides=conf)
+        self.assertOutcome(results, GROW_SHRINK, 'fail',
+                           'waiting for API apigrow in the discovery '
+                           'output')
 
     def test_patch_not_reconciled_fails_scenarios(self):
         with self.fault('patch-not-reconciled'):

@@ -16,12 +16,12 @@ import os
 
 import testtools
 
-from glance_multiapi_tests import config
 from glance_multiapi_tests.localcloud import cli
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults
 from glance_multiapi_tests.localcloud import glanceconf
 from glance_multiapi_tests.localcloud import spec
+from glance_multiapi_tests.localcloud import tempestconf
 from glance_multiapi_tests.localcloud import testimages
 from glance_multiapi_tests.multiapi import glance_cr
 
@@ -149,8 +149,7 @@ class TestSpecLoad(testtools.TestCase):
             spec.normalize(cli.DEMO_SPEC, 'built-in')))
 
     def test_default_grow_spec_on_every_shipped_spec(self):
-        grow = [opt for opt in config.GlanceMultiApiGroup
-                if opt.name == 'grow_api_spec'][0].default
+        grow = tempestconf.GROW_API_SPEC
         patch = json.dumps({'spec': {'glanceAPIs': {
             'apigrow': json.loads(grow)}}})
         for name, text in self._shipped_specs():

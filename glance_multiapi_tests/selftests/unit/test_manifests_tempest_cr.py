@@ -22,6 +22,7 @@ import testtools
 import yaml
 
 from glance_multiapi_tests import config
+from glance_multiapi_tests.selftests.manifests import crd_schema
 from glance_multiapi_tests.selftests.manifests import rbac
 from glance_multiapi_tests.selftests.manifests import tempest_cr
 from glance_multiapi_tests.selftests.unit import manifest_tools
@@ -212,3 +213,28 @@ class StyleTest(testtools.TestCase):
         self.assertEqual(['f.yaml:1: no "---" document start',
                           'f.yaml:2: line is 83 characters (at most 80)'],
                          problems)
+
+
+class MappingsConfigMapExampleTest(testtools.TestCase):
+    """The commented ConfigMap mount of the gate CR works as written."""
+
+    def test_uncommented_example_fits_the_crd(self):
+        with open(CR) as stream:
+            lines = stream.read().splitlines()
+        start = lines.index('  # extraConfigmapsMounts:')
+        block = []
+        for line in lines[start:]:
+            if not line.startswith('  # '):
+                break
+            block.append('  ' + line[len('  # '):])
+        cr = shipped_cr()
+        cr['spec'].update(yaml.safe_load('\n'.join(block)))
+        checker = crd_schema.load(os.path.join(manifest_tools.ETC,
+                                               'tempest-crd-schema.json'))
+        self.assertEqual([], checker.problems(cr))
+        mount, = cr['spec']['extraConfigmapsMounts']
+        self.assertEqual('image-mappings.yaml', mount['subPath'])
+        text = '\n'.join(lines)
+        self.assertIn('consolidated_images.mappings_file %s'
+                      % mount['mountPath'], text)
+        self.assertIn('--from-file=%s' % mount['subPath'], text)

@@ -10,12 +10,21 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
+"""Adding an API to spec.glanceAPIs and removing it again.
+
+Two ways, by [glance_multiapi] grow_api_spec: given, the added API must
+serve its own store (the uploads land there); unset, it copies what the
+keystoneEndpoint API serves and stores in, so that it works on any
+cluster, and it must only appear, answer and go away.
+"""
+
 import json
 import time
 
 from oslo_log import log as logging
 from tempest import config
 from tempest.lib import decorators
+from tempest.lib import exceptions
 
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
@@ -28,6 +37,53 @@ from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
+
+
+# NOTE: what an API's spec says about what it serves and where it stores;
+# its "override" (Service annotations often pinning LoadBalancer IPs) and
+# "tls" (its own certificates) name that API's addresses and are not
+# copied: a second API could not take them (glance-operator
+# api/v1beta1/common_types.go GlanceAPITemplate).
+COPIED_FIELDS = ('type', 'replicas', 'customServiceConfig',
+                 'customServiceConfigSecrets', 'storage', 'resources',
+                 'networkAttachments', 'nodeSelector', 'topologyRef',
+                 'apiTimeout', 'imageCache')
+
+
+def copied_spec(api):
+    """The spec an added API copies from api (a discovery.Api)."""
+    copied = {k: v for k, v in api.spec.items() if k in COPIED_FIELDS}
+    # NOTE: the type must be given: an API's may be defaulted (split).
+    copied['type'] = api.type
+    return copied
+
+
+def _given_spec(opts):
+    """(spec, store) of [glance_multiapi] grow_api_spec."""
+    try:
+        spec = json.loads(opts.grow_api_spec)
+    except ValueError as exc:
+        raise exceptions.InvalidConfiguration(
+            '[glance_multiapi] grow_api_spec is not JSON: %s' % exc)
+    if not isinstance(spec, dict):
+        raise exceptions.InvalidConfiguration(
+            '[glance_multiapi] grow_api_spec must be a JSON object, not %s'
+            % type(spec).__name__)
+    store = opts.grow_api_store
+    if not store:
+        snippets = [('grow_api_spec customServiceConfig',
+                     spec.get('customServiceConfig'))]
+        try:
+            store, _stores = discovery.backends(
+                snippets, '[glance_multiapi] grow_api_spec', 'spec')
+        except discovery.DiscoveryError as exc:
+            raise exceptions.InvalidConfiguration(str(exc))
+    if not store:
+        raise exceptions.InvalidConfiguration(
+            '[glance_multiapi] grow_api_spec names no default_backend and '
+            'grow_api_store is unset: the store its uploads must land in '
+            'is unknown')
+    return spec, store
 
 
 @decorators.serial
@@ -55,15 +111,17 @@ class GrowShrinkTest(restoration.DisruptiveTest,
         """Check the added API's name and spec before touching anything."""
         super().resource_setup()
         opts = CONF.glance_multiapi
-        try:
-            cls.grow_spec = json.loads(opts.grow_api_spec)
-        except ValueError as exc:
-            raise ValueError('[glance_multiapi] grow_api_spec is not JSON: '
-                             '%s' % exc)
         if opts.grow_api_name in cls.deployment.apis:
-            raise ValueError('[glance_multiapi] grow_api_name %r already '
-                             'exists: %s' % (opts.grow_api_name,
-                                             cls.deployment.describe()))
+            raise exceptions.InvalidConfiguration(
+                '[glance_multiapi] grow_api_name %r already exists: %s' % (
+                    opts.grow_api_name, cls.deployment.describe()))
+        if opts.grow_api_spec:
+            cls.grow_spec, cls.grow_store = _given_spec(opts)
+        else:
+            cls.grow_spec = copied_spec(cls.deployment.keystone_api)
+            cls.grow_store = None
+        LOG.info('grow/shrink adds API %s: %s', opts.grow_api_name,
+                 json.dumps(cls.grow_spec, sort_keys=True))
 
     def _discovered(self, name):
         def check():
@@ -138,7 +196,7 @@ class GrowShrinkTest(restoration.DisruptiveTest,
     @decorators.attr(type='disruptive')
     @decorators.idempotent_id('809a6c7c-4b90-4eae-9a13-9d6b31e3fb2f')
     def test_add_and_remove_api(self):
-        """Add an API: it serves its own store; remove it: it is gone.
+        """Add an API: it answers (and serves its store); remove it.
 
         After each patch the Glance CR is re-read: the catalog must still
         be exactly the keystoneEndpoint API's URLs of the fresh status,
@@ -171,7 +229,6 @@ class GrowShrinkTest(restoration.DisruptiveTest,
 
     def _grow(self, name, api_holder):
         """Add the API; it answers and serves its own store (figure)."""
-        opts = CONF.glance_multiapi
         started = time.monotonic()
         self.patch_spec({'glanceAPIs': {name: self.grow_spec}})
         api = self._discovered(name)
@@ -184,15 +241,21 @@ class GrowShrinkTest(restoration.DisruptiveTest,
             'added by the grow/shrink scenario', added=True, test=self.id())
         over_bound = self.record_figure('grow_answer_seconds', answered,
                                         api=name)
+        self._grown_client = self._grown_image = None
+        if self.grow_store is None:
+            # NOTE: a copy serves the stores of the API it copies; where
+            # its uploads land says nothing of its own.
+            self.assert_within_bounds(over_bound)
+            return api
         client = self.api_client(api)
         data = self.image_data()
         with self.talking_to(client, 'uploading an image'):
             image = self.upload_image(client, 'grown-%s' % name, data)
         self.assertEqual(
-            [opts.grow_api_store], multiapi_base.image_stores(image),
+            [self.grow_store], multiapi_base.image_stores(image),
             'image %s uploaded through added API %s landed in store(s) %r; '
             'expected %s' % (image['id'], self.where(client),
-                             image.get('stores'), opts.grow_api_store))
+                             image.get('stores'), self.grow_store))
         with self.talking_to(client, 'downloading the image'):
             self.assert_round_trip(client, image['id'], data)
         self.assert_within_bounds(over_bound)
@@ -201,8 +264,10 @@ class GrowShrinkTest(restoration.DisruptiveTest,
 
     def _shrink(self, name, api):
         """Remove the API: it leaves the Glance CR, stops (figure)."""
-        with self.talking_to(self._grown_client, 'deleting the image'):
-            self.delete_image(self._grown_client, self._grown_image['id'])
+        if self._grown_image is not None:
+            with self.talking_to(self._grown_client, 'deleting the image'):
+                self.delete_image(self._grown_client,
+                                  self._grown_image['id'])
         started = time.monotonic()
         self.patch_spec({'glanceAPIs': {name: None}})
         try:
