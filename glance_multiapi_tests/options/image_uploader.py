@@ -68,6 +68,12 @@ ImageUploaderGroup = [
                     'use one) and the uploader may write its ConfigMap; '
                     'given to the uploader as KUBECONFIG. Unset: the suite '
                     'serves a loopback ConfigMap API of its own.'),
+    cfg.StrOpt('namespace_env', default='TARGET_NAMESPACE',
+               regex=r'^[A-Za-z_][A-Za-z0-9_]*$',
+               help='Name of the environment variable that gives the '
+                    'uploader the namespace of its ConfigMap in configmap '
+                    'mode: Sylva\'s reads TARGET_NAMESPACE, some uploaders '
+                    'read NAMESPACE.'),
     cfg.StrOpt('configmap_name', default='openstack-images-uuids',
                help='ConfigMap the uploader writes in configmap mode.'),
     cfg.StrOpt('configmap_key', default='values.yaml',

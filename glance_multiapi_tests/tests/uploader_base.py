@@ -339,8 +339,8 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
         data, where = self.configmaps.read(home)
         text = (data or {}).get(self.opts.configmap_key) or ''
         self.assertNotIn(key, text, 'the UUID map went to %s, outside '
-                         'TARGET_NAMESPACE %s' % (where,
-                                                  self.configmaps.namespace))
+                         '%s %s' % (where, self.opts.namespace_env,
+                                    self.configmaps.namespace))
 
     def assertTempDirEmpty(self, result):
         left = sorted(os.listdir(self.temp_dir))

@@ -117,7 +117,8 @@ class UploaderRun(fixtures.Fixture):
         for name in ('OS_AUTH_URL', 'OS_USERNAME', 'OS_PASSWORD',
                      'OS_PROJECT_NAME', 'OS_TOKEN', 'KUBECONFIG',
                      'TARGET_NAMESPACE', 'INSECURE_CLIENT', 'SSL_CERT_FILE',
-                     'REQUESTS_CA_BUNDLE', 'UUID_OUTPUT'):
+                     'REQUESTS_CA_BUNDLE', 'UUID_OUTPUT',
+                     self.opts.namespace_env):
             self.env.pop(name, None)
         self.env.update({
             'OS_IMAGES_INFO_PATH': self.info, 'OS_CLOUD': self.cloud,
@@ -141,7 +142,7 @@ class UploaderRun(fixtures.Fixture):
             # NOTE: UUID_OUTPUT tells the bundled uploader; others ignore it.
             self.env['UUID_OUTPUT'] = 'configmap'
             self.env['KUBECONFIG'] = self.configmaps.kubeconfig
-            self.env['TARGET_NAMESPACE'] = self.configmaps.namespace
+            self.env[self.opts.namespace_env] = self.configmaps.namespace
         self.env.update(self.opts.extra_env or {})
         self.env.update(self.extra)
         self.addCleanup(self._kill)

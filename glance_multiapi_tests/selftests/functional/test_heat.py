@@ -153,8 +153,11 @@ class HeatChecksTest(HeatCloudTestCase):
     def test_engine_pod_never_back_fails_scenario(self):
         # NOTE: the ReplicaSet's new pod never runs (ImagePullBackOff):
         # the rollout must time out naming the Deployment and the pod.
+        # NOTE: the stack cannot be deleted without an engine: its cleanup
+        # waits build_timeout in vain.
         status, details = self._restart_scenario(
-            'pod-not-replaced=heat-engine', restart_timeout=30)
+            'pod-not-replaced=heat-engine', restart_timeout=30,
+            build_timeout=40)
         self.assertEqual('fail', status, details[-2000:])
         self.assertIn('waiting for Deployment heat-engine (namespace '
                       'openstack) to roll out again', details,
@@ -166,7 +169,8 @@ class HeatChecksTest(HeatCloudTestCase):
         # NOTE: a restart that restarts nothing, the Kubernetes way: the
         # pod is marked deleted, its engine runs on, no replacement.
         status, details = self._restart_scenario(
-            'pod-delete-ignored=heat-engine', restart_timeout=30)
+            'pod-delete-ignored=heat-engine', restart_timeout=30,
+            build_timeout=40)
         self.assertEqual('fail', status, details[-2000:])
         self.assertIn('to roll out again after its pod(s) heat-engine-',
                       details, details[-2000:])

@@ -116,6 +116,22 @@ class TestUploaderScenarios(base.CloudTestCase):
     def test_bundled_uploader_passes_all_from_oci(self):
         self._passes_all('oci')
 
+    def test_namespace_env_names_what_the_uploader_reads(self):
+        # NOTE: an uploader that reads NAMESPACE (the bundled one behind a
+        # shell that renames it) passes with namespace_env = NAMESPACE;
+        # the bundled one alone, which reads TARGET_NAMESPACE, must not.
+        reads_namespace = (
+            'sh -c \'TARGET_NAMESPACE="$NAMESPACE" exec "$0" -m '
+            'glance_multiapi_tests.uploader.cli\' {python}')
+        test = '%s.*test_upload_image\\[' % SCENARIOS
+        results = self.run_tempest(test, overrides={'image_uploader': dict(
+            CONFIGMAP, namespace_env='NAMESPACE', command=reads_namespace)})
+        self.assertOutcome(results, 'test_upload_image[', 'success')
+        results = self.run_tempest(test, overrides={'image_uploader': dict(
+            CONFIGMAP, namespace_env='NAMESPACE')})
+        self.assertOutcome(results, 'test_upload_image[', 'fail',
+                           'expected exit 0', 'TARGET_NAMESPACE')
+
     def _drop_leaked_configmap(self):
         """configmap-home wrote into the kubeconfig's own namespace."""
         import kubernetes.client

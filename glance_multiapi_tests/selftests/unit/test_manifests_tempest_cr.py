@@ -238,3 +238,37 @@ class MappingsConfigMapExampleTest(testtools.TestCase):
         self.assertIn('consolidated_images.mappings_file %s'
                       % mount['mountPath'], text)
         self.assertIn('--from-file=%s' % mount['subPath'], text)
+
+
+class ResultsReaderTest(testtools.TestCase):
+    """etc/test-operator/results-reader.yaml: a pod oc cp can read from."""
+
+    def setUp(self):
+        super().setUp()
+        self.path = os.path.join(manifest_tools.ETC, 'results-reader.yaml')
+        with open(self.path) as stream:
+            self.text = stream.read()
+        self.pod = yaml.safe_load(self.text)
+
+    def test_mounts_the_pvc_read_only_under_results(self):
+        spec = self.pod['spec']
+        volume, = spec['volumes']
+        self.assertEqual({'claimName': 'LOGS_PVC', 'readOnly': True},
+                         volume['persistentVolumeClaim'])
+        mount, = spec['containers'][0]['volumeMounts']
+        self.assertEqual(('/results', True, volume['name']),
+                         (mount['mountPath'], mount['readOnly'],
+                          mount['name']))
+        self.assertEqual('Never', spec['restartPolicy'])
+        self.assertNotIn('namespace', self.pod['metadata'])
+        self.assertEqual([], tempest_cr.style_problems(self.path,
+                                                       self.text))
+
+    def test_recipe_uses_test_operators_pvc_labels_and_this_pod(self):
+        # NOTE: test-operator labels its logs PVC with instanceName (the
+        # CR's name) and operator=test-operator (common_controller.go).
+        self.assertIn('-l instanceName=CR,operator=test-operator', self.text)
+        name = self.pod['metadata']['name']
+        self.assertIn('pod/%s' % name, self.text)
+        self.assertIn('oc cp -n NS %s:/results' % name, self.text)
+        self.assertIn('s/LOGS_PVC/$pvc/', self.text)

@@ -1,0 +1,109 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The upstream facts the CRs, the plugin and the embedded cloud follow.
+
+Each fact is a piece of text in one file of one openstack-k8s-operators
+repository at the commit this project last read (COMMITS). When a newer
+commit of that repository no longer holds the text, the rule built on it
+may have moved: tools/check_upstream.py reads each file from a clone and
+names every fact that is gone (doc/source/supported-versions.rst).
+"""
+
+import collections
+
+Fact = collections.namedtuple('Fact', 'repo path text rule')
+
+# NOTE: the commits the shipped files were read at (their dates in
+# doc/source/supported-versions.rst).
+COMMITS = {
+    'test-operator': 'd0ef1c343d8cca281f2ab538da610a286e15edeb',
+    'tcib': '4b51b3593706bc8c4457a0a05228e9971fae8ecf',
+    'openstack-operator': '84322c772e2ecca5377edfd798711cbfd74827f6',
+    'glance-operator': '65990ced6a8631919139f3b6453b67f6376b68cc',
+    'heat-operator': 'e29bb0b954edf9fb14077aec7a317d7ef22fc337',
+}
+
+FACTS = (
+    Fact('heat-operator', 'internal/heat/const.go',
+         'EngineComponent = "engine"',
+         "heat-engine's pods carry component=engine (kubeheat.py)"),
+    Fact('heat-operator', 'internal/controller/heatengine_controller.go',
+         'common.ComponentSelector: heat.EngineComponent',
+         "the heat-engine Deployment selects its pods by component"),
+    Fact('heat-operator', 'internal/heatengine/deployment.go',
+         'terminationGracePeriod := int64(60)',
+         'a deleted heat-engine pod has 60 s to drain (kubeheat.py)'),
+    Fact('heat-operator', 'internal/heatengine/deployment.go',
+         '"/usr/bin/pgrep", "-r", "DRST", "heat-engine"',
+         "heat-engine's readiness is its process running"),
+    Fact('heat-operator', 'internal/heatengine/deployment.go',
+         'InitialDelaySeconds: 10',
+         'a new heat-engine pod is Ready 10 s after it starts'),
+    Fact('openstack-operator', 'api/core/v1beta1/openstackversion_types.go',
+         'json:"heatAPIImage,omitempty"',
+         'the built-in heat image group (imagecheck/builtin.py)'),
+    Fact('openstack-operator', 'api/core/v1beta1/openstackversion_types.go',
+         'json:"heatCfnapiImage,omitempty"',
+         'the built-in heat image group (imagecheck/builtin.py)'),
+    Fact('openstack-operator', 'api/core/v1beta1/openstackversion_types.go',
+         'json:"heatEngineImage,omitempty"',
+         'the built-in heat image group (imagecheck/builtin.py)'),
+    Fact('openstack-operator',
+         'api/core/v1beta1/openstackcontrolplane_webhook.go',
+         'Only one OpenStackControlPlane instance per namespace',
+         "rbac-disruptive.yaml's patch rule names no control plane"),
+    Fact('glance-operator', 'api/v1beta1/glance_webhook.go',
+         'if api.Type != APIEdge && r.KeystoneEndpoint == name {',
+         'keystoneEndpoint must name a non-edge API'),
+    Fact('glance-operator', 'api/v1beta1/common_types.go',
+         'Override APIOverrideSpec `json:"override,omitempty"`',
+         'grow/shrink does not copy an API\'s service overrides'),
+    Fact('test-operator', 'internal/controller/common.go',
+         'instanceNameLabel          = "instanceName"',
+         "results-reader.yaml finds the logs PVC by instanceName"),
+    Fact('test-operator', 'internal/controller/common_controller.go',
+         'operatorNameLabel:  "test-operator"',
+         'results-reader.yaml finds the logs PVC by operator'),
+    Fact('test-operator', 'internal/tempest/volumes.go',
+         '"/var/lib/tempest/external_files"',
+         "the results land on the logs volume's external_files"),
+    Fact('test-operator', 'api/v1beta1/common_webhook.go',
+         'openstack-tempest-all:current-podified',
+         'the default tempest image (results-reader.yaml uses it)'),
+    Fact('tcib', 'container-images/tcib/base/os/heat-base/heat-engine/'
+         'heat-engine.yaml', 'tcib_actions',
+         'tcib builds openstack-heat-engine (the built-in known names)'),
+    Fact('tcib', 'container-images/tcib/base/os/tempest/run_tempest.sh',
+         'generate_test_results',
+         'the stage plays run_tempest.sh (tools/test-operator-pod.sh)'),
+)
+
+
+def check(repo, read):
+    """[(Fact, problem)] of repo's facts; read(path) gives a file's text.
+
+    read raises KeyError for a file that is not there.
+    """
+    gone = []
+    for fact in FACTS:
+        if fact.repo != repo:
+            continue
+        try:
+            text = read(fact.path)
+        except KeyError:
+            gone.append((fact, 'file %s is gone' % fact.path))
+            continue
+        if fact.text not in text:
+            gone.append((fact, '%s no longer holds %r' % (fact.path,
+                                                          fact.text)))
+    return gone
