@@ -40,6 +40,7 @@
 # installed, with --require $TEST_OPERATOR_REQUIRE (default: every group
 # the CR turns on).
 # Environment: TEST_OPERATOR_CR (another CR), TEST_OPERATOR_NAMESPACE,
+# TEST_OPERATOR_NAME (the stage's name in results, default test-operator),
 # TEST_OPERATOR_REQUIRE, TEST_OPERATOR_FRESH=1 (make
 # the venvs anew), TEST_OPERATOR_VENV_MAX_AGE (hours a venv is reused,
 # default 24; 0 never), KEEP_STATE=1 (keep the work folder).
@@ -47,7 +48,7 @@ set -uo pipefail
 . "$(dirname "$0")/cloud-cleanup.sh" || exit 1
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-NAME=test-operator
+NAME=${TEST_OPERATOR_NAME:-test-operator}
 VENV=${VENV:-.venv}
 RESULTS=${RESULTS:-results}
 mkdir -p "$RESULTS" && RESULTS=$(cd "$RESULTS" && pwd)
@@ -252,6 +253,20 @@ echo "test-operator: the pod acts as $account (Secret $secret of" \
     "come up (see above)"; finish; }
 
 # -- what the pod is given -----------------------------------------------
+# NOTE: the pod is named after the CR, and the API server knows it: the
+# disruptive scenarios watch their own Pod (common/own_pod.py).
+cr_name=$("$VENV/bin/python" -c 'import sys, yaml
+print(yaml.safe_load(open(sys.argv[1]))["metadata"]["name"])' "$CR")
+"$VENV/bin/python" - "$state" "$NAMESPACE" "$cr_name" <<'EOF' || {
+import sys
+from glance_multiapi_tests.localcloud import kubepods
+state, namespace, name = sys.argv[1:]
+kubepods.Store(state).create(namespace, {
+    'metadata': {'name': name, 'labels': {'instanceName': name,
+                                          'operator': 'test-operator'}},
+    'spec': {'terminationGracePeriodSeconds': 30}})
+EOF
+    record fail pod_object "could not register pod $cr_name"; finish; }
 kube_port=$("$VENV/bin/python" - "$state" "$pod/sa" "$NAMESPACE" \
     "$secret" <<'EOF'
 import json, os, shutil, sys
@@ -284,7 +299,7 @@ mapfile -d '' pod_env < <("$VENV/bin/python" tools/tcib_pod.py env \
 # The image's environment (tcib_envs) and what kubelet adds to every pod.
 pod_env+=(HOME=/var/lib/tempest USE_EXTERNAL_FILES=true LANG=C.UTF-8
           PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-          HOSTNAME=glance-multiapi
+          "HOSTNAME=$cr_name"
           KUBERNETES_SERVICE_HOST=127.0.0.1
           "KUBERNETES_SERVICE_PORT=$kube_port"
           "KUBERNETES_SERVICE_PORT_HTTPS=$kube_port"
@@ -318,8 +333,7 @@ while read -r step outcome reason; do
         record fail "$step" "${reason:-see $NAME.log}"
     fi
 done < "$pod/steps.txt"
-logs=$pod/home/external_files/$("$VENV/bin/python" -c 'import sys, yaml
-print(yaml.safe_load(open(sys.argv[1]))["metadata"]["name"])' "$CR")
+logs=$pod/home/external_files/$cr_name
 if [ -s "$logs/tempest_results.subunit" ]; then
     cat "$logs/tempest_results.subunit" >> "$STREAM"
 elif grep -q '^discover_tempest_config ok' "$pod/steps.txt"; then

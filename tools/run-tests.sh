@@ -59,21 +59,33 @@ unit_tests() {
     return $rc
 }
 
+# The disruptive CR through the same stage, in a namespace that is not
+# "openstack": nothing but its git URL is edited for either.
+test_operator_disruptive() {
+    TEST_OPERATOR_NAME=test-operator-disruptive \
+    TEST_OPERATOR_CR=etc/test-operator/tempest-glance-multiapi-disruptive.yaml\
+    TEST_OPERATOR_NAMESPACE=osp-ctlplane tools/run-test-operator.sh
+}
+
 # NOTE: every stage but the functional tests, in order: the lint stage
 # first, as a broken file is the cheapest thing to learn about.
-STAGES=(lint unit python-matrix coexistence test-operator)
+STAGES=(lint unit python-matrix coexistence test-operator
+        test-operator-disruptive)
 declare -A COMMAND=(
     [lint]=tools/run-lint.sh
     [unit]=unit_tests
     [python-matrix]=tools/run-python-matrix.sh
     [coexistence]=tools/run-coexistence.sh
-    [test-operator]=tools/run-test-operator.sh)
+    [test-operator]=tools/run-test-operator.sh
+    [test-operator-disruptive]=test_operator_disruptive)
 declare -A TITLE=(
     [lint]="lint (flake8, hacking, check-uuid, CI files, docs)"
     [unit]="unit tests"
     [python-matrix]="the plugin alone under Python 3.9 and 3.12"
     [coexistence]="the plugin beside other tempest plugins"
-    [test-operator]="the test-operator pod path (tcib's run_tempest.sh)")
+    [test-operator]="the test-operator pod path (tcib's run_tempest.sh)"
+    [test-operator-disruptive]="the disruptive CR in that pod, namespace \
+osp-ctlplane")
 
 other_stages() {
     local name
@@ -116,7 +128,7 @@ echo "== reports (JUnit XML and HTML beside each subunit stream)"
 stage_begin reports
 streams=()
 for name in unit python-matrix py39-unit py312-unit coexistence \
-        test-operator; do
+        test-operator test-operator-disruptive; do
     [ -e "$RESULTS/$name.subunit" ] && streams+=("$RESULTS/$name.subunit")
 done
 # NOTE: run-functional.sh writes its own; when it stopped before, a report
@@ -161,7 +173,8 @@ stream() {
         add "0 passed, 1 failed, 0 skipped"
     fi
 }
-for name in python-matrix coexistence test-operator; do
+for name in python-matrix coexistence test-operator \
+        test-operator-disruptive; do
     stage_result "$name"
 done
 stream unit

@@ -91,9 +91,9 @@ class RunTestsSummaryTest(testtools.TestCase):
     def test_all_green(self):
         rc, line, out = self.run_tests(functional=self.functional(*PASSES))
         self.assertEqual(0, rc, out)
-        # 2 unit + 2 matrix + 1 coexistence + 2 functional + lint; the
-        # test-operator stage skipped.
-        self.assertEqual('8 passed, 0 failed, 1 skipped', line)
+        # 2 unit + 2 matrix + 1 coexistence + 2 functional + lint; both
+        # test-operator stages skipped.
+        self.assertEqual('8 passed, 0 failed, 2 skipped', line)
         green = {'pkg.T.test_a': 'pass', 'pkg.T.test_b': 'pass'}
         self.assertEqual(green, self.junit('unit'))
         self.assertEqual(green, self.junit('functional'))
@@ -103,11 +103,12 @@ class RunTestsSummaryTest(testtools.TestCase):
             rc, line, out = self.run_tests(
                 functional=self.functional(*PASSES), **env)
             self.assertEqual(0, rc, out)
-            self.assertEqual('8 passed, 0 failed, 1 skipped', line)
+            self.assertEqual('8 passed, 0 failed, 2 skipped', line)
             table = out[out.index('== project test stages (seconds)'):]
             self.assertEqual(
                 ['set-up', 'lint', 'unit', 'python-matrix', 'coexistence',
-                 'test-operator', 'functional', 'reports', 'wall'],
+                 'test-operator', 'test-operator-disruptive', 'functional',
+                 'reports', 'wall'],
                 [row.split()[0] for row in table.splitlines()[1:-1]])
             self.assertEqual(
                 'SERIAL' not in env,
@@ -116,7 +117,7 @@ class RunTestsSummaryTest(testtools.TestCase):
     def test_functional_cloud_did_not_start(self):
         rc, line, out = self.run_tests(functional_rc=1)
         self.assertNotEqual(0, rc, out)
-        self.assertEqual('6 passed, 1 failed, 1 skipped', line)
+        self.assertEqual('6 passed, 1 failed, 2 skipped', line)
         self.assertIn('FAILED: functional (exit 1)', out)
         self.assertEqual({'functional.no_test_result': 'fail'},
                          self.junit('functional'))
@@ -125,21 +126,21 @@ class RunTestsSummaryTest(testtools.TestCase):
         rc, line, out = self.run_tests(
             functional=self.functional(*PASSES), functional_rc=1)
         self.assertNotEqual(0, rc, out)
-        self.assertEqual('8 passed, 1 failed, 1 skipped', line)
+        self.assertEqual('8 passed, 1 failed, 2 skipped', line)
 
     def test_failure_in_stream_counted_once(self):
         rc, line, out = self.run_tests(
             functional=self.functional(PASSES[0], ('pkg.T.test_c', 'fail')),
             functional_rc=1)
         self.assertNotEqual(0, rc, out)
-        self.assertEqual('7 passed, 1 failed, 1 skipped', line)
+        self.assertEqual('7 passed, 1 failed, 2 skipped', line)
         self.assertNotIn('FAILED: functional (exit 1)', out)
 
     def test_unit_run_failed_without_a_failed_test(self):
         rc, line, out = self.run_tests(
             unit_rc=2, functional=self.functional(*PASSES))
         self.assertNotEqual(0, rc, out)
-        self.assertEqual('8 passed, 1 failed, 1 skipped', line)
+        self.assertEqual('8 passed, 1 failed, 2 skipped', line)
         self.assertIn('FAILED: unit (exit 2)', out)
 
 
