@@ -214,7 +214,8 @@ class PodDeleteIgnored(_HeatPods):
     name = 'pod-delete-ignored'
     help = ('a pod deletion of that heat Deployment is accepted and the pod '
             'marked, but nothing acts on it: the process runs on, no '
-            'replacement starts (a restart that restarts nothing)')
+            'replacement starts (a restart that restarts nothing); '
+            'clearing the fault forgets the deletion')
 
     def acts_on_delete(self, deployment):
         return deployment != self.arg

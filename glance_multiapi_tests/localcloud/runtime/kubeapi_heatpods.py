@@ -26,7 +26,8 @@ Only heat-engine's pods can be deleted: the API pods listen on fixed
 loopback ports, which a second process could not bind while the first
 drains (on a cluster each pod has an address of its own); deleting one is
 answered 405. Faults: pod-not-replaced (the replacement stays Pending),
-pod-delete-ignored (the deletion is recorded, nothing acts on it).
+pod-delete-ignored (the deletion is recorded, nothing acts on it; once
+the fault is cleared the deletion is forgotten).
 """
 
 import json
@@ -81,11 +82,13 @@ def facts(state):
 
 
 def _settle(state):
-    """The stored pods, once what a cleared fault held back is done.
+    """The stored pods, once what a cleared fault held back is forgotten.
 
-    A deletion pod-delete-ignored held is acted upon once the fault is
-    gone (as a kubelet that comes back does), and a Pending replacement
-    is forgotten once its Deployment's process runs again.
+    A deletion pod-delete-ignored held is dropped once the fault is gone:
+    the pod runs on as if the request had been lost, so that clearing the
+    fault leaves a healthy cloud at once rather than a deletion that
+    strikes whatever runs at some later read. A Pending replacement is
+    forgotten once its Deployment's process runs again.
     """
     with _LOCK:
         stored = _load(state.root)
@@ -93,8 +96,12 @@ def _settle(state):
         changed = False
         for pod, entry in sorted(stored.items()):
             role = kubeheat.DEPLOYMENTS[entry['deployment']]
-            running = processes.pid_of(state, role.process)
-            if entry.get('waiting') and running:
+            if entry.get('waiting') and processes.pid_of(state,
+                                                         role.process):
+                del stored[pod]
+                changed = True
+            elif (entry.get('deleted_at') and not entry.get('process') and
+                    faults.acts_on_delete(entry['deployment'])):
                 del stored[pod]
                 changed = True
             elif entry.get('process') and (
@@ -102,14 +109,6 @@ def _settle(state):
                 # NOTE: its kubelet thread died with an earlier server.
                 threading.Thread(target=_kubelet, daemon=True, args=(
                     state, pod, entry['process'], 0)).start()
-            elif (entry.get('deleted_at') and not entry.get('process') and
-                    faults.acts_on_delete(entry['deployment'])):
-                if running:
-                    _act(state, stored, faults, entry['deployment'], pod,
-                         entry['grace'])
-                else:
-                    del stored[pod]
-                changed = True
         if changed:
             _save(state.root, stored)
         return stored
@@ -194,10 +193,8 @@ def _act(state, stored, faults, deployment, pod, grace):
     role = kubeheat.DEPLOYMENTS[deployment]
     process = '%s%s' % (heat.TERMINATING_PREFIX, pod)
     processes.rename(state, role.process, process)
-    entry = stored.get(pod) or {}
     stored[pod] = {'deployment': deployment, 'process': process,
-                   'deleted_at': entry.get('deleted_at') or time.time(),
-                   'grace': grace}
+                   'deleted_at': time.time(), 'grace': grace}
     heat_faults.mark_restart(state.root)
     threading.Thread(target=_kubelet, daemon=True,
                      args=(state, pod, process, grace)).start()
