@@ -85,7 +85,7 @@ class UpstreamCommits(Directive):
             if line.strip():
                 name, _sep, date = line.strip().partition(' ')
                 dates[name] = date.strip()
-        where = self.state.document.current_source, self.lineno
+        where = self.state.document.settings.env.docname, self.lineno
         for name in sorted(set(upstream.COMMITS) - set(dates)):
             LOG.warning('upstream-commits: no date for %s, which %s names',
                         name, MODULE, location=where)
