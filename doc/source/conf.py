@@ -20,7 +20,8 @@ reaches the network (no intersphinx), so it builds offline.
 import os
 import sys
 
-# The local extensions (cli-reference, the configuration reference check).
+# The local extensions (cli-reference, the configuration reference check,
+# the upstream commits and facts).
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '_ext'))
 
 extensions = [
@@ -29,6 +30,9 @@ extensions = [
     # .. cli-reference:: renders a console script from its parser.
     'cliref',
     'configref_check',
+    # .. upstream-commits:: and .. upstream-facts:: render
+    # selftests/manifests/upstream.py, which tools/check_upstream.py reads.
+    'upstream_facts',
 ]
 
 project = 'glance-multiapi-tests'
