@@ -19,9 +19,11 @@ Every failure becomes one ``KubeError`` whose single line names the API
 server, the call, the object and what the HTTP status means; the
 client's exceptions and tracebacks never reach a test.
 
-Only the verbs that etc/test-operator/rbac.yaml grants are used: get and
-list of glances and openstackversions, patch of openstackcontrolplanes
-and glances, get of deployments and of the run's own pod.
+Only the verbs etc/test-operator/rbac.yaml and rbac-disruptive.yaml grant
+are used: get and list of glances and openstackversions, get of the heat
+Deployments; and, for the disruptive scenarios, patch of
+openstackcontrolplanes (or of glances where no control plane owns the
+Glance CR), get of the run's own pod, list and delete of pods.
 """
 
 import dataclasses

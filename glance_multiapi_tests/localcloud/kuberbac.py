@@ -24,7 +24,8 @@ import dataclasses
 
 import yaml
 
-# NOTE: in the state dir: the Role of ``up --kube-role`` and the log of
+# NOTE: in the state dir: the RBAC manifests of ``up --kube-role`` (one
+# file, for the artifacts; named as when it held one Role) and the log of
 # every resource request.
 ROLE_FILE = 'kube-role.yaml'
 AUDIT_LOG = 'kubeapi-audit.log'

@@ -10,7 +10,11 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Read a subunit v2 stream test by test (for the self-test runners)."""
+"""Read a subunit v2 stream test by test.
+
+For glance-multiapi-report's verdict (results/verdict.py) and the
+project's own runners and reports.
+"""
 
 import collections
 
