@@ -311,6 +311,10 @@ mkdir -p "$pod/home/.tmp"
 require=${TEST_OPERATOR_REQUIRE-$("$VENV/bin/python" tools/tcib_pod.py \
     groups --cr "$CR")}
 
+# NOTE: what a disruptive run must put back (keystoneEndpoint, the APIs,
+# the heat-engine Deployment), as the cloud holds it before the pod.
+before=$("$VENV/bin/python" tools/tcib_pod.py deployment --state-dir "$state")
+
 # -- the pod -------------------------------------------------------------
 echo "test-operator: the pod starts (a private mount namespace)"
 pod_started=$SECONDS
@@ -339,6 +343,20 @@ if [ -s "$logs/tempest_results.subunit" ]; then
     cat "$logs/tempest_results.subunit" >> "$STREAM"
 elif grep -q '^discover_tempest_config ok' "$pod/steps.txt"; then
     record fail tempest_run "tempest run left no results (exit $pod_rc)"
+fi
+# NOTE: as it was before the pod; a restart's rollout may still be
+# finishing, so it is given a minute.
+after=""
+for _ in $(seq 60); do
+    after=$("$VENV/bin/python" tools/tcib_pod.py deployment \
+        --state-dir "$state")
+    [ "$after" = "$before" ] && break
+    sleep 1
+done
+if [ "$after" = "$before" ]; then
+    record success deployment_as_before
+else
+    record fail deployment_as_before "before the pod: $before; after: $after"
 fi
 # NOTE: the pod's identity is its token's account: no request of the
 # run may have been refused (which grants it used depends on the CR's

@@ -27,6 +27,11 @@ Usage:
   tcib_pod.py clouds --state-dir DIR --out-dir DIR
       clouds.yaml and secure.yaml of the embedded cloud's admin, shaped
       as keystone-operator writes them for the pod.
+  tcib_pod.py deployment --state-dir DIR
+      what a disruptive run must leave as it found: keystoneEndpoint, the
+      APIs of spec.glanceAPIs and the heat-engine Deployment (spec, ready
+      replicas, pods not terminating), as JSON read from the cloud's state
+      (not through the API: no request of the pod's account is made).
   tcib_pod.py groups --cr FILE
       the groups of tests the CR must run (comma-separated): the gate's,
       and each disruptive scenario it turns on.
@@ -39,6 +44,7 @@ stderr), 2 for bad usage.
 """
 
 import argparse
+import json
 import os
 import sys
 
@@ -110,6 +116,33 @@ SCENARIO_GROUPS = {
 }
 
 
+def cmd_deployment(args):
+    import time
+
+    from glance_multiapi_tests.localcloud import cloud
+    from glance_multiapi_tests.localcloud import kubeobjects
+    from glance_multiapi_tests.localcloud.runtime import kubeapi_heatpods
+    from glance_multiapi_tests.localcloud import state as state_mod
+    state = state_mod.State(args.state_dir).load()
+    world = kubeobjects.world(state.data, cloud.document(state),
+                              kubeapi_heatpods.facts(state), time.time())
+    glance, = world['glances']
+    found = {'keystoneEndpoint': glance['spec'].get('keystoneEndpoint'),
+             'glanceAPIs': sorted(glance['spec']['glanceAPIs'])}
+    for dep in world['deployments']:
+        if dep['metadata']['name'] != 'heat-engine':
+            continue
+        found['heat-engine'] = {
+            'spec': dep['spec'],
+            'readyReplicas': dep['status'].get('readyReplicas', 0),
+            'pods': sum(1 for p in world['pods']
+                        if p['metadata']['labels'].get('component') ==
+                        'engine' and not p['metadata'].get(
+                            'deletionTimestamp'))}
+    print(json.dumps(found, sort_keys=True))
+    return 0
+
+
 def cmd_groups(args):
     with open(args.cr) as stream:
         cr = yaml.safe_load(stream)
@@ -145,6 +178,8 @@ def main(argv=None):
     clouds = sub.add_parser('clouds')
     clouds.add_argument('--state-dir', required=True)
     clouds.add_argument('--out-dir', required=True)
+    deployment = sub.add_parser('deployment')
+    deployment.add_argument('--state-dir', required=True)
     groups = sub.add_parser('groups')
     groups.add_argument('--cr', required=True)
     identity = sub.add_parser('identity')
@@ -153,7 +188,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     commands = {'env': cmd_env, 'discover-argv': cmd_discover_argv,
                 'tempest-argv': cmd_tempest_argv, 'clouds': cmd_clouds,
-                'identity': cmd_identity, 'groups': cmd_groups}
+                'identity': cmd_identity, 'groups': cmd_groups,
+                'deployment': cmd_deployment}
     if args.command not in commands:
         parser.print_usage(sys.stderr)
         return 2

@@ -86,8 +86,9 @@ ConsolidatedHeatGroup = [
                     'reach a COMPLETE or FAILED state.'),
     cfg.FloatOpt('max_restart_seconds', min=0,
                  help='Bound of glance_multiapi_heat_engine_restart_seconds '
-                      '(how long restart_command took while a stack was in '
-                      'progress); unset: recorded only.'),
+                      '(how long the restart took while a stack was in '
+                      'progress: the rollout, or restart_command); unset: '
+                      'recorded only.'),
 ]
 
 # NOTE: the heat checks also read [service_available] heat, which tempest

@@ -63,8 +63,9 @@ FIGURES = {
         ('glance_multiapi', 'min_upload_mib_per_second', 'min', MIB)),
     'heat_engine_restart_seconds': Figure(
         PREFIX + 'heat_engine_restart_seconds', 'seconds',
-        'Seconds the heat-engine restart command took while a stack was '
-        'being created (it returns once the new engine runs).',
+        'Seconds the heat-engine restart took while a stack was being '
+        'created: from the deletion of its pods until the Deployment had '
+        'rolled out again (or restart_command\'s run).',
         ('service',), 'heat:heat-engine',
         ('consolidated_heat', 'max_restart_seconds', 'max', 1)),
     'uploader_saving_wait_seconds': Figure(
