@@ -185,5 +185,12 @@ else
     passed=$((passed + 1))
 fi
 stage_table "project test stages"
+echo "== the ten slowest tests (seconds, stream, test)"
+slow_streams=()
+for name in functional unit py39-unit py312-unit coexistence test-operator \
+        test-operator-disruptive; do
+    slow_streams+=("$RESULTS/$name.subunit")
+done
+"$VENV/bin/python" tools/suite_times.py slowest 10 "${slow_streams[@]}"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ] && [ "$passed" -gt 1 ]

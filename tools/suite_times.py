@@ -24,6 +24,10 @@ Usage:
       record the durations of the passed tests of real runs (where two
       runs hold a test, the longer); a test the runs hold but did not
       pass keeps its old figure, a test they do not hold is dropped.
+  suite_times.py slowest N RUN.subunit [RUN.subunit ...]
+      the N slowest tests of the runs, one a line: seconds, the stream's
+      name (the file's, without .subunit) and the test id without its
+      [attributes]; missing runs are left out (a stage that never ran).
 Ids are whole, [attributes] included, since stestr matches them so.
 Exit status: 0 done, 2 usage or unreadable input (one line on stderr).
 """
@@ -69,6 +73,21 @@ def refresh(times, paths):
     return updated
 
 
+def slowest(count, paths):
+    """[(seconds, stream, test id)] of the count slowest tests."""
+    found = []
+    for path in paths:
+        if not os.path.isfile(path):
+            continue
+        stream = os.path.basename(path)[:-len('.subunit')] if path.endswith(
+            '.subunit') else os.path.basename(path)
+        for test in subunit_stream.read_tests(path):
+            if test.duration > 0:
+                found.append((test.duration, stream,
+                              test.id.split('[', 1)[0]))
+    return sorted(found, reverse=True)[:count]
+
+
 def _load(path):
     try:
         with open(path) as f:
@@ -82,6 +101,10 @@ def _load(path):
 
 
 def main(argv):
+    if argv[:1] == ['slowest'] and len(argv) >= 3 and argv[1].isdigit():
+        for seconds, stream, test_id in slowest(int(argv[1]), argv[2:]):
+            print('%8.1f  %-24s %s' % (seconds, stream, test_id))
+        return 0
     if len(argv) < 3 or argv[0] not in ('seed', 'refresh') or (
             argv[0] == 'seed' and len(argv) != 3):
         sys.stderr.write(__doc__.split('Exit status')[0])

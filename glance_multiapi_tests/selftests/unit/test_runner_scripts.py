@@ -54,6 +54,7 @@ class RunTestsSummaryTest(testtools.TestCase):
         os.mkdir(os.path.join(self.root, 'tools'))
         os.makedirs(os.path.join(self.root, 'venv', 'bin'))
         for name in ('run-tests.sh', 'stage-timer.sh', 'subunit_summary.py',
+                     'suite_times.py',
                      'subunit_report.py'):
             shutil.copy(os.path.join(REPO, 'tools', name),
                         os.path.join(self.root, 'tools', name))
@@ -104,12 +105,17 @@ class RunTestsSummaryTest(testtools.TestCase):
                 functional=self.functional(*PASSES), **env)
             self.assertEqual(0, rc, out)
             self.assertEqual('8 passed, 0 failed, 2 skipped', line)
-            table = out[out.index('== project test stages (seconds)'):]
+            table = out[out.index('== project test stages (seconds)'):
+                        out.index('== the ten slowest tests')]
             self.assertEqual(
                 ['set-up', 'lint', 'unit', 'python-matrix', 'coexistence',
                  'test-operator', 'test-operator-disruptive', 'functional',
                  'reports', 'wall'],
-                [row.split()[0] for row in table.splitlines()[1:-1]])
+                [row.split()[0] for row in table.splitlines()[1:]])
+            slowest = out[out.index('== the ten slowest tests'):]
+            # NOTE: the two passes of the stubs (pkg.T.test_a, test_b),
+            # in the unit and functional streams.
+            self.assertEqual(4, len(slowest.splitlines()[1:-1]), slowest)
             self.assertEqual(
                 'SERIAL' not in env,
                 'in the background (logs in' in out, out)

@@ -50,6 +50,20 @@ class SuiteTimesTest(testtools.TestCase):
         self.assertEqual({'p.C.test_a[id-1]': ('pass', 12.5),
                           'p.C.test_b': ('pass', 0.3)}, tests)
 
+    def test_slowest_across_streams_without_attributes(self):
+        for name, times in (('functional.subunit', {'f.T.test_a': 90.0,
+                                                    'f.T.test_b': 1.0}),
+                            ('unit.subunit', {'u.T.test_c[id-1]': 5.0})):
+            with open(self.path(name), 'wb') as out:
+                suite_times.seed(times, out)
+        found = suite_times.slowest(2, [self.path('functional.subunit'),
+                                        self.path('unit.subunit'),
+                                        self.path('absent.subunit')])
+        self.assertEqual([('functional', 'f.T.test_a'),
+                          ('unit', 'u.T.test_c')],
+                         [(stream, test) for _s, stream, test in found])
+        self.assertEqual(90.0, round(found[0][0], 1))
+
     def test_seeded_repository_knows_the_times(self):
         # NOTE: what run-suite.sh does: stestr load, and stestr's own
         # scheduler then reads the durations back.
