@@ -120,8 +120,10 @@ class TestUploaderScenarios(base.CloudTestCase):
         # NOTE: an uploader that reads NAMESPACE (the bundled one behind a
         # shell that renames it) passes with namespace_env = NAMESPACE;
         # the bundled one alone, which reads TARGET_NAMESPACE, must not.
+        # NOTE: "$$" is oslo.config's escape of a "$" (which would name
+        # another option), so the shell sees $NAMESPACE and $0.
         reads_namespace = (
-            'sh -c \'TARGET_NAMESPACE="$NAMESPACE" exec "$0" -m '
+            'sh -c \'TARGET_NAMESPACE="$$NAMESPACE" exec "$$0" -m '
             'glance_multiapi_tests.uploader.cli\' {python}')
         test = '%s.*test_upload_image\\[' % SCENARIOS
         results = self.run_tempest(test, overrides={'image_uploader': dict(
