@@ -47,15 +47,20 @@ export GLANCE_MULTIAPI_FUNCTIONAL_UPLOADER_CLOUD="$uploader_state"
 # NOTE: the clouds the test classes bring up themselves are gone when the
 # run ends; base.CloudTestCase keeps theirs here, dropped below on success.
 export GLANCE_MULTIAPI_FUNCTIONAL_ARTIFACTS="$ARTIFACTS_DIR"
-# NOTE: three workers. The classes that share the first cloud run one at
+# NOTE: four workers. The classes that share the first cloud run one at
 # a time in one (they inject faults into it); the uploader's classes, on
-# the second cloud, in another; the classes that bring up clouds of their
-# own (OWN_CLOUD) in the third. They wait on their clouds much of the
+# the second cloud, in two; the classes that bring up clouds of their
+# own (OWN_CLOUD) in the fourth. They wait on their clouds much of the
 # time (a serial run keeps the two cores a fifth busy), so the three
 # together take about the longest one's time. SERIAL=1: one worker.
 OWN_CLOUD='test_heat|test_kubeapi_heat|test_tls|test_kubeapi_rbac'
 OWN_CLOUD+='|test_dcn_layout|test_role_without_patch'
 UPLOADER='test_uploader_scenarios|test_uploader_chaos|test_uploader_cli'
+# NOTE: half the broken-uploader rows and half the chaos kills (the B
+# classes) get a fourth worker on the uploader's cloud: they inject no
+# fault, only run uploaders, and mostly wait.
+SECOND_UPLOADER='test_uploader_scenarios\.TestBrokenUploadersB'
+SECOND_UPLOADER+='|test_uploader_chaos\.TestUploaderChaosB'
 prefix='glance_multiapi_tests\.selftests\.functional\.'
 workers=$work/workers.yaml
 if [ -n "${SERIAL:-}" ]; then
@@ -64,8 +69,11 @@ else
     {
         printf -- "- worker: ['^%s(?!(%s|%s)\\.)']\n" "$prefix" \
             "$OWN_CLOUD" "$UPLOADER"
-        printf -- "- worker: ['^%s(%s)\\.']\n" "$prefix" "$UPLOADER"
+        printf -- "- worker: ['^%s(?!(%s)\\.)(%s)\\.']\n" "$prefix" \
+            "$SECOND_UPLOADER" "$UPLOADER"
         printf -- "- worker: ['^%s(%s)\\.']\n" "$prefix" "$OWN_CLOUD"
+        printf -- "- worker: ['^%s(%s)\\.']\n" "$prefix" \
+            "$SECOND_UPLOADER"
     } > "$workers"
 fi
 "$VENV/bin/stestr" --test-path ./glance_multiapi_tests/selftests/functional \
