@@ -19,6 +19,7 @@ import sys
 
 import yaml
 
+from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import shared_files
 from glance_multiapi_tests.localcloud import cloud
 from glance_multiapi_tests.localcloud.components import glance
@@ -159,11 +160,13 @@ def _read_spec(path):
     if not path:
         return _default_spec_text()
     try:
-        with open(path) as f:
-            return f.read(), path
+        with open(path, 'rb') as f:
+            return documents.decode(f.read(), 'spec %s' % path), path
     except OSError as exc:
-        raise errors.Invalid('cannot read spec %s: %s' % (path,
-                                                          exc.strerror))
+        raise errors.Invalid('cannot read spec %s: %s' % (
+            path, exc.strerror or exc))
+    except documents.DocumentError as exc:
+        raise errors.Invalid(str(exc))
 
 
 def status_report(state):

@@ -26,6 +26,8 @@ import hashlib
 import json
 import uuid
 
+from glance_multiapi_tests.common import documents
+
 NAMESPACE = 'openstack'
 GLANCE_NAME = 'glance'
 CONTROLPLANE_NAME = 'openstack'
@@ -319,7 +321,10 @@ def template_patch(body):
     """
     if not isinstance(body, dict):
         raise PatchError('a merge patch must be a JSON object')
-    glance_part = (body.get('spec') or {}).get('glance')
+    spec = body.get('spec')
+    if spec is not None and not isinstance(spec, dict):
+        raise PatchError('spec: must be an object')
+    glance_part = (spec or {}).get('glance')
     if glance_part is None:
         return None
     if not isinstance(glance_part, dict):
@@ -332,7 +337,7 @@ def template_patch(body):
     template = glance_part['template']
     if not isinstance(template, dict):
         raise PatchError('spec.glance.template: must be an object, not %s'
-                         % json.dumps(template))
+                         % documents.short(json.dumps(template)))
     return template
 
 

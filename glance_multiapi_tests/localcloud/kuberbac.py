@@ -18,7 +18,7 @@ errors are the Status objects, reasons and messages of the API server.
 Pure logic.
 """
 
-import yaml
+from glance_multiapi_tests.common import documents
 
 # NOTE: in the state dir: the Role of ``up --kube-role`` and the log of
 # every resource request.
@@ -38,19 +38,25 @@ def parse_role(text, where):
     malformed.
     """
     try:
-        docs = [d for d in yaml.safe_load_all(text) if d is not None]
-    except yaml.YAMLError as exc:
-        raise RoleError('%s: not valid YAML: %s' % (
-            where, str(exc).splitlines()[0]))
+        docs = [d for d in documents.load_yaml_all(text) if d is not None]
+    except documents.DocumentError as exc:
+        raise RoleError('%s: %s' % (where, exc)) from None
     rules = []
     roles = 0
     for doc in docs:
         if not isinstance(doc, dict) or doc.get('kind') != 'Role':
             continue
         roles += 1
-        for index, rule in enumerate(doc.get('rules') or []):
+        metadata = doc.get('metadata')
+        name = metadata.get('name') if isinstance(metadata, dict) else None
+        name = documents.short(name if isinstance(name, str) else '?')
+        found = doc.get('rules') or []
+        if not isinstance(found, list):
+            raise RoleError('%s: Role %s rules: must be a list of rules' % (
+                where, name))
+        for index, rule in enumerate(found):
             rules.append(_rule(rule, '%s: Role %s rules[%d]' % (
-                where, (doc.get('metadata') or {}).get('name', '?'), index)))
+                where, name, index)))
     if not roles:
         raise RoleError('%s holds no document of kind Role' % where)
     return rules

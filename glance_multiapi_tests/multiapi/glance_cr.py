@@ -29,6 +29,8 @@ inheritance, the check done at reconcile).
 import collections
 import configparser
 
+from glance_multiapi_tests.common import documents
+
 API_TYPES = ('split', 'single', 'edge')
 DEFAULT_TYPE = 'split'
 # NOTE: an edge API only ever gets an internal endpoint; split and single
@@ -106,7 +108,8 @@ def keystone_endpoint_problem(name, types):
     :returns: UNKNOWN_API (names no API) or EDGE_API (an edge API is
         never in the catalog).
     """
-    if name not in types:
+    # NOTE: a CR of another operator version may hold any JSON here.
+    if not isinstance(name, str) or name not in types:
         return UNKNOWN_API
     if not in_catalog_possible(types[name]):
         return EDGE_API
@@ -256,8 +259,9 @@ def refusals(spec, old=None):
         detail = ('names no API' if problem == UNKNOWN_API else
                   'names an edge API, never in the catalog')
         found.append(Refusal(
-            'spec.keystoneEndpoint', '%s (%r %s)' % (
-                KEYSTONE_ENDPOINT_MESSAGE, keystone_endpoint, detail),
+            'spec.keystoneEndpoint', '%s (%s %s)' % (
+                KEYSTONE_ENDPOINT_MESSAGE,
+                documents.short(repr(keystone_endpoint)), detail),
             WEBHOOK + ' isValidKeystoneEP'))
     return found
 

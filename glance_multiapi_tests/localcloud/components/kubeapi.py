@@ -31,6 +31,7 @@ import uuid
 import requests
 import yaml
 
+from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.localcloud import kubecerts
 from glance_multiapi_tests.localcloud import kubeobjects
@@ -82,11 +83,13 @@ def kubeconfig(state, ca_pem):
 def check_role(path):
     """The text of a Role file for ``up --kube-role``; RoleError if bad."""
     try:
-        with open(path) as f:
-            text = f.read()
+        with open(path, 'rb') as f:
+            text = documents.decode(f.read(), 'Role file %s' % path)
     except OSError as exc:
         raise kuberbac.RoleError('cannot read Role file %s: %s' % (
-            path, exc.strerror))
+            path, exc.strerror or exc))
+    except documents.DocumentError as exc:
+        raise kuberbac.RoleError(str(exc))
     kuberbac.parse_role(text, path)
     return text
 
