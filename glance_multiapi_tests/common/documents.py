@@ -50,13 +50,16 @@ def _one_line(text):
     return ' '.join(str(text).split())
 
 
-def load_yaml(text, loader=yaml.SafeLoader):
+def load_yaml(text, loader=yaml.SafeLoader, string_keys=True):
     """The JSON-shaped value of a YAML (or JSON) text; DocumentError if none.
 
     :param loader: a SafeLoader subclass, e.g. one refusing duplicate
         keys; the errors it raises that are not PyYAML's pass through.
+    :param string_keys: False lets YAML's number and boolean keys through
+        (a file other tools read with plain PyYAML).
     """
-    return _load(text, lambda text: yaml.load(text, Loader=loader))
+    return _load(text, lambda text: yaml.load(text, Loader=loader),
+                 string_keys)
 
 
 def load_yaml_all(text):
@@ -64,17 +67,17 @@ def load_yaml_all(text):
     return _load(text, lambda text: list(yaml.safe_load_all(text)))
 
 
-def _load(text, load):
+def _load(text, load, string_keys=True):
     if isinstance(text, bytes):
         text = decode(text)
     try:
         value = load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, 'problem_mark', None)
-        where = 'line %d column %d: ' % (
+        where = ' at line %d column %d' % (
             mark.line + 1, mark.column + 1) if mark else ''
         problem = getattr(exc, 'problem', None) or str(exc).splitlines()[0]
-        raise DocumentError('not valid YAML: %s%s' % (
+        raise DocumentError('not valid YAML%s: %s' % (
             where, _one_line(problem))) from None
     except RecursionError:
         raise DocumentError('not a usable document: nested deeper than '
@@ -84,7 +87,7 @@ def _load(text, load):
         # integer of more digits than Python converts.
         raise DocumentError('not a usable document: %s' %
                             _one_line(exc)) from None
-    check_shape(value)
+    check_shape(value, string_keys)
     return value
 
 
@@ -116,16 +119,17 @@ def short(text, limit=60):
     return text if len(text) <= limit else text[:limit - 3] + '...'
 
 
-def check_shape(value):
+def check_shape(value, string_keys=True):
     """Refuse what JSON cannot hold: DocumentError naming the key.
 
     Checks nesting depth, aliases that contain themselves, keys that are
-    not strings and values of types JSON has not (YAML dates, sets, bytes).
+    not strings (unless string_keys is False: then scalar keys pass) and
+    values of types JSON has not (YAML dates, sets, bytes).
     """
-    _check(value, '', 0, (), set())
+    _check(value, '', 0, (), set(), string_keys)
 
 
-def _check(value, path, depth, parents, seen):
+def _check(value, path, depth, parents, seen, string_keys):
     # NOTE: the end of a deep path is the part a reader can find.
     where = path if len(path) <= 80 else '...' + path[-77:]
     where = where or 'the document'
@@ -146,11 +150,14 @@ def _check(value, path, depth, parents, seen):
     parents = parents + (id(value),)
     if isinstance(value, list):
         for index, item in enumerate(value):
-            _check(item, '%s[%d]' % (path, index), depth + 1, parents, seen)
+            _check(item, '%s[%d]' % (path, index), depth + 1, parents, seen,
+                   string_keys)
         return
     for key, item in value.items():
-        if not isinstance(key, str):
+        if not isinstance(key, str) and (string_keys or not isinstance(
+                key, _SCALARS)):
             raise DocumentError('%s: the key %s is not a string; quote '
                                 'it' % (where, short(repr(key))))
-        _check(item, '%s.%s' % (path, short(key, 40)) if path else
-               short(key, 40), depth + 1, parents, seen)
+        key = short(str(key), 40)
+        _check(item, '%s.%s' % (path, key) if path else key, depth + 1,
+               parents, seen, string_keys)

@@ -34,9 +34,9 @@ The operator also feeds ``infraDnsmasqImage`` from the neutron API default.
 """
 
 import dataclasses
-import json
 import re
 
+from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.imagecheck import errors
 from glance_multiapi_tests.imagecheck import mapping as mapping_mod
 from glance_multiapi_tests.imagecheck import pullspec
@@ -145,7 +145,8 @@ def _env_pairs_from_lines(text, where):
             place = 'line %d' % number
             if not sep or not _ENV_NAME_RE.match(name):
                 raise errors.MalformedInput(
-                    where, place, 'expected NAME=VALUE, got %r' % item)
+                    where, place, 'expected NAME=VALUE, got %s' %
+                    documents.short(repr(item)))
             pairs.append((name, _unquote(value.strip()), place))
     return pairs
 
@@ -186,8 +187,8 @@ def parse_version_document(text, where):
     json``); a List holding exactly one OpenStackVersion is accepted too.
     """
     try:
-        document = json.loads(text)
-    except ValueError:
+        document = documents.load_json(text)
+    except documents.DocumentError:
         document = mapping_mod.load_yaml(text, where)
     document = _single_version(document, where)
     spec = _section(document, 'spec', where)
@@ -228,7 +229,8 @@ def _single_version(document, where):
     kind = document.get('kind')
     if kind is not None and kind != 'OpenStackVersion':
         raise errors.MalformedInput(
-            where, 'kind', 'expected OpenStackVersion, got %r' % kind)
+            where, 'kind', 'expected OpenStackVersion, got %s' %
+            documents.short(repr(kind)))
     return document
 
 
@@ -319,7 +321,7 @@ def parse_known_names(text, where):
         if any(c.isspace() for c in line) or '/' in line or ':' in line:
             raise errors.MalformedInput(
                 where, 'line %d' % number, 'expected one image name such as '
-                'openstack-heat-api, got %r' % line)
+                'openstack-heat-api, got %s' % documents.short(repr(line)))
         names.add(line)
     if not names:
         raise errors.MalformedInput(where, None, 'lists no image name')
