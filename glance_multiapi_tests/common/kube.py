@@ -25,10 +25,11 @@ and glances, get of deployments and of the run's own pod.
 """
 
 import dataclasses
-import json
 import os
 import re
 import ssl
+
+from glance_multiapi_tests.common import documents
 
 IN_CLUSTER_ENV = 'KUBERNETES_SERVICE_HOST'
 DEFAULT_KUBECONFIG = '~/.kube/config'
@@ -81,18 +82,37 @@ class Settings:
                    namespace=opts.namespace, timeout=opts.kubernetes_timeout)
 
 
+def metadata(obj):
+    """obj's metadata, {} when it has none or none that is a mapping."""
+    # NOTE: objects are input: an operator of another version, or a proxy,
+    # may answer anything that is JSON.
+    meta = obj.get('metadata') if isinstance(obj, dict) else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def name_of(obj):
+    """metadata.name of obj when it is a string, else None."""
+    name = metadata(obj).get('name')
+    return name if isinstance(name, str) else None
+
+
 def describe(obj, kind=None):
     """'Glance openstack/glance' for an object read from the API."""
-    meta = obj.get('metadata') or {}
-    return '%s %s/%s' % (kind or obj.get('kind') or 'object',
-                         meta.get('namespace') or '?', meta.get('name'))
+    obj_kind = obj.get('kind') if isinstance(obj, dict) else None
+    namespace = metadata(obj).get('namespace')
+    return '%s %s/%s' % (
+        kind or (obj_kind if isinstance(obj_kind, str) else '') or 'object',
+        namespace if isinstance(namespace, str) and namespace else '?',
+        name_of(obj))
 
 
 def controller_owner(obj, kind):
     """Name of the controller ownerReference of that kind, else None."""
-    for ref in (obj.get('metadata') or {}).get('ownerReferences') or ():
-        if ref.get('controller') and ref.get('kind') == kind:
-            return ref.get('name')
+    refs = metadata(obj).get('ownerReferences')
+    for ref in refs if isinstance(refs, list) else ():
+        if (isinstance(ref, dict) and ref.get('controller') is True and
+                ref.get('kind') == kind and isinstance(ref.get('name'), str)):
+            return ref['name']
     return None
 
 
@@ -229,10 +249,14 @@ class Client:
         body = self._call('list', resource, None, self._custom().
                           list_namespaced_custom_object, resource.group,
                           resource.version, self.namespace, resource.plural)
-        items = body.get('items') if isinstance(body, dict) else None
+        items = body.get('items')
         if not isinstance(items, list):
             raise self._error('list', resource, None,
                               'the answer has no items list')
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise self._error('list', resource, None, 'items[%d] of the '
+                                  'answer is not an object' % index)
         return items
 
     def patch(self, resource, name, patch):
@@ -257,8 +281,7 @@ class Client:
         items = self.list(resource)
         if len(items) == 1:
             return items[0]
-        names = sorted(str((item.get('metadata') or {}).get('name'))
-                       for item in items)
+        names = sorted(str(name_of(item)) for item in items)
         found = ('%d found: %s' % (len(names), ', '.join(names)) if names
                  else 'none found')
         raise self._error('list', resource, None, '%s is unset, so exactly '
@@ -287,10 +310,14 @@ class Client:
             raise self._error(verb, resource, name,
                               self._unreachable(exc)) from None
         try:
-            return json.loads(data)
-        except ValueError as exc:
-            raise self._error(verb, resource, name, 'the answer is not '
-                              'JSON: %s' % exc) from None
+            body = documents.load_json(data)
+        except documents.DocumentError as exc:
+            raise self._error(verb, resource, name, 'the answer is %s' % (
+                exc)) from None
+        if not isinstance(body, dict):
+            raise self._error(verb, resource, name, 'the answer is not a '
+                              'JSON object but %s' % type(body).__name__)
+        return body
 
     def _error(self, verb, resource, name, problem):
         what = '%s %s' % (verb, resource.full_name)
@@ -362,12 +389,15 @@ def _status_message(body):
     if not body:
         return None, None
     try:
-        doc = json.loads(body)
-    except ValueError:
+        doc = documents.load_json(body)
+    except documents.DocumentError:
         return _one_line(body)[:300], None
     if not isinstance(doc, dict):
         return _one_line(body)[:300], None
-    return doc.get('message'), doc.get('details')
+    message, details = doc.get('message'), doc.get('details')
+    # NOTE: a Status of another server may carry anything in them.
+    return (documents.short(message, 300) if isinstance(message, str)
+            else None), (details if isinstance(details, dict) else None)
 
 
 def _server_says(message):

@@ -292,12 +292,15 @@ def parse_running(deployments, fields, where):
 
 def running_container(deployment, name, where):
     """The container named like the Deployment, else its only one."""
-    template = ((deployment.get('spec') or {}).get('template') or {})
-    containers = (template.get('spec') or {}).get('containers')
+    containers = deployment
+    for key in ('spec', 'template', 'spec', 'containers'):
+        # NOTE: a Deployment of another API version may hold anything.
+        containers = containers.get(key) if isinstance(
+            containers, dict) else None
     if not isinstance(containers, list) or not containers:
         raise errors.MalformedInput(
             where, 'Deployment %s' % name, 'has no '
-            'spec.template.spec.containers')
+            'spec.template.spec.containers list')
     for container in containers:
         if isinstance(container, dict) and container.get('name') == name:
             return container
@@ -306,9 +309,9 @@ def running_container(deployment, name, where):
     raise errors.MalformedInput(
         where, 'Deployment %s' % name, 'has %d containers (%s) and none is '
         'named %s, so which one runs the image is unknown' % (
-            len(containers), ', '.join(
+            len(containers), documents.short(', '.join(
                 str(c.get('name')) for c in containers
-                if isinstance(c, dict)), name))
+                if isinstance(c, dict)), 300), name))
 
 
 def parse_known_names(text, where):

@@ -63,7 +63,12 @@ def patch_target(opts, glance):
     """
     resource, spec_path = TARGETS[opts.patch_object]
     if resource == kube.GLANCE:
-        return resource, glance['metadata']['name'], spec_path
+        name = kube.name_of(glance)
+        if not name:
+            raise PatchError('%s has no metadata.name, so it cannot be '
+                             'patched' % kube.describe(glance,
+                                                       kube.GLANCE.kind))
+        return resource, name, spec_path
     name = opts.controlplane_name
     if not name:
         name = kube.controller_owner(glance, kube.CONTROLPLANE.kind)

@@ -190,11 +190,11 @@ def raw_bytes(example=None):
 
 
 def check_refusal(test, exc, *names):
-    """exc is one readable line naming every one of names."""
+    """exc is one readable line naming every one of names (any case)."""
     text = str(exc)
     test.assertTrue(text.strip(), 'an empty message: %r' % (exc,))
     test.assertNotIn('\n', text.strip(), 'a message of several lines')
     test.assertLessEqual(len(text), MAX_MESSAGE, 'an unreadable message: '
                          '%s...' % text[:200])
     for name in names:
-        test.assertIn(name, text)
+        test.assertIn(name.lower(), text.lower())
