@@ -21,10 +21,12 @@ names the file and, where it can, the option.
 
 import dataclasses
 import os
+import ssl
 import urllib.parse
 
 from oslo_config import cfg
 
+from glance_multiapi_tests.common import documents
 from glance_multiapi_tests import config
 
 # NOTE: the same names, types and defaults as tempest's own options; only
@@ -122,9 +124,10 @@ def url_problem(url):
         parts = urllib.parse.urlsplit(url)
         parts.port
     except ValueError as exc:
-        return 'invalid URL %r: %s' % (url, _one_line(exc))
+        return 'invalid URL %s: %s' % (documents.short(repr(url)),
+                                       _one_line(exc))
     if not parts.hostname:
-        return 'invalid URL %r: no host' % url
+        return 'invalid URL %s: no host' % documents.short(repr(url))
     return None
 
 
@@ -133,6 +136,20 @@ def _check_identity_url(conf, where):
     problem = url and url_problem(url)
     if problem:
         raise ConfigProblem('%s: [identity] uri_v3: %s' % (where, problem))
+
+
+def _check_ca_file(conf, where):
+    """[identity] ca_certificates_file must be a CA bundle TLS can load."""
+    path = conf.identity.ca_certificates_file
+    if not path:
+        return
+    try:
+        ssl.create_default_context(cafile=path)
+    except (OSError, ssl.SSLError) as exc:
+        # NOTE: ssl.SSLError is an OSError; both say why in one line.
+        raise ConfigProblem('%s: [identity] ca_certificates_file: cannot '
+                            'load %s: %s' % (where, path, _one_line(
+                                exc.strerror or exc))) from None
 
 
 def _check_text(path):
@@ -152,7 +169,8 @@ def _check_text(path):
 
 
 def _one_line(exc):
-    return ' '.join(str(exc).split()) or type(exc).__name__
+    # NOTE: oslo.config quotes the whole offending line, however long.
+    return documents.short(str(exc), 400) or type(exc).__name__
 
 
 def load(path):
@@ -181,6 +199,7 @@ def load(path):
     _check_values(conf, where)
     _check_timeouts(conf, where)
     _check_identity_url(conf, where)
+    _check_ca_file(conf, where)
     return conf
 
 

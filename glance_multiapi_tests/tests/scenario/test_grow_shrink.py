@@ -10,7 +10,6 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-import json
 import time
 
 from oslo_log import log as logging
@@ -22,6 +21,7 @@ from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching
 from glance_multiapi_tests.tests import multiapi_base
 from glance_multiapi_tests.tests import multiapi_scenario_base
+from glance_multiapi_tests.tests import option_values
 from glance_multiapi_tests.tests import restoration
 from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import waiters
@@ -55,11 +55,8 @@ class GrowShrinkTest(restoration.DisruptiveTest,
         """Check the added API's name and spec before touching anything."""
         super().resource_setup()
         opts = CONF.glance_multiapi
-        try:
-            cls.grow_spec = json.loads(opts.grow_api_spec)
-        except ValueError as exc:
-            raise ValueError('[glance_multiapi] grow_api_spec is not JSON: '
-                             '%s' % exc)
+        cls.grow_spec = option_values.api_spec(
+            'glance_multiapi', 'grow_api_spec', opts.grow_api_spec)
         if opts.grow_api_name in cls.deployment.apis:
             raise ValueError('[glance_multiapi] grow_api_name %r already '
                              'exists: %s' % (opts.grow_api_name,
