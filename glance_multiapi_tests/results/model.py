@@ -314,7 +314,8 @@ def build(records, *, tests=None, problems=(), now=None):
                 elements[element]['verdicts'].append({
                     'test': full, 'run': run.label, 'status': e_status,
                     'message': first_line(e_message)})
-        for cls, message in sorted(run.teardown_errors.items()):
+        for cls, message in sorted(run.teardown_errors.items(),
+                                   key=lambda item: str(item[0])):
             # NOTE: as tempest reports it: a result of its own.
             test_rows.append({
                 'id': 'tearDownClass (%s)' % cls, 'bare': 'tearDownClass '
