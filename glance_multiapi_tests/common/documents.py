@@ -23,8 +23,7 @@ error, naming its file; nothing here knows what a document should hold.
 
 import datetime
 import json
-
-import yaml
+import sys
 
 # NOTE: the deepest real input (a Deployment's env valueFrom) is about a
 # dozen levels; PyYAML's own recursion gives up somewhere past 300.
@@ -50,21 +49,50 @@ def _one_line(text):
     return ' '.join(str(text).split())
 
 
-def load_yaml(text, loader=yaml.SafeLoader, string_keys=True):
+def load_yaml(text, loader=None, string_keys=True):
     """The JSON-shaped value of a YAML (or JSON) text; DocumentError if none.
 
-    :param loader: a SafeLoader subclass, e.g. one refusing duplicate
-        keys; the errors it raises that are not PyYAML's pass through.
+    :param loader: a SafeLoader subclass (default SafeLoader), e.g. one
+        refusing duplicate keys; the errors it raises that are not
+        PyYAML's pass through.
     :param string_keys: False lets YAML's number and boolean keys through
         (a file other tools read with plain PyYAML).
     """
-    return _load(text, lambda text: yaml.load(text, Loader=loader),
-                 string_keys)
+    yaml = _yaml()
+    return _load(text, lambda text: yaml.load(
+        text, Loader=loader or yaml.SafeLoader), string_keys)
 
 
 def load_yaml_all(text):
     """The JSON-shaped values of every document of a YAML stream."""
+    yaml = _yaml()
     return _load(text, lambda text: list(yaml.safe_load_all(text)))
+
+
+def load_json(text):
+    """The value of a JSON text; DocumentError (one line) if none."""
+    return _load(text, json.loads)
+
+
+def _yaml():
+    # NOTE: imported when first needed: the results tools read JSON only
+    # and run where PyYAML may be missing (test_results_map).
+    import yaml
+    return yaml
+
+
+def _syntax_error(exc):
+    """The one line of a YAML or JSON syntax error, else None."""
+    if isinstance(exc, json.JSONDecodeError):
+        return 'not valid JSON: %s' % _one_line(exc)
+    yaml = sys.modules.get('yaml')
+    if yaml is None or not isinstance(exc, yaml.YAMLError):
+        return None
+    mark = getattr(exc, 'problem_mark', None)
+    where = ' at line %d column %d' % (
+        mark.line + 1, mark.column + 1) if mark else ''
+    problem = getattr(exc, 'problem', None) or str(exc).splitlines()[0]
+    return 'not valid YAML%s: %s' % (where, _one_line(problem))
 
 
 def _load(text, load, string_keys=True):
@@ -72,37 +100,19 @@ def _load(text, load, string_keys=True):
         text = decode(text)
     try:
         value = load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, 'problem_mark', None)
-        where = ' at line %d column %d' % (
-            mark.line + 1, mark.column + 1) if mark else ''
-        problem = getattr(exc, 'problem', None) or str(exc).splitlines()[0]
-        raise DocumentError('not valid YAML%s: %s' % (
-            where, _one_line(problem))) from None
     except RecursionError:
         raise DocumentError('not a usable document: nested deeper than '
                             'Python can read') from None
-    except ValueError as exc:
-        # NOTE: PyYAML's own constructors: a date like 2001-02-30, or an
-        # integer of more digits than Python converts.
-        raise DocumentError('not a usable document: %s' %
-                            _one_line(exc)) from None
+    except Exception as exc:  # noqa: B902 - sorted out just below
+        problem = _syntax_error(exc)
+        if problem is None and isinstance(exc, ValueError):
+            # NOTE: PyYAML's own constructors: a date like 2001-02-30, or
+            # an integer of more digits than Python converts (json too).
+            problem = 'not a usable document: %s' % _one_line(exc)
+        if problem is None:
+            raise
+        raise DocumentError(problem) from None
     check_shape(value, string_keys)
-    return value
-
-
-def load_json(text):
-    """The value of a JSON text; DocumentError (one line) if none."""
-    if isinstance(text, bytes):
-        text = decode(text)
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        raise DocumentError('not a usable document: nested deeper than '
-                            'Python can read') from None
-    except ValueError as exc:
-        raise DocumentError('not valid JSON: %s' % _one_line(exc)) from None
-    check_shape(value)
     return value
 
 
