@@ -18,6 +18,8 @@ and a documented exit code. Each raises a CliError subclass carrying both;
 its main() prints str(error) the tool's way and returns exit_code.
 """
 
+import argparse
+import math
 import textwrap
 
 
@@ -34,6 +36,25 @@ class CliError(Exception):
     @property
     def message(self):
         return str(self)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line, exit 2."""
+
+    def error(self, message):
+        self.exit(2, '%s: error: %s (see --help)\n' % (self.prog, message))
+
+
+def positive_seconds(text):
+    """argparse type: a finite number of seconds above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError('%r is not a number' % text)
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError('%r is not a positive number of '
+                                         'seconds' % text)
+    return value
 
 
 def exit_code_table(meanings, width=79):

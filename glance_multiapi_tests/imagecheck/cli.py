@@ -15,6 +15,7 @@
 import argparse
 import sys
 
+from glance_multiapi_tests.common import errors as cli_errors
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import errors
@@ -119,7 +120,8 @@ def build_parser():
                         help='check only this build target (e.g. '
                              'heat/heat-api); repeatable. Double '
                              'assignments are looked for everywhere.')
-    parser.add_argument('--command-timeout', type=float, default=60.0,
+    parser.add_argument('--command-timeout', type=cli_errors.positive_seconds,
+                        default=60.0,
                         metavar='SECONDS',
                         help='how long --version-command may run '
                              '(default: %(default)s).')
@@ -137,7 +139,8 @@ def build_parser():
                             help='check the image this Deployment runs '
                                  'against FIELD, e.g. '
                                  'heat-engine=heatEngineImage; repeatable.')
-    kubernetes.add_argument('--kube-timeout', type=float, default=30.0,
+    kubernetes.add_argument('--kube-timeout',
+                            type=cli_errors.positive_seconds, default=30.0,
                             metavar='SECONDS',
                             help='per request (default: %(default)s).')
     parser.add_argument('-o', '--output', choices=('table', 'json'),

@@ -50,7 +50,11 @@ OWN_ENTRIES = ('state.json', 'keystone', 'glance', 'registry', 'files',
 @contextlib.contextmanager
 def locked(state):
     """One verb that changes a cloud at a time."""
-    os.makedirs(state.root, mode=0o700, exist_ok=True)
+    try:
+        os.makedirs(state.root, mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise errors.Invalid('cannot make state dir %s: %s' % (
+            state.root, exc.strerror or exc)) from None
     # NOTE: the state dir holds passwords and keys (confs, clouds.yaml,
     # state.json, fernet keys): nobody else may enter it.
     os.chmod(state.root, 0o700)
@@ -88,6 +92,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     with_tls: keystone and the Glance APIs serve https (tlsmode.py).
     """
     spec = spec_mod.load(spec_text, spec_source)
+    state.check_root()
     role_text = None
     if kube_role:
         try:

@@ -48,7 +48,7 @@ a test. Nothing is asked of the deployment.
 
 
 def build_parser():
-    p = argparse.ArgumentParser(
+    p = errors.OneLineParser(
         prog=PROG, description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog='exit codes:\n' + errors.exit_code_table(EXIT_CODES))
@@ -79,6 +79,10 @@ def run(args):
     results_dir = os.path.abspath(args.results_dir)
     if os.path.basename(results_dir) == recorder.RECORDS_SUBDIR:
         results_dir = os.path.dirname(results_dir)
+    if args.out_dir:
+        # NOTE: before the records are read, the plugin imported, the lock
+        # taken: an output folder that cannot be made costs nothing.
+        publish.make_out_dir(args.out_dir)
     found, _problems = records.read(results_dir)
     if not found:
         raise errors.CliError('%s: no record in %s' % (

@@ -18,6 +18,7 @@ flags into values, or raises UploaderError with code 2 (file missing) or 22
 """
 
 import dataclasses
+import math
 import re
 
 from glance_multiapi_tests.common import documents
@@ -110,7 +111,10 @@ def parse_seconds(name, text, *, minimum=0.0):
     except (TypeError, ValueError):
         raise _bad('%s=%s is not a number of seconds' % (
             name, documents.short(repr(text))))
-    if value < minimum or value != value:
+    if not math.isfinite(value):
+        raise _bad('%s=%s is not a finite number of seconds' % (
+            name, documents.short(repr(text))))
+    if value < minimum:
         raise _bad('%s=%s must be at least %s' % (
             name, documents.short(repr(text)), minimum))
     return value
