@@ -119,6 +119,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     enabled = components.enabled(state)
     for comp in enabled:
         comp.binaries_needed(state)
+    made_root = not os.path.isdir(state.root)
     with locked(state):
         if state.exists and processes.running(state):
             raise errors.AlreadyUp('a cloud is already up in %s (run '
@@ -127,8 +128,8 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
         if role_text is not None:
             kubeapi.install_role(state, role_text)
         began = time.monotonic()
+        started = []
         try:
-            started = []
             for comp in enabled:
                 note = comp.prepare(state)
                 if note:
@@ -148,6 +149,10 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
             state.save()
         except BaseException:
             _stop_all(state)
+            if made_root and not started:
+                # NOTE: nothing ran, so there is no log to read: leave no
+                # state dir behind. Once a service ran, its log stays.
+                shutil.rmtree(state.root, ignore_errors=True)
             raise
     return state
 

@@ -110,6 +110,10 @@ class BadInputCase(testtools.TestCase):
     """
 
     script = None
+    # NOTE: True keeps the real HOME, for the caches the cloud keeps there
+    # on purpose (~/.cache/glance-multiapi-cloud, a bootstrapped keystone
+    # reused by every cloud): made once per machine, not left behind.
+    real_home = False
     extra_files = {}
     env = {}
     files = {}
@@ -162,8 +166,11 @@ class BadInputCase(testtools.TestCase):
 
     def run_script(self, argv, env=None):
         env = dict(env or {})
+        home = os.path.join(self.work, 'home')
+        if self.real_home:
+            home = os.path.expanduser('~')
         full_env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'),
-                    'HOME': os.path.join(self.work, 'home'),
+                    'HOME': home,
                     'TMPDIR': os.path.join(self.work, 'tmp'),
                     'LANG': 'C.UTF-8'}
         full_env.update(env)
