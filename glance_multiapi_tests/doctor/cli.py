@@ -60,7 +60,8 @@ output:
 
 %s
 
-When several checks fail, the code is that of the first one listed.
+When several checks fail, the code is that of the first one listed; a
+failed run also prints one line on stderr naming the first failure.
 """
 
 

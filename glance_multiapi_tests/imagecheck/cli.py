@@ -54,15 +54,18 @@ check):
 
 checks:%(kinds)s
 
-exit codes:
+exit codes (each failure is one line on stderr):
   0   consistent
   1   inconsistent (each disagreement is listed with its fields and values)
-  2   usage error (bad options, unknown --target)
+  2   usage error (bad options, a timeout that is not a positive finite
+      number, unknown --target)
   22  malformed input (mapping, OpenStackVersion, env listing or names
-      file; the message names the file and the field or line)
-  23  an input could not be read, the get command failed or timed out, or
-      the Kubernetes API refused or did not answer (the message names the
-      call, the object and the HTTP status)
+      file: not UTF-8, not YAML or JSON, nested too deep, wrong types; the
+      message names the file and the field or line)
+  23  an input could not be read (missing, a folder, a symlink loop, no
+      permission), the get command failed or timed out, or the Kubernetes
+      API refused or did not answer, or answered something that is no
+      object (the message names the call, the object and the HTTP status)
 """
 
 

@@ -30,10 +30,14 @@ EXIT_CODES = (
     (EXIT_OK, 'the four files were written (whatever the tests\' '
               'verdicts: they are in the files)'),
     (EXIT_USAGE, 'usage error'),
-    (EXIT_NO_RECORDS, 'RESULTS_DIR holds no records (no %s folder, or no '
-                      'record in it)' % recorder.RECORDS_SUBDIR),
-    (EXIT_WRITE, 'an output could not be written, or another rebuild held '
-                 'the lock too long'),
+    (EXIT_NO_RECORDS, 'RESULTS_DIR holds no records (missing, not a '
+                      'folder, no %s folder or an unreadable one, or no '
+                      'record in it that can be used: each one left out '
+                      'is named in the map\'s problems)'
+                      % recorder.RECORDS_SUBDIR),
+    (EXIT_WRITE, 'an output could not be written (OUT_DIR cannot be made: '
+                 'a regular file, a path under one, a symlink loop), or '
+                 'another rebuild held the lock too long'),
     (EXIT_INTERNAL, 'internal error'),
 )
 
