@@ -16,8 +16,8 @@ Profiles: ``ci`` (the default) runs PROFILE_EXAMPLES['ci'] examples per
 parser, derandomised, so a CI run is reproducible and bounded;
 ``HYPOTHESIS_PROFILE=thorough`` runs PROFILE_EXAMPLES['thorough'] with a
 fresh random seed each time; ``dev`` is ``ci`` without shrinking. None
-keeps an example database: a test run leaves no ``.hypothesis`` folder
-behind.
+keeps an example database, and Hypothesis' own caches go to a temporary
+folder: a test run leaves no ``.hypothesis`` folder behind.
 
 Inputs: any bytes, any text, any JSON-shaped value, and, most useful,
 a valid document of the parser's own with a few parts replaced by values
@@ -25,11 +25,15 @@ of the wrong type, removed, wrapped or nested far too deep, so that the
 fuzzing reaches past the first check of the parser.
 """
 
+import atexit
 import copy
 import json
 import os
+import shutil
+import tempfile
 import warnings
 
+from hypothesis import configuration
 from hypothesis import errors
 from hypothesis import HealthCheck
 from hypothesis import Phase
@@ -41,6 +45,13 @@ PROFILE_ENV = 'HYPOTHESIS_PROFILE'
 PROFILE_EXAMPLES = {'ci': 200, 'thorough': 5000}
 # NOTE: a message echoing a huge value is one line but not a readable one.
 MAX_MESSAGE = 1000
+
+# NOTE: Hypothesis caches constants and Unicode tables in the current
+# folder's .hypothesis by default; one temporary folder per process
+# instead keeps the tree as it was.
+_HOME = tempfile.mkdtemp(prefix='gmt-hypothesis-')
+atexit.register(shutil.rmtree, _HOME, ignore_errors=True)
+configuration.set_hypothesis_home_dir(_HOME)
 
 settings.register_profile(
     'ci', max_examples=PROFILE_EXAMPLES['ci'], derandomize=True,
