@@ -30,6 +30,7 @@ import re
 import ssl
 
 from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import kube_objects
 
 IN_CLUSTER_ENV = 'KUBERNETES_SERVICE_HOST'
 DEFAULT_KUBECONFIG = '~/.kube/config'
@@ -82,38 +83,12 @@ class Settings:
                    namespace=opts.namespace, timeout=opts.kubernetes_timeout)
 
 
-def metadata(obj):
-    """obj's metadata, {} when it has none or none that is a mapping."""
-    # NOTE: objects are input: an operator of another version, or a proxy,
-    # may answer anything that is JSON.
-    meta = obj.get('metadata') if isinstance(obj, dict) else None
-    return meta if isinstance(meta, dict) else {}
-
-
-def name_of(obj):
-    """metadata.name of obj when it is a string, else None."""
-    name = metadata(obj).get('name')
-    return name if isinstance(name, str) else None
-
-
-def describe(obj, kind=None):
-    """'Glance openstack/glance' for an object read from the API."""
-    obj_kind = obj.get('kind') if isinstance(obj, dict) else None
-    namespace = metadata(obj).get('namespace')
-    return '%s %s/%s' % (
-        kind or (obj_kind if isinstance(obj_kind, str) else '') or 'object',
-        namespace if isinstance(namespace, str) and namespace else '?',
-        name_of(obj))
-
-
-def controller_owner(obj, kind):
-    """Name of the controller ownerReference of that kind, else None."""
-    refs = metadata(obj).get('ownerReferences')
-    for ref in refs if isinstance(refs, list) else ():
-        if (isinstance(ref, dict) and ref.get('controller') is True and
-                ref.get('kind') == kind and isinstance(ref.get('name'), str)):
-            return ref['name']
-    return None
+# NOTE: the readers of objects are in kube_objects.py, which knows no
+# client; kept here under their names for the callers.
+metadata = kube_objects.metadata
+name_of = kube_objects.name_of
+describe = kube_objects.describe
+controller_owner = kube_objects.controller_owner
 
 
 def _client_package():
