@@ -104,13 +104,19 @@ def scalars():
         st.sampled_from(('', '-1', '0', 'api0', 'http://', '1e999')))
 
 
+def _containers(children):
+    return st.one_of(
+        st.lists(children, max_size=4),
+        st.dictionaries(st.text(max_size=12), children, max_size=4))
+
+
 def json_values(max_leaves=12):
     """Any JSON-shaped value: scalars in lists and mappings."""
-    return st.recursive(
-        scalars(), lambda children: st.one_of(
-            st.lists(children, max_size=4),
-            st.dictionaries(st.text(max_size=12), children, max_size=4)),
-        max_leaves=max_leaves)
+    return st.recursive(scalars(), _containers, max_leaves=max_leaves)
+
+
+# NOTE: made once: a strategy made at each draw is validated at each.
+_VALUES = json_values()
 
 
 def _paths(value, path=()):
@@ -141,7 +147,7 @@ def mutated(draw, example, max_changes=3):
         for part in path:
             old = old[part]
         if action == 'replace':
-            new = draw(json_values())
+            new = draw(_VALUES)
         elif action == 'wrap':
             new = [old]
         elif action == 'deepen':
