@@ -25,13 +25,15 @@ import datetime
 import json
 import sys
 
+from glance_multiapi_tests.common import errors
+
 # NOTE: the deepest real input (a Deployment's env valueFrom) is about a
 # dozen levels; PyYAML's own recursion gives up somewhere past 300.
 MAX_DEPTH = 100
 _SCALARS = (str, int, float, bool, type(None))
 
 
-class DocumentError(ValueError):
+class DocumentError(errors.OneLineError, ValueError):
     """Text that holds no usable document; str() is one line."""
 
 

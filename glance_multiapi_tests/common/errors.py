@@ -23,7 +23,23 @@ import math
 import textwrap
 
 
-class CliError(Exception):
+def one_line(text):
+    """text with each run of white space, newlines too, one space."""
+    return ' '.join(str(text).split())
+
+
+class OneLineError(Exception):
+    """An error whose str() is one line, whatever text it was given.
+
+    NOTE: messages quote input (a key, a value, a line of a file), which
+    may hold newlines of its own.
+    """
+
+    def __init__(self, message='', *args):
+        super().__init__(one_line(message), *args)
+
+
+class CliError(OneLineError):
     """One line for the user and the exit code the tool returns."""
 
     exit_code = 1

@@ -30,6 +30,7 @@ import re
 import ssl
 
 from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import kube_objects
 
 IN_CLUSTER_ENV = 'KUBERNETES_SERVICE_HOST'
@@ -62,7 +63,7 @@ DEPLOYMENT = Resource('apps', 'v1', 'deployments', 'Deployment')
 POD = Resource('', 'v1', 'pods', 'Pod')
 
 
-class KubeError(Exception):
+class KubeError(errors.OneLineError):
     """The Kubernetes API could not be used; str() is one line."""
 
 

@@ -28,6 +28,7 @@ from oslo_config import cfg
 
 from glance_multiapi_tests.common import documents
 from glance_multiapi_tests import config
+from glance_multiapi_tests.common import errors
 
 # NOTE: the same names, types and defaults as tempest's own options; only
 # what the doctor reads. Options of other groups are ignored by oslo.config.
@@ -58,7 +59,7 @@ TEMPEST_OPTS = {
 TIMEOUTS = ('probe_timeout', 'kubernetes_timeout', 'command_timeout')
 
 
-class ConfigProblem(Exception):
+class ConfigProblem(errors.OneLineError):
     """The configuration cannot be used; str() is one line."""
 
 

@@ -22,6 +22,7 @@ import dataclasses
 import re
 
 from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
 
 _DOMAIN_COMPONENT = r'[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?'
 _DOMAIN_RE = re.compile(
@@ -37,7 +38,7 @@ _DIGEST_RE = re.compile(
 _DIGEST_LENGTHS = {'sha256': 64, 'sha512': 128}
 
 
-class InvalidPullspec(ValueError):
+class InvalidPullspec(errors.OneLineError, ValueError):
     """The text is not an image reference; str() says why."""
 
 

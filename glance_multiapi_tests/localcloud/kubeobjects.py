@@ -27,6 +27,7 @@ import json
 import uuid
 
 from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
 
 NAMESPACE = 'openstack'
 GLANCE_NAME = 'glance'
@@ -309,7 +310,7 @@ def object_list(resource, items):
 
 
 # -- the Glance spec behind the control plane ---------------------------------
-class PatchError(Exception):
+class PatchError(errors.OneLineError):
     """A patch body the embedded API refuses (one line)."""
 
 

@@ -19,6 +19,7 @@ Pure logic.
 """
 
 from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
 
 # NOTE: in the state dir: the Role of ``up --kube-role`` and the log of
 # every resource request.
@@ -26,7 +27,7 @@ ROLE_FILE = 'kube-role.yaml'
 AUDIT_LOG = 'kubeapi-audit.log'
 
 
-class RoleError(Exception):
+class RoleError(errors.OneLineError):
     """A Role file that cannot be used (one line)."""
 
 

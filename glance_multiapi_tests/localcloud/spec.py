@@ -21,6 +21,7 @@ import copy
 import re
 
 from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import jsonmerge
 from glance_multiapi_tests.multiapi import glance_cr
 
@@ -33,7 +34,7 @@ _API_NAME = re.compile(r'^[a-z0-9]([-a-z0-9]{0,28}[a-z0-9])?$')
 _STORE_NAME = re.compile(r'^[A-Za-z0-9_]{1,40}$')
 
 
-class SpecError(Exception):
+class SpecError(errors.OneLineError):
     """A spec or patch the operator's webhook would refuse (one line)."""
 
 
@@ -151,10 +152,10 @@ def apply_patch(spec, patch_text, source='patch'):
     except documents.DocumentError as exc:
         raise SpecError('%s: %s' % (source, exc)) from None
     if not isinstance(patch, dict) or set(patch) - {'spec'}:
-        raise SpecError('%s: only {"spec": {...}} can be patched, got keys '
-                        '%s' % (source, ', '.join(sorted(patch))
-                                if isinstance(patch, dict) else
-                                type(patch).__name__))
+        raise SpecError('%s: only {"spec": {...}} can be patched, got %s' % (
+            source, 'keys %s' % documents.short(', '.join(
+                repr(key) for key in sorted(patch)), 200)
+            if isinstance(patch, dict) else type(patch).__name__))
     if 'spec' not in patch:
         return normalize(spec, source)
     new = merge_patch(spec, patch['spec'])

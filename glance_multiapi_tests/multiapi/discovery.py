@@ -25,13 +25,14 @@ import urllib.parse
 
 from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.multiapi import glance_cr
 
 API_TYPES = glance_cr.API_TYPES
 
 
-class DiscoveryError(Exception):
+class DiscoveryError(errors.OneLineError):
     """The deployment could not be learnt; the message names the source."""
 
 

@@ -30,6 +30,7 @@ import collections
 import configparser
 
 from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
 
 API_TYPES = ('split', 'single', 'edge')
 DEFAULT_TYPE = 'split'
@@ -68,7 +69,7 @@ Refusal.__doc__ = """Why the operator refuses a spec: field, words, where.
 """
 
 
-class ConfigError(ValueError):
+class ConfigError(errors.OneLineError, ValueError):
     """A customServiceConfig snippet that cannot be read.
 
     ``field`` names the snippet (as the caller named it), ``problem``

@@ -23,6 +23,7 @@ import json
 import shlex
 
 from glance_multiapi_tests.common import commands
+from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.multiapi import discovery
 
@@ -37,7 +38,7 @@ TARGETS = {
 _patched = {}
 
 
-class PatchError(Exception):
+class PatchError(errors.OneLineError):
     """The patch could not be applied; str() is one line naming why."""
 
 

@@ -21,11 +21,12 @@ instead of failing.
 import os
 
 from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.results import record_schema
 from glance_multiapi_tests.results import recorder
 
 
-class RecordsError(Exception):
+class RecordsError(errors.OneLineError):
     """The records folder cannot be read at all."""
 
 

@@ -22,10 +22,11 @@ before it changes anything. Pure: no I/O.
 import string
 
 from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.multiapi import glance_cr
 
 
-class OptionValueError(ValueError):
+class OptionValueError(errors.OneLineError, ValueError):
     """An option value that cannot be used; str() is one line."""
 
     def __init__(self, group, name, problem):
