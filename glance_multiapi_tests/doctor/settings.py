@@ -101,7 +101,9 @@ def _check_values(conf, where):
         for opt in opts:
             try:
                 getattr(group, opt.dest)
-            except (cfg.ConfigFileValueError, ValueError) as exc:
+            # NOTE: cfg.Error too: "$other" names an option to substitute,
+            # which may not exist (NoSuchOptError).
+            except (cfg.Error, ValueError) as exc:
                 # NOTE: oslo.config's text embeds a LocationInfo repr
                 # before the reason; the reason is what a reader needs.
                 reason = _one_line(exc).partition('is not valid: ')[2]

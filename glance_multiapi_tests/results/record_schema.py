@@ -66,9 +66,13 @@ def _entries(value):
     return isinstance(value, list) and all(_entry(v) for v in value)
 
 
+def _verdict(value):
+    return (_mapping(value) and _text(value.get('status')) and
+            (value.get('message') is None or _text(value.get('message'))))
+
+
 def _verdicts(value):
-    return _mapping(value) and all(
-        _mapping(v) or _text(v) for v in value.values())
+    return _mapping(value) and all(_verdict(v) for v in value.values())
 
 
 def _inventory(value):
