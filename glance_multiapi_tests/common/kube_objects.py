@@ -18,6 +18,8 @@ is missing or of the wrong type; they answer "unknown" (None, {}, '?').
 Pure: no client, no I/O.
 """
 
+from glance_multiapi_tests.common import documents
+
 
 def metadata(obj):
     """obj's metadata, {} when it has none or none that is a mapping."""
@@ -35,10 +37,11 @@ def describe(obj, kind=None):
     """'Glance openstack/glance' for an object read from the API."""
     obj_kind = obj.get('kind') if isinstance(obj, dict) else None
     namespace = metadata(obj).get('namespace')
-    return '%s %s/%s' % (
+    # NOTE: real names are at most 253 characters; cut what is not one.
+    return '%s %s/%s' % tuple(documents.short(str(part), 100) for part in (
         kind or (obj_kind if isinstance(obj_kind, str) else '') or 'object',
         namespace if isinstance(namespace, str) and namespace else '?',
-        name_of(obj))
+        name_of(obj)))
 
 
 def controller_owner(obj, kind):

@@ -55,7 +55,7 @@ def deletion(pod):
         return None
     grace = meta.get('deletionGracePeriodSeconds')
     return 'pod %s is being deleted (deletionTimestamp %s%s)' % (
-        kube.name_of(pod), documents.short(str(when)),
+        documents.short(str(kube.name_of(pod))), documents.short(str(when)),
         ', grace %s s' % documents.short(str(grace)) if grace is not None
         else '')
 

@@ -151,8 +151,9 @@ def _check_ca_file(conf, where):
     except (OSError, ssl.SSLError) as exc:
         # NOTE: ssl.SSLError is an OSError; both say why in one line.
         raise ConfigProblem('%s: [identity] ca_certificates_file: cannot '
-                            'load %s: %s' % (where, path, _one_line(
-                                exc.strerror or exc))) from None
+                            'load %s: %s' % (where, documents.short(
+                                path, 200), _one_line(exc.strerror or exc))
+                            ) from None
 
 
 def _check_text(path):

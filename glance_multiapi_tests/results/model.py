@@ -134,6 +134,8 @@ def _runs(records):
     ordered = sorted(runs.values(), key=lambda r: r.started or 0)
     seen = {}
     for run in ordered:
+        # NOTE: records without run_label (from a hand or another tool).
+        run.label = run.label or str(run.key)
         seen[run.label] = seen.get(run.label, 0) + 1
         if seen[run.label] > 1:
             run.label = '%s #%d' % (run.label, seen[run.label])

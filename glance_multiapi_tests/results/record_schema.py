@@ -75,6 +75,12 @@ def _verdicts(value):
     return _mapping(value) and all(_verdict(v) for v in value.values())
 
 
+def _glance(value):
+    return _mapping(value) and all(
+        value.get(key) is None or _text(value.get(key))
+        for key in ('namespace', 'name', 'read_from'))
+
+
 def _inventory(value):
     return _mapping(value) and all(_mapping(v) for v in value.values())
 
@@ -94,7 +100,7 @@ FIELDS = {
     'message': _text, 'status': _text, 'element': _text, 'label': _text,
     'figure': _text, 'keystone_endpoint': _text, 'elements': _texts,
     'setup_elements': _texts, 'checks': _texts, 'setup': _texts,
-    'scheduled': _texts, 'tests': _inventory, 'glance': _mapping,
+    'scheduled': _texts, 'tests': _inventory, 'glance': _glance,
     'apis': _apis, 'entries': _entries, 'verdicts': _verdicts,
     'labels': _mapping, 'bound': _mapping,
 }
@@ -112,6 +118,7 @@ DESCRIPTIONS = {_number: 'a number', _text: 'a string',
                 _entries: 'a list of catalog entries',
                 _verdicts: 'an object of verdicts',
                 _inventory: 'an object of test objects',
+                _glance: 'an object of the Glance CR\'s names',
                 _pid: 'a process id'}
 
 
