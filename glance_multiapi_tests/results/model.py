@@ -174,7 +174,9 @@ def _apis(records):
 
 
 def _entries_key(entries):
-    return sorted((e.get('interface'), e.get('region'), e.get('url'))
+    # NOTE: a field may be missing (None) in one entry and set in another.
+    return sorted(tuple(e.get(key) or '' for key in ('interface', 'region',
+                                                     'url'))
                   for e in entries or [])
 
 
