@@ -60,8 +60,12 @@ def first_line(text):
 def iso(epoch):
     if epoch is None:
         return None
-    return datetime.datetime.fromtimestamp(
-        epoch, datetime.timezone.utc).isoformat(timespec='seconds')
+    try:
+        return datetime.datetime.fromtimestamp(
+            epoch, datetime.timezone.utc).isoformat(timespec='seconds')
+    except (ValueError, OverflowError, OSError):
+        # NOTE: a time no date can show (past the year 9999, NaN).
+        return None
 
 
 class _Run(object):

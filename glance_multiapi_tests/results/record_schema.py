@@ -25,9 +25,16 @@ import numbers
 
 from glance_multiapi_tests.common import documents
 
+LAST_SECOND = 253402300800
+
 
 def _number(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _timestamp(value):
+    # NOTE: seconds since 1970 that a date can show: up to the year 9999.
+    return _number(value) and 0 <= value < LAST_SECOND
 
 
 def _text(value):
@@ -95,7 +102,7 @@ _API = {'type': _text, 'endpoints': _text_map, 'default_store': _text,
         'replicas': _number}
 # NOTE: by field name; the recorder uses each name with one meaning.
 FIELDS = {
-    'kind': _text, 't': _number, 'pid': _pid, 'seq': _number, 'v': _number,
+    'kind': _text, 't': _timestamp, 'pid': _pid, 'seq': _number, 'v': _number,
     'run': _text, 'run_label': _text, 'test': _text, 'class': _text,
     'message': _text, 'status': _text, 'element': _text, 'label': _text,
     'figure': _text, 'keystone_endpoint': _text, 'elements': _texts,
@@ -112,6 +119,7 @@ REQUIRED = {
     'class-teardown-error': ('class',), 'figure': ('figure',),
 }
 DESCRIPTIONS = {_number: 'a number', _text: 'a string',
+                _timestamp: 'a time in seconds since 1970',
                 _texts: 'a list of strings', _mapping: 'an object',
                 _text_map: 'an object of strings',
                 _apis: 'a list of API objects with a name',
