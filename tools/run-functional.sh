@@ -54,7 +54,7 @@ export GLANCE_MULTIAPI_FUNCTIONAL_ARTIFACTS="$ARTIFACTS_DIR"
 # time (a serial run keeps the two cores a fifth busy), so the three
 # together take about the longest one's time. SERIAL=1: one worker.
 OWN_CLOUD='test_heat|test_kubeapi_heat|test_tls|test_kubeapi_rbac'
-OWN_CLOUD+='|test_dcn_layout|test_role_without_patch'
+OWN_CLOUD+='|test_dcn_layout|test_role_without_patch|test_cli_bad_input'
 UPLOADER='test_uploader_scenarios|test_uploader_chaos|test_uploader_cli'
 # NOTE: half the broken-uploader rows and half the chaos kills (the B
 # classes) get a fourth worker on the uploader's cloud: they inject no

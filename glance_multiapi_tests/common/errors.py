@@ -18,10 +18,28 @@ and a documented exit code. Each raises a CliError subclass carrying both;
 its main() prints str(error) the tool's way and returns exit_code.
 """
 
+import argparse
+import math
 import textwrap
 
 
-class CliError(Exception):
+def one_line(text):
+    """text with each run of white space, newlines too, one space."""
+    return ' '.join(str(text).split())
+
+
+class OneLineError(Exception):
+    """An error whose str() is one line, whatever text it was given.
+
+    NOTE: messages quote input (a key, a value, a line of a file), which
+    may hold newlines of its own.
+    """
+
+    def __init__(self, message='', *args):
+        super().__init__(one_line(message), *args)
+
+
+class CliError(OneLineError):
     """One line for the user and the exit code the tool returns."""
 
     exit_code = 1
@@ -34,6 +52,25 @@ class CliError(Exception):
     @property
     def message(self):
         return str(self)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line, exit 2."""
+
+    def error(self, message):
+        self.exit(2, '%s: error: %s (see --help)\n' % (self.prog, message))
+
+
+def positive_seconds(text):
+    """argparse type: a finite number of seconds above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError('%r is not a number' % text)
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError('%r is not a positive number of '
+                                         'seconds' % text)
+    return value
 
 
 def exit_code_table(meanings, width=79):

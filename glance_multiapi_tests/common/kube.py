@@ -27,10 +27,12 @@ Glance CR), get of the run's own pod, list and delete of pods.
 """
 
 import dataclasses
-import json
 import os
 
+from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import kube_errors
+from glance_multiapi_tests.common import kube_objects
 
 IN_CLUSTER_ENV = 'KUBERNETES_SERVICE_HOST'
 DEFAULT_KUBECONFIG = '~/.kube/config'
@@ -66,7 +68,7 @@ DEPLOYMENT = Resource('apps', 'v1', 'deployments', 'Deployment')
 POD = Resource('', 'v1', 'pods', 'Pod')
 
 
-class KubeError(Exception):
+class KubeError(errors.OneLineError):
     """The Kubernetes API could not be used; str() is one line."""
 
 
@@ -143,19 +145,12 @@ def namespace_for(settings):
     return found or DEFAULT_NAMESPACE
 
 
-def describe(obj, kind=None):
-    """'Glance openstack/glance' for an object read from the API."""
-    meta = obj.get('metadata') or {}
-    return '%s %s/%s' % (kind or obj.get('kind') or 'object',
-                         meta.get('namespace') or '?', meta.get('name'))
-
-
-def controller_owner(obj, kind):
-    """Name of the controller ownerReference of that kind, else None."""
-    for ref in (obj.get('metadata') or {}).get('ownerReferences') or ():
-        if ref.get('controller') and ref.get('kind') == kind:
-            return ref.get('name')
-    return None
+# NOTE: the readers of objects are in kube_objects.py, which knows no
+# client; kept here under their names for the callers.
+metadata = kube_objects.metadata
+name_of = kube_objects.name_of
+describe = kube_objects.describe
+controller_owner = kube_objects.controller_owner
 
 
 def _client_package():
@@ -299,6 +294,10 @@ class Client:
         if not isinstance(items, list):
             raise self._error('list', resource, None,
                               'the answer has no items list')
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise self._error('list', resource, None, 'items[%d] of the '
+                                  'answer is not an object' % index)
         return items
 
     def delete(self, resource, name):
@@ -332,8 +331,7 @@ class Client:
         items = self.list(resource)
         if len(items) == 1:
             return items[0]
-        names = sorted(str((item.get('metadata') or {}).get('name'))
-                       for item in items)
+        names = sorted(str(name_of(item)) for item in items)
         found = ('%d found: %s' % (len(names), ', '.join(names)) if names
                  else 'none found')
         raise self._error('list', resource, None, '%s is unset, so exactly '
@@ -362,10 +360,14 @@ class Client:
             raise self._error(verb, resource, name, kube_errors.unreachable(
                 exc, self.settings.timeout)) from None
         try:
-            return json.loads(data)
-        except ValueError as exc:
-            raise self._error(verb, resource, name, 'the answer is not '
-                              'JSON: %s' % exc) from None
+            body = documents.load_json(data)
+        except documents.DocumentError as exc:
+            raise self._error(verb, resource, name, 'the answer is %s' % (
+                exc)) from None
+        if not isinstance(body, dict):
+            raise self._error(verb, resource, name, 'the answer is not a '
+                              'JSON object but %s' % type(body).__name__)
+        return body
 
     def _error(self, verb, resource, name, problem):
         what = '%s %s' % (verb, resource.full_name)

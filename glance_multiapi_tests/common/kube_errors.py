@@ -17,9 +17,10 @@ SERVER: VERB RESOURCE in namespace NS:": what an HTTP status means for
 this plugin, and why the server could not be reached. Pure functions.
 """
 
-import json
 import re
 import ssl
+
+from glance_multiapi_tests.common import documents
 
 _ERRNO_RE = re.compile(r'\[Errno -?\d+\][^\'")]*')
 
@@ -89,12 +90,15 @@ def status_message(body):
     if not body:
         return None, None
     try:
-        doc = json.loads(body)
-    except ValueError:
+        doc = documents.load_json(body)
+    except documents.DocumentError:
         return one_line(body)[:300], None
     if not isinstance(doc, dict):
         return one_line(body)[:300], None
-    return doc.get('message'), doc.get('details')
+    message, details = doc.get('message'), doc.get('details')
+    # NOTE: a Status of another server may carry anything in them.
+    return (documents.short(message, 300) if isinstance(message, str)
+            else None), (details if isinstance(details, dict) else None)
 
 
 def server_says(message):

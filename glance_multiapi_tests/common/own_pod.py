@@ -27,6 +27,7 @@ import os
 
 from oslo_log import log as logging
 
+from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import kube
 
 LOG = logging.getLogger(__name__)
@@ -48,14 +49,15 @@ def pod_name(opts, environ=None):
 
 def deletion(pod):
     """Why the Pod object says it is going, or None."""
-    meta = pod.get('metadata') or {}
+    meta = kube.metadata(pod)
     when = meta.get('deletionTimestamp')
     if not when:
         return None
     grace = meta.get('deletionGracePeriodSeconds')
     return 'pod %s is being deleted (deletionTimestamp %s%s)' % (
-        meta.get('name'), when,
-        ', grace %s s' % grace if grace is not None else '')
+        documents.short(str(kube.name_of(pod))), documents.short(str(when)),
+        ', grace %s s' % documents.short(str(grace)) if grace is not None
+        else '')
 
 
 class Watch(object):

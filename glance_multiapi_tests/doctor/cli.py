@@ -17,6 +17,7 @@ import argparse
 import os
 import sys
 
+from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.doctor import checks
 from glance_multiapi_tests.doctor import report
 from glance_multiapi_tests import version
@@ -59,7 +60,8 @@ output:
 
 %s
 
-When several checks fail, the code is that of the first one listed.
+When several checks fail, the code is that of the first one listed; a
+failed run also prints one line on stderr naming the first failure.
 """
 
 
@@ -69,16 +71,6 @@ class _OneLineParser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(report.EXIT_USAGE, '%s: error: %s (see --help)\n'
                   % (self.prog, message))
-
-
-def _positive(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError('%r is not a number' % text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError('%r is not positive' % text)
-    return value
 
 
 def build_parser():
@@ -98,7 +90,8 @@ def build_parser():
     parser.add_argument('--output-file', metavar='FILE',
                         help='write the -o report here; stdout gets the '
                              'text report.')
-    parser.add_argument('--probe-timeout', type=_positive, metavar='SECONDS',
+    parser.add_argument('--probe-timeout', type=errors.positive_seconds,
+                        metavar='SECONDS',
                         help='seconds per probe stage (default: '
                              '[glance_multiapi] probe_timeout).')
     parser.add_argument('--strict', action='store_true',
@@ -106,7 +99,8 @@ def build_parser():
                              'discovery unconfigured) fails the run (exit '
                              '%d), as a gate wants.' %
                              report.EXIT_SKIPPED_STRICT)
-    parser.add_argument('--keystone-timeout', type=_positive, default=30.0,
+    parser.add_argument('--keystone-timeout', type=errors.positive_seconds,
+                        default=30.0,
                         metavar='SECONDS',
                         help='seconds a keystone request may take '
                              '(default: %(default)s).')
@@ -145,10 +139,12 @@ def run(args):
                 PROG, args.output_file, exc.strerror or exc))
             return report.EXIT_USAGE
         sys.stdout.write(render(outcome, 'text'))
-        return code
-    sys.stdout.write(render(outcome, args.output))
-    if args.output == 'json' and code:
-        # NOTE: a CI log shows stderr; the JSON alone would hide the cause.
+    else:
+        sys.stdout.write(render(outcome, args.output))
+    if code:
+        # NOTE: a CI log shows stderr; a report on stdout or in a file
+        # would hide the cause. One line: the first failure.
+        sys.stdout.flush()
         sys.stderr.write(report.verdict(outcome.checks, PROG) + '\n')
     return code
 

@@ -47,10 +47,13 @@ EXIT_CODES = (
     (EXIT_PROBLEM, 'a problem found: an image endpoint does not answer, '
                    'or the catalog does not hold exactly the '
                    'keystoneEndpoint API'),
-    (EXIT_USAGE, 'usage error (also: --output-file cannot be written)'),
+    (EXIT_USAGE, 'usage error (a timeout that is not a positive finite '
+                 'number; also: --output-file cannot be written)'),
     (EXIT_BAD_CONFIG, 'bad configuration: the config file is missing, '
-                      'unreadable or malformed, an option value is '
-                      'invalid, the cloud is not in clouds.yaml, or no '
+                      'unreadable (a folder, a symlink loop, no '
+                      'permission) or malformed (not UTF-8, not INI), an '
+                      'option value is invalid (a CA file that cannot be '
+                      'loaded too), the cloud is not in clouds.yaml, or no '
                       'credentials are set'),
     (EXIT_DISCOVERY, 'discovery failed: the Glance CR could not be read '
                      '(Kubernetes API or discovery_command), does not '

@@ -21,11 +21,14 @@ names the file and, where it can, the option.
 
 import dataclasses
 import os
+import ssl
 import urllib.parse
 
 from oslo_config import cfg
 
+from glance_multiapi_tests.common import documents
 from glance_multiapi_tests import config
+from glance_multiapi_tests.common import errors
 
 # NOTE: the same names, types and defaults as tempest's own options; only
 # what the doctor reads. Options of other groups are ignored by oslo.config.
@@ -56,7 +59,7 @@ TEMPEST_OPTS = {
 TIMEOUTS = ('probe_timeout', 'kubernetes_timeout', 'command_timeout')
 
 
-class ConfigProblem(Exception):
+class ConfigProblem(errors.OneLineError):
     """The configuration cannot be used; str() is one line."""
 
 
@@ -98,7 +101,9 @@ def _check_values(conf, where):
         for opt in opts:
             try:
                 getattr(group, opt.dest)
-            except (cfg.ConfigFileValueError, ValueError) as exc:
+            # NOTE: cfg.Error too: "$other" names an option to substitute,
+            # which may not exist (NoSuchOptError).
+            except (cfg.Error, ValueError) as exc:
                 # NOTE: oslo.config's text embeds a LocationInfo repr
                 # before the reason; the reason is what a reader needs.
                 reason = _one_line(exc).partition('is not valid: ')[2]
@@ -122,9 +127,10 @@ def url_problem(url):
         parts = urllib.parse.urlsplit(url)
         parts.port
     except ValueError as exc:
-        return 'invalid URL %r: %s' % (url, _one_line(exc))
+        return 'invalid URL %s: %s' % (documents.short(repr(url)),
+                                       _one_line(exc))
     if not parts.hostname:
-        return 'invalid URL %r: no host' % url
+        return 'invalid URL %s: no host' % documents.short(repr(url))
     return None
 
 
@@ -133,6 +139,21 @@ def _check_identity_url(conf, where):
     problem = url and url_problem(url)
     if problem:
         raise ConfigProblem('%s: [identity] uri_v3: %s' % (where, problem))
+
+
+def _check_ca_file(conf, where):
+    """[identity] ca_certificates_file must be a CA bundle TLS can load."""
+    path = conf.identity.ca_certificates_file
+    if not path:
+        return
+    try:
+        ssl.create_default_context(cafile=path)
+    except (OSError, ssl.SSLError) as exc:
+        # NOTE: ssl.SSLError is an OSError; both say why in one line.
+        raise ConfigProblem('%s: [identity] ca_certificates_file: cannot '
+                            'load %s: %s' % (where, documents.short(
+                                path, 200), _one_line(exc.strerror or exc))
+                            ) from None
 
 
 def _check_text(path):
@@ -152,7 +173,8 @@ def _check_text(path):
 
 
 def _one_line(exc):
-    return ' '.join(str(exc).split()) or type(exc).__name__
+    # NOTE: oslo.config quotes the whole offending line, however long.
+    return documents.short(str(exc), 400) or type(exc).__name__
 
 
 def load(path):
@@ -181,6 +203,7 @@ def load(path):
     _check_values(conf, where)
     _check_timeouts(conf, where)
     _check_identity_url(conf, where)
+    _check_ca_file(conf, where)
     return conf
 
 

@@ -15,6 +15,7 @@
 import argparse
 import sys
 
+from glance_multiapi_tests.common import errors as cli_errors
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import errors
@@ -53,15 +54,18 @@ check):
 
 checks:%(kinds)s
 
-exit codes:
+exit codes (each failure is one line on stderr):
   0   consistent
   1   inconsistent (each disagreement is listed with its fields and values)
-  2   usage error (bad options, unknown --target)
+  2   usage error (bad options, a timeout that is not a positive finite
+      number, unknown --target)
   22  malformed input (mapping, OpenStackVersion, env listing or names
-      file; the message names the file and the field or line)
-  23  an input could not be read, the get command failed or timed out, or
-      the Kubernetes API refused or did not answer (the message names the
-      call, the object and the HTTP status)
+      file: not UTF-8, not YAML or JSON, nested too deep, wrong types; the
+      message names the file and the field or line)
+  23  an input could not be read (missing, a folder, a symlink loop, no
+      permission), the get command failed or timed out, or the Kubernetes
+      API refused or did not answer, or answered something that is no
+      object (the message names the call, the object and the HTTP status)
 """
 
 
@@ -119,7 +123,8 @@ def build_parser():
                         help='check only this build target (e.g. '
                              'heat/heat-api); repeatable. Double '
                              'assignments are looked for everywhere.')
-    parser.add_argument('--command-timeout', type=float, default=60.0,
+    parser.add_argument('--command-timeout', type=cli_errors.positive_seconds,
+                        default=60.0,
                         metavar='SECONDS',
                         help='how long --version-command may run '
                              '(default: %(default)s).')
@@ -138,7 +143,8 @@ def build_parser():
                             help='check the image this Deployment runs '
                                  'against FIELD, e.g. '
                                  'heat-engine=heatEngineImage; repeatable.')
-    kubernetes.add_argument('--kube-timeout', type=float, default=30.0,
+    kubernetes.add_argument('--kube-timeout',
+                            type=cli_errors.positive_seconds, default=30.0,
                             metavar='SECONDS',
                             help='per request (default: %(default)s).')
     parser.add_argument('-o', '--output', choices=('table', 'json'),

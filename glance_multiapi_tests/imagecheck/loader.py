@@ -121,8 +121,8 @@ def read_kubernetes(inputs):
             version = client.named_or_only(
                 kube.VERSION, inputs.openstackversion_name,
                 inputs.version_name_option)
-            version_where = client.where(
-                (version.get('metadata') or {}).get('name'), kube.VERSION)
+            version_where = client.where(kube.name_of(version),
+                                         kube.VERSION)
             deployments = {name: client.get(kube.DEPLOYMENT, name)
                            for name, _ in inputs.running_deployments}
             running_where = 'Kubernetes API at %s, namespace %s' % (

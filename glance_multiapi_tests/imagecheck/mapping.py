@@ -33,6 +33,7 @@ import re
 
 import yaml
 
+from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.imagecheck import errors
 
 IMAGE_NAME_PREFIX = 'openstack-'
@@ -108,17 +109,14 @@ _UniqueKeyLoader.add_constructor(
 def load_yaml(text, where):
     """Parse YAML (or JSON) text, refusing duplicate keys."""
     try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)
+        return documents.load_yaml(text, loader=_UniqueKeyLoader)
     except _DuplicateKey as exc:
         raise errors.MalformedInput(
-            where, str(exc.key), 'given twice (lines %d and %d); one of the '
-            'two would be silently ignored' % (exc.first_line, exc.line))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, 'problem_mark', None)
-        place = ' at line %d' % (mark.line + 1) if mark else ''
-        problem = getattr(exc, 'problem', None) or str(exc).splitlines()[0]
-        raise errors.MalformedInput(
-            where, None, 'not valid YAML%s: %s' % (place, problem))
+            where, documents.short(str(exc.key)), 'given twice (lines %d and '
+            '%d); one of the two would be silently ignored' % (
+                exc.first_line, exc.line)) from None
+    except documents.DocumentError as exc:
+        raise errors.MalformedInput(where, None, str(exc)) from None
 
 
 def parse_mapping(text, where):
@@ -139,7 +137,7 @@ def parse_mapping(text, where):
             % _describe(document))
     targets = []
     for name, fields in document.items():
-        here = '%s.%s' % (path, name) if path else str(name)
+        here = documents.short('%s.%s' % (path, name) if path else str(name))
         if not isinstance(name, str) or not name.strip('/'):
             raise errors.MalformedInput(
                 where, here, 'a build target must be a non-empty string '
@@ -153,7 +151,7 @@ def parse_mapping(text, where):
                 raise errors.MalformedInput(
                     where, '%s[%d]' % (here, index),
                     'expected an OpenStackVersion field name such as '
-                    'heatAPIImage, got %r' % (field,))
+                    'heatAPIImage, got %s' % documents.short(repr(field)))
         targets.append(Target(name=name, fields=tuple(fields)))
     return Mapping(where=where, targets=tuple(targets))
 

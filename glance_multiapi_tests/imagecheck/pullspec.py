@@ -21,6 +21,9 @@ fields that are meant to share one image should be spelled the same way.
 import dataclasses
 import re
 
+from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
+
 _DOMAIN_COMPONENT = r'[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?'
 _DOMAIN_RE = re.compile(
     r'(?:%s(?:\.%s)*|\[[0-9A-Fa-f:]+\])(?::[0-9]+)?$'
@@ -35,7 +38,7 @@ _DIGEST_RE = re.compile(
 _DIGEST_LENGTHS = {'sha256': 64, 'sha512': 128}
 
 
-class InvalidPullspec(ValueError):
+class InvalidPullspec(errors.OneLineError, ValueError):
     """The text is not an image reference; str() says why."""
 
 
@@ -61,14 +64,20 @@ class Pullspec:
         return self.repository
 
 
+def _shown(text):
+    # NOTE: a reference is at most a few hundred characters; a field of
+    # another operator version may hold anything, shown cut.
+    return documents.short(repr(text), 100)
+
+
 def parse(text):
     """Return the Pullspec of ``text``; raise InvalidPullspec if it is none."""
     if not isinstance(text, str):
         raise InvalidPullspec('expected an image reference string, got %s'
                               % type(text).__name__)
     if not text or text != text.strip() or any(c.isspace() for c in text):
-        raise InvalidPullspec('%r is not an image reference (empty or '
-                              'contains white space)' % text)
+        raise InvalidPullspec('%s is not an image reference (empty or '
+                              'contains white space)' % _shown(text))
     name, _, digest = text.partition('@')
     digest = digest or None
     if digest is not None:
@@ -79,7 +88,8 @@ def parse(text):
     if colon > last_slash:
         name, tag = name[:colon], name[colon + 1:]
         if not _TAG_RE.match(tag):
-            raise InvalidPullspec('%r has an invalid tag %r' % (text, tag))
+            raise InvalidPullspec('%s has an invalid tag %s' % (
+                _shown(text), _shown(tag)))
     _check_name(text, name)
     return Pullspec(text=text, repository=name, tag=tag, digest=digest)
 
@@ -87,13 +97,14 @@ def parse(text):
 def _check_digest(text, digest):
     match = _DIGEST_RE.match(digest)
     if not match:
-        raise InvalidPullspec('%r has an invalid digest %r (expected '
-                              'algorithm:hex)' % (text, digest))
+        raise InvalidPullspec('%s has an invalid digest %s (expected '
+                              'algorithm:hex)' % (_shown(text),
+                                                  _shown(digest)))
     algorithm, hex_part = match.groups()
     wanted = _DIGEST_LENGTHS.get(algorithm)
     if (wanted and len(hex_part) != wanted) or len(hex_part) < 32:
-        raise InvalidPullspec('%r has a %s digest of %d hex digits, not %s'
-                              % (text, algorithm, len(hex_part),
+        raise InvalidPullspec('%s has a %s digest of %d hex digits, not %s'
+                              % (_shown(text), algorithm, len(hex_part),
                                  wanted or 'at least 32'))
 
 
@@ -103,12 +114,12 @@ def _check_name(text, name):
     if len(parts) > 1 and ('.' in first or ':' in first or
                            first == 'localhost' or first != first.lower()):
         if not _DOMAIN_RE.match(first):
-            raise InvalidPullspec('%r has an invalid registry %r'
-                                  % (text, first))
+            raise InvalidPullspec('%s has an invalid registry %s'
+                                  % (_shown(text), _shown(first)))
         parts = parts[1:]
     for part in parts:
         if not _PATH_COMPONENT_RE.match(part):
             raise InvalidPullspec(
-                '%r has an invalid repository path component %r (lower '
+                '%s has an invalid repository path component %s (lower '
                 'case letters, digits and . _ - separators only)'
-                % (text, part))
+                % (_shown(text), _shown(part)))

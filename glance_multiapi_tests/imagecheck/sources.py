@@ -34,9 +34,9 @@ The operator also feeds ``infraDnsmasqImage`` from the neutron API default.
 """
 
 import dataclasses
-import json
 import re
 
+from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.imagecheck import errors
 from glance_multiapi_tests.imagecheck import mapping as mapping_mod
 from glance_multiapi_tests.imagecheck import pullspec
@@ -145,7 +145,8 @@ def _env_pairs_from_lines(text, where):
             place = 'line %d' % number
             if not sep or not _ENV_NAME_RE.match(name):
                 raise errors.MalformedInput(
-                    where, place, 'expected NAME=VALUE, got %r' % item)
+                    where, place, 'expected NAME=VALUE, got %s' %
+                    documents.short(repr(item)))
             pairs.append((name, _unquote(value.strip()), place))
     return pairs
 
@@ -186,8 +187,8 @@ def parse_version_document(text, where):
     json``); a List holding exactly one OpenStackVersion is accepted too.
     """
     try:
-        document = json.loads(text)
-    except ValueError:
+        document = documents.load_json(text)
+    except documents.DocumentError:
         document = mapping_mod.load_yaml(text, where)
     document = _single_version(document, where)
     spec = _section(document, 'spec', where)
@@ -228,7 +229,8 @@ def _single_version(document, where):
     kind = document.get('kind')
     if kind is not None and kind != 'OpenStackVersion':
         raise errors.MalformedInput(
-            where, 'kind', 'expected OpenStackVersion, got %r' % kind)
+            where, 'kind', 'expected OpenStackVersion, got %s' %
+            documents.short(repr(kind)))
     return document
 
 
@@ -290,12 +292,15 @@ def parse_running(deployments, fields, where):
 
 def running_container(deployment, name, where):
     """The container named like the Deployment, else its only one."""
-    template = ((deployment.get('spec') or {}).get('template') or {})
-    containers = (template.get('spec') or {}).get('containers')
+    containers = deployment
+    for key in ('spec', 'template', 'spec', 'containers'):
+        # NOTE: a Deployment of another API version may hold anything.
+        containers = containers.get(key) if isinstance(
+            containers, dict) else None
     if not isinstance(containers, list) or not containers:
         raise errors.MalformedInput(
             where, 'Deployment %s' % name, 'has no '
-            'spec.template.spec.containers')
+            'spec.template.spec.containers list')
     for container in containers:
         if isinstance(container, dict) and container.get('name') == name:
             return container
@@ -304,9 +309,9 @@ def running_container(deployment, name, where):
     raise errors.MalformedInput(
         where, 'Deployment %s' % name, 'has %d containers (%s) and none is '
         'named %s, so which one runs the image is unknown' % (
-            len(containers), ', '.join(
+            len(containers), documents.short(', '.join(
                 str(c.get('name')) for c in containers
-                if isinstance(c, dict)), name))
+                if isinstance(c, dict)), 300), name))
 
 
 def parse_known_names(text, where):
@@ -319,7 +324,7 @@ def parse_known_names(text, where):
         if any(c.isspace() for c in line) or '/' in line or ':' in line:
             raise errors.MalformedInput(
                 where, 'line %d' % number, 'expected one image name such as '
-                'openstack-heat-api, got %r' % line)
+                'openstack-heat-api, got %s' % documents.short(repr(line)))
         names.add(line)
     if not names:
         raise errors.MalformedInput(where, None, 'lists no image name')

@@ -19,6 +19,8 @@ import sys
 
 import yaml
 
+from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors as cli_errors
 from glance_multiapi_tests.common import shared_files
 from glance_multiapi_tests.localcloud import cloud
 from glance_multiapi_tests.localcloud.components import glance
@@ -67,12 +69,12 @@ DEMO_SPEC = {'keystoneEndpoint': 'api0', 'glanceAPIs': {
 
 
 def build_parser():
-    common = argparse.ArgumentParser(add_help=False)
+    common = cli_errors.OneLineParser(add_help=False)
     common.add_argument(
         '--state-dir', default=argparse.SUPPRESS,
         help='folder holding the cloud (default: $GLANCE_MULTIAPI_CLOUD_DIR'
              ' or ./%s)' % DEFAULT_STATE_DIR)
-    parser = argparse.ArgumentParser(
+    parser = cli_errors.OneLineParser(
         prog=PROG, parents=[common],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description='Run a real Keystone, N real Glance APIs (one per API '
@@ -171,11 +173,13 @@ def _read_spec(path):
     if not path:
         return _default_spec_text()
     try:
-        with open(path) as f:
-            return f.read(), path
+        with open(path, 'rb') as f:
+            return documents.decode(f.read(), 'spec %s' % path), path
     except OSError as exc:
-        raise errors.Invalid('cannot read spec %s: %s' % (path,
-                                                          exc.strerror))
+        raise errors.Invalid('cannot read spec %s: %s' % (
+            path, exc.strerror or exc))
+    except documents.DocumentError as exc:
+        raise errors.Invalid(str(exc))
 
 
 def status_report(state):
@@ -309,6 +313,10 @@ def main(argv=None):
     except KeyboardInterrupt:
         sys.stderr.write('%s: interrupted\n' % PROG)
         return 130
+    except Exception as exc:  # noqa: B902 - one line, never a traceback
+        sys.stderr.write('%s: internal error: %s: %s\n' % (
+            PROG, type(exc).__name__, documents.short(str(exc), 300)))
+        return errors.EXIT_INTERNAL
 
 
 if __name__ == '__main__':

@@ -51,7 +51,11 @@ OWN_ENTRIES = ('state.json', 'keystone', 'glance', 'registry', 'files',
 @contextlib.contextmanager
 def locked(state):
     """One verb that changes a cloud at a time."""
-    os.makedirs(state.root, mode=0o700, exist_ok=True)
+    try:
+        os.makedirs(state.root, mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise errors.Invalid('cannot make state dir %s: %s' % (
+            state.root, exc.strerror or exc)) from None
     # NOTE: the state dir holds passwords and keys (confs, clouds.yaml,
     # state.json, fernet keys): nobody else may enter it.
     os.chmod(state.root, 0o700)
@@ -93,6 +97,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     with_tls: keystone and the Glance APIs serve https (tlsmode.py).
     """
     spec = spec_mod.load(spec_text, spec_source)
+    state.check_root()
     rbac_texts = None
     namespace = kube_namespace or kubeobjects.NAMESPACE
     if not kubeobjects.valid_name(namespace):
@@ -127,6 +132,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     enabled = components.enabled(state)
     for comp in enabled:
         comp.binaries_needed(state)
+    made_root = not os.path.isdir(state.root)
     with locked(state):
         if state.exists and processes.running(state):
             raise errors.AlreadyUp('a cloud is already up in %s (run '
@@ -135,8 +141,8 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
         if rbac_texts is not None:
             kubeapi.install_rbac(state, rbac_texts)
         began = time.monotonic()
+        started = []
         try:
-            started = []
             for comp in enabled:
                 note = comp.prepare(state)
                 if note:
@@ -156,6 +162,10 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
             state.save()
         except BaseException:
             _stop_all(state)
+            if made_root and not started:
+                # NOTE: nothing ran, so there is no log to read: leave no
+                # state dir behind. Once a service ran, its log stays.
+                shutil.rmtree(state.root, ignore_errors=True)
             raise
     return state
 

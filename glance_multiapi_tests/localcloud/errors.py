@@ -20,17 +20,26 @@ EXIT_USAGE = 2
 EXIT_NOT_UP = 3
 EXIT_ALREADY_UP = 4
 EXIT_INVALID = 22
+EXIT_INTERNAL = 70
 EXIT_PORT_BUSY = 98
 EXIT_MISSING_BINARY = 127
 
-EXIT_CODES_HELP = """exit codes:
+EXIT_CODES_HELP = """exit codes (every failure is one line on stderr):
   0    success
-  1    a service failed to start or answer (the message names it and its log)
-  2    usage error
-  3    no cloud is up in the state dir
+  1    a service failed to start or answer (the message names it and its
+       log), or the state dir's state.json is unreadable or corrupt
+  2    usage error (an unknown option or verb, a number that is none)
+  3    no cloud is up in the state dir (also: it is missing, a regular
+       file or a symlink loop)
   4    a cloud is already up in the state dir
-  22   the spec or the patch is invalid (nothing was changed)
-  98   a port the cloud needs is busy (names service, port and holder)
+  22   an input is invalid, nothing was changed or made: the spec, the
+       patch, the --kube-role Role (not UTF-8, not YAML, nested too deep,
+       wrong types, a folder, missing or unreadable), a --state-dir up
+       cannot use (a regular file, a path under one, a symlink loop),
+       --base-port, --fault
+  70   an unexpected error (a bug; the line names it)
+  98   a port the cloud needs is busy (names service, port and holder;
+       no state dir is left behind)
   127  a program the cloud needs is missing (nothing was left running)
 """
 

@@ -28,6 +28,8 @@ import json
 import re
 import uuid
 
+from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.localcloud import kubeheat
 
 # NOTE: the namespace the control plane lives in unless ``up
@@ -310,7 +312,7 @@ def object_list(resource, items):
 
 
 # -- the Glance spec behind the control plane ---------------------------------
-class PatchError(Exception):
+class PatchError(errors.OneLineError):
     """A patch body the embedded API refuses (one line)."""
 
 
@@ -322,7 +324,10 @@ def template_patch(body):
     """
     if not isinstance(body, dict):
         raise PatchError('a merge patch must be a JSON object')
-    glance_part = (body.get('spec') or {}).get('glance')
+    spec = body.get('spec')
+    if spec is not None and not isinstance(spec, dict):
+        raise PatchError('spec: must be an object')
+    glance_part = (spec or {}).get('glance')
     if glance_part is None:
         return None
     if not isinstance(glance_part, dict):
@@ -335,5 +340,5 @@ def template_patch(body):
     template = glance_part['template']
     if not isinstance(template, dict):
         raise PatchError('spec.glance.template: must be an object, not %s'
-                         % json.dumps(template))
+                         % documents.short(json.dumps(template)))
     return template

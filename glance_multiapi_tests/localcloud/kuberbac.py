@@ -22,7 +22,8 @@ objects, reasons and messages of the API server. Pure logic.
 
 import dataclasses
 
-import yaml
+from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
 
 # NOTE: in the state dir: the RBAC manifests of ``up --kube-role`` (one
 # file, for the artifacts; named as when it held one Role) and the log of
@@ -31,7 +32,7 @@ ROLE_FILE = 'kube-role.yaml'
 AUDIT_LOG = 'kubeapi-audit.log'
 
 
-class RoleError(Exception):
+class RoleError(errors.OneLineError):
     """A Role file that cannot be used (one line)."""
 
 
@@ -49,9 +50,16 @@ def parse_role(text, where):
         if doc.get('kind') != 'Role':
             continue
         roles += 1
-        for index, rule in enumerate(doc.get('rules') or []):
+        metadata = doc.get('metadata')
+        name = metadata.get('name') if isinstance(metadata, dict) else None
+        name = documents.short(name if isinstance(name, str) else '?')
+        found = doc.get('rules') or []
+        if not isinstance(found, list):
+            raise RoleError('%s: Role %s rules: must be a list of rules' % (
+                where, name))
+        for index, rule in enumerate(found):
             rules.append(_rule(rule, '%s: Role %s rules[%d]' % (
-                where, (doc.get('metadata') or {}).get('name', '?'), index)))
+                where, name, index)))
     if not roles:
         raise RoleError('%s holds no document of kind Role' % where)
     return rules
@@ -71,10 +79,9 @@ class Rbac:
 
 def _documents(text, where):
     try:
-        docs = [d for d in yaml.safe_load_all(text) if d is not None]
-    except yaml.YAMLError as exc:
-        raise RoleError('%s: not valid YAML: %s' % (
-            where, str(exc).splitlines()[0]))
+        docs = [d for d in documents.load_yaml_all(text) if d is not None]
+    except documents.DocumentError as exc:
+        raise RoleError('%s: %s' % (where, exc)) from None
     for index, doc in enumerate(docs):
         if not isinstance(doc, dict):
             raise RoleError('%s: document %d is not a mapping' % (

@@ -18,11 +18,10 @@ Pure logic: nothing here touches a process or the network.
 """
 
 import copy
-import json
 import re
 
-import yaml
-
+from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import jsonmerge
 from glance_multiapi_tests.multiapi import glance_cr
 
@@ -35,21 +34,16 @@ _API_NAME = re.compile(r'^[a-z0-9]([-a-z0-9]{0,28}[a-z0-9])?$')
 _STORE_NAME = re.compile(r'^[A-Za-z0-9_]{1,40}$')
 
 
-class SpecError(Exception):
+class SpecError(errors.OneLineError):
     """A spec or patch the operator's webhook would refuse (one line)."""
 
 
 def load(text, source):
     """Parse YAML or JSON text into a validated, defaulted spec."""
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, 'problem_mark', None)
-        where = ' line %d column %d' % (
-            mark.line + 1, mark.column + 1) if mark else ''
-        problem = getattr(exc, 'problem', None) or str(exc).splitlines()[0]
-        raise SpecError('%s:%s: not valid YAML: %s' % (source, where,
-                                                       problem))
+        data = documents.load_yaml(text)
+    except documents.DocumentError as exc:
+        raise SpecError('%s: %s' % (source, exc)) from None
     if isinstance(data, dict) and 'spec' in data and 'glanceAPIs' not in data:
         # A whole Glance CR (e.g. from "oc get glance -o yaml") is fine too.
         data = data['spec']
@@ -72,9 +66,9 @@ def normalize(data, source='spec', old=None):
     for name, api in list(apis.items()):
         where = '%s: spec.glanceAPIs.%s' % (source, name)
         if not isinstance(name, str) or not _API_NAME.match(name):
-            raise SpecError('%s: invalid API name %r: lower-case letters, '
+            raise SpecError('%s: invalid API name %s: lower-case letters, '
                             'digits and "-", at most 30 characters' %
-                            (source, name))
+                            (source, documents.short(repr(name))))
         if api is None:
             api = {}
         if not isinstance(api, dict):
@@ -83,13 +77,14 @@ def normalize(data, source='spec', old=None):
         api.setdefault('type', glance_cr.DEFAULT_TYPE)
         api.setdefault('replicas', 1)
         if api['type'] not in API_TYPES:
-            raise SpecError('%s.type: %r is not one of %s' %
-                            (where, api['type'], ', '.join(API_TYPES)))
+            raise SpecError('%s.type: %s is not one of %s' % (
+                where, documents.short(repr(api['type'])),
+                ', '.join(API_TYPES)))
         replicas = api['replicas']
         if (not isinstance(replicas, int) or isinstance(replicas, bool)
                 or replicas < 0):
-            raise SpecError('%s.replicas: %r is not a non-negative integer' %
-                            (where, replicas))
+            raise SpecError('%s.replicas: %s is not a non-negative integer' %
+                            (where, documents.short(repr(replicas))))
         csc = api.get('customServiceConfig', '')
         if not isinstance(csc, str):
             raise SpecError('%s.customServiceConfig must be a string' % where)
@@ -130,7 +125,8 @@ def api_stores(spec, name, source='spec'):
                         'default_backend' % where)
     for store in stores + [default]:
         if not _STORE_NAME.match(store):
-            raise SpecError('%s: invalid store name %r' % (where, store))
+            raise SpecError('%s: invalid store name %s' % (
+                where, documents.short(repr(store))))
     if default not in stores:
         stores.append(default)
     return default, stores
@@ -152,14 +148,14 @@ def apply_patch(spec, patch_text, source='patch'):
     leaves spec untouched when the result would be refused.
     """
     try:
-        patch = json.loads(patch_text)
-    except ValueError as exc:
-        raise SpecError('%s: not valid JSON: %s' % (source, exc))
+        patch = documents.load_json(patch_text)
+    except documents.DocumentError as exc:
+        raise SpecError('%s: %s' % (source, exc)) from None
     if not isinstance(patch, dict) or set(patch) - {'spec'}:
-        raise SpecError('%s: only {"spec": {...}} can be patched, got keys '
-                        '%s' % (source, ', '.join(sorted(patch))
-                                if isinstance(patch, dict) else
-                                type(patch).__name__))
+        raise SpecError('%s: only {"spec": {...}} can be patched, got %s' % (
+            source, 'keys %s' % documents.short(', '.join(
+                repr(key) for key in sorted(patch)), 200)
+            if isinstance(patch, dict) else type(patch).__name__))
     if 'spec' not in patch:
         return normalize(spec, source)
     new = merge_patch(spec, patch['spec'])

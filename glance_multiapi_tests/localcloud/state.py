@@ -12,11 +12,14 @@
 
 """The state dir of one embedded cloud: its files, ports and JSON record."""
 
+import errno
 import json
 import os
 import secrets
+import stat
 import tempfile
 
+from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import ports as ports_mod
 
@@ -42,15 +45,46 @@ class State(object):
     def exists(self):
         return os.path.exists(self.path(STATE_FILE))
 
-    def load(self):
+    def check_root(self):
+        """Invalid unless the state dir is a folder or can be made one."""
         try:
-            with open(self.path(STATE_FILE)) as f:
-                self.data = json.load(f)
+            info = os.stat(self.root)
         except FileNotFoundError:
-            raise errors.NotUp('no cloud in %s (run "up" first)' % self.root)
-        except ValueError as exc:
-            raise errors.CloudError('%s is corrupt: %s' %
-                                    (self.path(STATE_FILE), exc))
+            # NOTE: made by up, with any missing parent; an ancestor that
+            # is a file or a loop answers ENOTDIR or ELOOP, not ENOENT.
+            return
+        except OSError as exc:
+            raise errors.Invalid('state dir %s cannot be used: %s' % (
+                self.root, exc.strerror or exc)) from None
+        if not stat.S_ISDIR(info.st_mode):
+            raise errors.Invalid('state dir %s is not a folder' % self.root)
+
+    def load(self):
+        path = self.path(STATE_FILE)
+        try:
+            with open(path, 'rb') as f:
+                data = f.read()
+        except (FileNotFoundError, NotADirectoryError):
+            raise errors.NotUp('no cloud in %s (run "up" first)' %
+                               self.root) from None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise errors.NotUp('no cloud in %s: %s' % (
+                    self.root, exc.strerror)) from None
+            raise errors.CloudError('cannot read %s: %s' % (
+                path, exc.strerror or exc)) from None
+        try:
+            self.data = documents.load_json(data)
+        except documents.DocumentError as exc:
+            raise errors.CloudError('%s is corrupt: %s' % (path, exc)) \
+                from None
+        # NOTE: written by up as an object with the spec; anything else
+        # was written by something else.
+        if not isinstance(self.data, dict) or not isinstance(
+                self.data.get('spec'), dict):
+            self.data = {}
+            raise errors.CloudError('%s is corrupt: not the record of a '
+                                    'cloud (no spec)' % path)
         return self
 
     def save(self):

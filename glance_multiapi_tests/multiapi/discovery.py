@@ -24,13 +24,15 @@ import json
 import urllib.parse
 
 from glance_multiapi_tests.common import commands
+from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.multiapi import glance_cr
 
 API_TYPES = glance_cr.API_TYPES
 
 
-class DiscoveryError(Exception):
+class DiscoveryError(errors.OneLineError):
     """The deployment could not be learnt; the message names the source."""
 
 
@@ -102,15 +104,17 @@ def _field_error(source, field, problem):
 def check_url(url, source, field):
     """Return url if it is an absolute http(s) URL, else DiscoveryError."""
     if not isinstance(url, str):
-        raise _field_error(source, field, 'expected a URL string, got %r'
-                           % (url,))
+        raise _field_error(source, field, 'expected a URL string, got %s'
+                           % documents.short(repr(url)))
     parts = urllib.parse.urlsplit(url.strip())
     if parts.scheme not in ('http', 'https') or not parts.hostname:
-        raise _field_error(source, field, 'not an http(s) URL: %r' % url)
+        raise _field_error(source, field, 'not an http(s) URL: %s' %
+                           documents.short(repr(url)))
     try:
         parts.port
     except ValueError:
-        raise _field_error(source, field, 'invalid port in %r' % url)
+        raise _field_error(source, field, 'invalid port in %s' %
+                           documents.short(repr(url)))
     return url.strip()
 
 
@@ -147,12 +151,12 @@ def parse_cr(text, source, strict=True):
     :raises DiscoveryError: naming source and the offending field.
     """
     try:
-        doc = json.loads(text)
-    except ValueError as exc:
+        doc = documents.load_json(text or '')
+    except documents.DocumentError as exc:
         first = (text or '').strip().splitlines()[:1]
         raise DiscoveryError('%s: output is not JSON (%s); it starts with '
                              '%r' % (source, exc, first[0][:80] if first
-                                     else ''))
+                                     else '')) from None
     _mapping(doc, source, 'document')
     spec = _mapping(doc.get('spec'), source, 'spec')
     apis_spec = _mapping(spec.get('glanceAPIs'), source, 'spec.glanceAPIs')
@@ -168,8 +172,9 @@ def parse_cr(text, source, strict=True):
         api_spec = _mapping(apis_spec[name] or {}, source, field)
         api_type = api_spec.get('type') or glance_cr.DEFAULT_TYPE
         if api_type not in API_TYPES:
-            raise _field_error(source, field + '.type', '%r is not one of '
-                               '%s' % (api_type, ', '.join(API_TYPES)))
+            raise _field_error(source, field + '.type', '%s is not one of '
+                               '%s' % (documents.short(repr(api_type)),
+                                       ', '.join(API_TYPES)))
         urls = {}
         for interface in glance_cr.interfaces(api_type):
             key = '%s-%s' % (name, interface)
@@ -182,7 +187,8 @@ def parse_cr(text, source, strict=True):
                     'missing: API %s of type %s must expose a %s endpoint '
                     '(present keys: %s)' % (
                         name, api_type, interface,
-                        ', '.join(sorted(endpoints)) or 'none'))
+                        documents.short(', '.join(sorted(endpoints)), 300)
+                        or 'none'))
         snippets = [
             ('spec.customServiceConfig', spec.get('customServiceConfig')),
             (field + '.customServiceConfig',
@@ -203,13 +209,13 @@ def parse_cr(text, source, strict=True):
             raise _field_error(source, 'spec.keystoneEndpoint',
                                'missing, and there is not exactly one '
                                'non-edge API to default to')
-    metadata = doc.get('metadata') if isinstance(
-        doc.get('metadata'), dict) else {}
+    namespace = kube.metadata(doc).get('namespace')
     deployment = Deployment(apis=apis, keystone_endpoint=keystone_endpoint,
                             source=source,
                             status_keys=tuple(sorted(endpoints)),
-                            namespace=metadata.get('namespace'),
-                            name=metadata.get('name'))
+                            namespace=namespace if isinstance(
+                                namespace, str) else None,
+                            name=kube.name_of(doc))
     validate(deployment, 'spec.keystoneEndpoint')
     return deployment
 
@@ -225,12 +231,13 @@ def validate(deployment, keystone_field):
         name, _types(deployment.apis))
     if problem == glance_cr.UNKNOWN_API:
         raise _field_error(deployment.source, keystone_field,
-                           '%r names no API (APIs: %s)' % (
-                               name, ', '.join(sorted(deployment.apis))))
+                           '%s names no API (APIs: %s)' % (
+                               documents.short(repr(name)), documents.short(
+                                   ', '.join(sorted(deployment.apis)), 300)))
     if problem == glance_cr.EDGE_API:
         raise _field_error(deployment.source, keystone_field,
-                           '%r is an edge API, which is never in the '
-                           'catalog' % name)
+                           '%s is an edge API, which is never in the '
+                           'catalog' % repr(name))
     return deployment
 
 
@@ -333,8 +340,8 @@ def from_kubernetes(opts, strict=True):
     try:
         with kube.connect(kube.Settings.from_opts(opts)) as client:
             obj = read_glance(client, opts)
-            source = client.where(
-                (obj.get('metadata') or {}).get('name'), kube.GLANCE)
+            source = client.where(kube.name_of(obj) or opts.glance_name,
+                                  kube.GLANCE)
     except kube.KubeError as exc:
         raise DiscoveryError(str(exc)) from None
     return parse_cr(json.dumps(obj), source, strict=strict)

@@ -29,6 +29,9 @@ inheritance, the check done at reconcile).
 import collections
 import configparser
 
+from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
+
 API_TYPES = ('split', 'single', 'edge')
 DEFAULT_TYPE = 'split'
 # NOTE: an edge API only ever gets an internal endpoint; split and single
@@ -66,7 +69,7 @@ Refusal.__doc__ = """Why the operator refuses a spec: field, words, where.
 """
 
 
-class ConfigError(ValueError):
+class ConfigError(errors.OneLineError, ValueError):
     """A customServiceConfig snippet that cannot be read.
 
     ``field`` names the snippet (as the caller named it), ``problem``
@@ -106,7 +109,8 @@ def keystone_endpoint_problem(name, types):
     :returns: UNKNOWN_API (names no API) or EDGE_API (an edge API is
         never in the catalog).
     """
-    if name not in types:
+    # NOTE: a CR of another operator version may hold any JSON here.
+    if not isinstance(name, str) or name not in types:
         return UNKNOWN_API
     if not in_catalog_possible(types[name]):
         return EDGE_API
@@ -256,8 +260,9 @@ def refusals(spec, old=None):
         detail = ('names no API' if problem == UNKNOWN_API else
                   'names an edge API, never in the catalog')
         found.append(Refusal(
-            'spec.keystoneEndpoint', '%s (%r %s)' % (
-                KEYSTONE_ENDPOINT_MESSAGE, keystone_endpoint, detail),
+            'spec.keystoneEndpoint', '%s (%s %s)' % (
+                KEYSTONE_ENDPOINT_MESSAGE,
+                documents.short(repr(keystone_endpoint)), detail),
             WEBHOOK + ' isValidKeystoneEP'))
     return found
 

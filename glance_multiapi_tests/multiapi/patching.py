@@ -23,6 +23,7 @@ import json
 import shlex
 
 from glance_multiapi_tests.common import commands
+from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.multiapi import discovery
 
@@ -37,7 +38,7 @@ TARGETS = {
 _patched = {}
 
 
-class PatchError(Exception):
+class PatchError(errors.OneLineError):
     """The patch could not be applied; str() is one line naming why."""
 
 
@@ -63,7 +64,12 @@ def patch_target(opts, glance):
     """
     resource, spec_path = TARGETS[opts.patch_object]
     if resource == kube.GLANCE:
-        return resource, glance['metadata']['name'], spec_path
+        name = kube.name_of(glance)
+        if not name:
+            raise PatchError('%s has no metadata.name, so it cannot be '
+                             'patched' % kube.describe(glance,
+                                                       kube.GLANCE.kind))
+        return resource, name, spec_path
     name = opts.controlplane_name
     if not name:
         name = kube.controller_owner(glance, kube.CONTROLPLANE.kind)

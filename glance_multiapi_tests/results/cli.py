@@ -42,11 +42,14 @@ EXIT_CODES = (
                   'test ran, or a required group did not run (each said '
                   'in a FAILED: line)'),
     (EXIT_USAGE, 'usage error (an unknown group among them)'),
-    (EXIT_NO_RECORDS, 'PATH holds no records (no %s folder, or no record '
-                      'in it), or the subunit stream cannot be read'
-                      % recorder.RECORDS_SUBDIR),
-    (EXIT_WRITE, 'an output could not be written, or another rebuild held '
-                 'the lock too long'),
+    (EXIT_NO_RECORDS, 'PATH holds no records (missing, not a folder, no '
+                      '%s folder or an unreadable one, or no record in it '
+                      'that can be used: each one left out is named in the '
+                      'map\'s problems), or the subunit stream cannot be '
+                      'read' % recorder.RECORDS_SUBDIR),
+    (EXIT_WRITE, 'an output could not be written (OUT_DIR cannot be made: '
+                 'a regular file, a path under one, a symlink loop), or '
+                 'another rebuild held the lock too long'),
     (EXIT_INTERNAL, 'internal error'),
 )
 
@@ -69,7 +72,7 @@ Groups: %s.
 
 
 def build_parser():
-    p = argparse.ArgumentParser(
+    p = errors.OneLineParser(
         prog=PROG, description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog='exit codes:\n' + errors.exit_code_table(EXIT_CODES))
@@ -135,6 +138,10 @@ def run(args):
     results_dir = os.path.abspath(args.path)
     if os.path.basename(results_dir) == recorder.RECORDS_SUBDIR:
         results_dir = os.path.dirname(results_dir)
+    if args.out_dir:
+        # NOTE: before the records are read, the plugin imported, the lock
+        # taken: an output folder that cannot be made costs nothing.
+        publish.make_out_dir(args.out_dir)
     found, _problems = records.read(results_dir)
     if not found:
         raise errors.CliError('%s: no record in %s' % (

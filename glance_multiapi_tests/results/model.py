@@ -60,8 +60,12 @@ def first_line(text):
 def iso(epoch):
     if epoch is None:
         return None
-    return datetime.datetime.fromtimestamp(
-        epoch, datetime.timezone.utc).isoformat(timespec='seconds')
+    try:
+        return datetime.datetime.fromtimestamp(
+            epoch, datetime.timezone.utc).isoformat(timespec='seconds')
+    except (ValueError, OverflowError, OSError):
+        # NOTE: a time no date can show (past the year 9999, NaN).
+        return None
 
 
 class _Run(object):
@@ -134,6 +138,8 @@ def _runs(records):
     ordered = sorted(runs.values(), key=lambda r: r.started or 0)
     seen = {}
     for run in ordered:
+        # NOTE: records without run_label (from a hand or another tool).
+        run.label = run.label or str(run.key)
         seen[run.label] = seen.get(run.label, 0) + 1
         if seen[run.label] > 1:
             run.label = '%s #%d' % (run.label, seen[run.label])
@@ -172,7 +178,9 @@ def _apis(records):
 
 
 def _entries_key(entries):
-    return sorted((e.get('interface'), e.get('region'), e.get('url'))
+    # NOTE: a field may be missing (None) in one entry and set in another.
+    return sorted(tuple(e.get(key) or '' for key in ('interface', 'region',
+                                                     'url'))
                   for e in entries or [])
 
 
@@ -314,7 +322,8 @@ def build(records, *, tests=None, problems=(), now=None):
                 elements[element]['verdicts'].append({
                     'test': full, 'run': run.label, 'status': e_status,
                     'message': first_line(e_message)})
-        for cls, message in sorted(run.teardown_errors.items()):
+        for cls, message in sorted(run.teardown_errors.items(),
+                                   key=lambda item: str(item[0])):
             # NOTE: as tempest reports it: a result of its own.
             test_rows.append({
                 'id': 'tearDownClass (%s)' % cls, 'bare': 'tearDownClass '

@@ -104,6 +104,15 @@ def render(facts):
     }
 
 
+def make_out_dir(out_dir):
+    """Make the output folder (and its parents); PublishError if not."""
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:
+        raise PublishError('cannot make %s: %s' % (out_dir, exc.strerror
+                                                   or exc)) from None
+
+
 def rebuild(results_dir, out_dir=None, *, tests=None, now=None,
             lock_timeout=LOCK_TIMEOUT):
     """Build every output from the records of results_dir into out_dir.
@@ -122,10 +131,7 @@ def rebuild(results_dir, out_dir=None, *, tests=None, now=None,
         found, problems = records.read(results_dir)
         facts = model.build(found, tests=tests, problems=problems,
                             now=time.time() if now is None else now)
-        try:
-            os.makedirs(out_dir, exist_ok=True)
-        except OSError as exc:
-            raise PublishError('cannot make %s: %s' % (out_dir, exc))
+        make_out_dir(out_dir)
         written = []
         for name, text in render(facts).items():
             path = os.path.join(out_dir, name)

@@ -18,13 +18,15 @@ and named in the problems, so a map built from a damaged folder says so
 instead of failing.
 """
 
-import json
 import os
 
+from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
+from glance_multiapi_tests.results import record_schema
 from glance_multiapi_tests.results import recorder
 
 
-class RecordsError(Exception):
+class RecordsError(errors.OneLineError):
     """The records folder cannot be read at all."""
 
 
@@ -43,14 +45,19 @@ def parse_lines(data, name):
         if not line.strip():
             continue
         try:
-            record = json.loads(line.decode('utf-8'))
-        except ValueError as exc:
+            record = documents.load_json(line)
+        except documents.DocumentError as exc:
             problems.append('%s line %d is not a JSON record (%s)' % (
-                name, number, exc))
+                name, number, documents.short(str(exc), 200)))
             continue
         if not isinstance(record, dict) or 'kind' not in record:
             problems.append('%s line %d is not a record (no kind)' % (
                 name, number))
+            continue
+        wrong = record_schema.problem(record)
+        if wrong:
+            problems.append('%s line %d is not a usable record (%s)' % (
+                name, number, wrong))
             continue
         records.append(record)
     return records, problems

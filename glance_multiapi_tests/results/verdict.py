@@ -25,6 +25,9 @@ from glance_multiapi_tests.results import required_groups
 from glance_multiapi_tests.results import subunit_stream
 
 
+SIGNATURE = b'\xb3'
+
+
 class VerdictError(Exception):
     """A stream that cannot be judged (one line naming the file)."""
 
@@ -79,10 +82,16 @@ def read(paths, strict=True):
                 raise VerdictError('%s is a folder, not a subunit stream'
                                    % path)
             try:
-                with open(path, 'rb'):
-                    pass
+                with open(path, 'rb') as stream:
+                    first = stream.read(1)
             except OSError as exc:
                 raise VerdictError('cannot read subunit stream %s: %s' % (
                     path, exc.strerror or exc))
+            # NOTE: every subunit v2 packet starts with its signature
+            # byte; other bytes would only be kept as non-test output.
+            if first and first != SIGNATURE:
+                raise VerdictError('%s is not a subunit v2 stream (it '
+                                   'starts with byte 0x%02x, not 0x%02x)' % (
+                                       path, first[0], SIGNATURE[0]))
         tests += subunit_stream.read_tests(path)
     return tests

@@ -31,6 +31,7 @@ import yaml
 
 from glance_multiapi_tests.common import trust
 from glance_multiapi_tests.tests import configmap_api
+from glance_multiapi_tests.tests import option_values
 from glance_multiapi_tests.tests import recording
 from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import uploader_fixtures
@@ -94,6 +95,12 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
         if opts.uuid_output == 'file' and '{output}' not in opts.command:
             raise cls.skipException('[image_uploader] uuid_output is file '
                                     'but command has no {output}')
+        # NOTE: a template the expected names cannot be made from fails
+        # the class with the option named, before any image is made.
+        option_values.template('image_uploader', 'name_format',
+                               opts.name_format, ('name', 'commit_tag'))
+        option_values.template('image_uploader', 'tag_format',
+                               opts.tag_format, ('md5',))
 
     @classmethod
     def setup_clients(cls):

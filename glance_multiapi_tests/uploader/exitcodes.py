@@ -37,7 +37,8 @@ MEANINGS = (
     (FOREIGN_QUEUED, 'an image of the same name and md5 tag owned by another '
                      'project stayed queued (FOREIGN_QUEUED_POLICY=refuse); '
                      'nothing was deleted or uploaded'),
-    (INPUT_MISSING, 'the images info file does not exist or is unreadable'),
+    (INPUT_MISSING, 'the images info file does not exist or is unreadable '
+                    '(a folder, a symlink loop, no permission)'),
     (SOURCE_ERROR, 'an image could not be downloaded (HTTP error, registry '
                    'unreachable, artifact without an image)'),
     (CHECKSUM_MISMATCH, 'the image does not match its md5 (ours or '
@@ -49,8 +50,10 @@ MEANINGS = (
     (IN_PROGRESS_TIMEOUT, 'an image another uploader was saving did not '
                           'become active within the in-progress timeout'),
     (OUTPUT_ERROR, 'the UUID map could not be written (file or ConfigMap)'),
-    (BAD_CONFIG, 'bad configuration: malformed YAML, missing or invalid '
-                 'keys, invalid environment variable or flag'),
+    (BAD_CONFIG, 'bad configuration: malformed YAML (not UTF-8, nested '
+                 'too deep, wrong types), missing or invalid keys, invalid '
+                 'environment variable or flag (a number of seconds that '
+                 'is negative, not finite or none, an unknown option)'),
     (INTERNAL_ERROR, 'an unexpected error (a bug); its one line names it'),
     (INTERRUPTED, 'interrupted by SIGINT; our unfinished image was '
                   'removed'),

@@ -18,10 +18,10 @@ flags into values, or raises UploaderError with code 2 (file missing) or 22
 """
 
 import dataclasses
+import math
 import re
 
-import yaml
-
+from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.uploader import exitcodes
 
 DEFAULT_INFO_PATH = '/opt/config/os-images-info.yaml'
@@ -68,8 +68,9 @@ class ImageSpec:
     @property
     def properties(self):
         """The sylva/<key> properties for every key of the info entry."""
-        return {PROPERTY_PREFIX + key: _as_text(value)
-                for key, value in sorted(self.info.items())}
+        return {PROPERTY_PREFIX + str(key): _as_text(value)
+                for key, value in sorted(self.info.items(),
+                                         key=lambda item: str(item[0]))}
 
 
 def _as_text(value):
@@ -100,16 +101,22 @@ def parse_bool(name, text):
         return True
     if low in _FALSE:
         return False
-    raise _bad('%s=%r is not a boolean (use true or false)' % (name, text))
+    raise _bad('%s=%s is not a boolean (use true or false)' % (
+        name, documents.short(repr(text))))
 
 
 def parse_seconds(name, text, *, minimum=0.0):
     try:
         value = float(text)
     except (TypeError, ValueError):
-        raise _bad('%s=%r is not a number of seconds' % (name, text))
-    if value < minimum or value != value:
-        raise _bad('%s=%r must be at least %s' % (name, text, minimum))
+        raise _bad('%s=%s is not a number of seconds' % (
+            name, documents.short(repr(text))))
+    if not math.isfinite(value):
+        raise _bad('%s=%s is not a finite number of seconds' % (
+            name, documents.short(repr(text))))
+    if value < minimum:
+        raise _bad('%s=%s must be at least %s' % (
+            name, documents.short(repr(text)), minimum))
     return value
 
 
@@ -144,8 +151,9 @@ def settings_from(args, environ):
                         'refuse')
     policy = str(policy).strip().lower()
     if policy not in FOREIGN_QUEUED_POLICIES:
-        raise _bad('%s=%r is not one of %s'
-                   % (name, policy, ', '.join(FOREIGN_QUEUED_POLICIES)))
+        raise _bad('%s=%s is not one of %s' % (
+            name, documents.short(repr(policy)),
+            ', '.join(FOREIGN_QUEUED_POLICIES)))
     # NOTE: requests reads REQUESTS_CA_BUNDLE itself but not SSL_CERT_FILE
     # (it ships its own bundle); either may name the CA a deployment
     # added, while the other names the system bundle: both are trusted.
@@ -185,13 +193,11 @@ def read_info_file(path):
 
 def parse_images(text, *, source='images info'):
     """Parse and validate the os_images map; return [ImageSpec]."""
+    # NOTE: number keys pass, as with the PyYAML Sylva's uploader uses.
     try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, 'problem_mark', None)
-        where = (' at line %d column %d' % (mark.line + 1, mark.column + 1)
-                 if mark else '')
-        raise _bad('%s is not valid YAML%s' % (source, where))
+        document = documents.load_yaml(text, string_keys=False)
+    except documents.DocumentError as exc:
+        raise _bad('%s: %s' % (source, exc)) from None
     if not isinstance(document, dict) or 'os_images' not in document:
         raise _bad('%s has no top-level os_images map' % source)
     images = document['os_images']
@@ -204,12 +210,12 @@ def parse_images(text, *, source='images info'):
     dupes = sorted({name for name in names if names.count(name) > 1})
     if dupes:
         raise _bad('%s: several os_images entries map to the Glance name '
-                   '%s' % (source, ', '.join(dupes)))
+                   '%s' % (source, documents.short(', '.join(dupes), 300)))
     return specs
 
 
 def _image_spec(key, info, source):
-    where = '%s: os_images.%s' % (source, key)
+    where = '%s: os_images.%s' % (source, documents.short(key))
     if not isinstance(info, dict):
         raise _bad('%s must be a map with %s' % (where,
                                                  ', '.join(REQUIRED_KEYS)))
@@ -225,8 +231,9 @@ def _image_spec(key, info, source):
         raise _bad('%s.md5 is not 32 hexadecimal digits' % where)
     disk_format = str(info['image-format']).strip()
     if disk_format not in DISK_FORMATS:
-        raise _bad('%s.image-format %r is not one of %s'
-                   % (where, disk_format, ', '.join(DISK_FORMATS)))
+        raise _bad('%s.image-format %s is not one of %s' % (
+            where, documents.short(repr(disk_format)),
+            ', '.join(DISK_FORMATS)))
     commit_tag = info.get('commit-tag')
     commit_tag = '' if commit_tag is None else _as_text(commit_tag).strip()
     spec = ImageSpec(key=key, uri=uri, md5=md5.lower(),

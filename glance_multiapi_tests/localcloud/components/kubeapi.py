@@ -31,6 +31,7 @@ import uuid
 import requests
 import yaml
 
+from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.localcloud import kubecerts
 from glance_multiapi_tests.localcloud import kubeheat
@@ -89,14 +90,14 @@ def check_rbac(paths, namespace, account=None):
     texts = []
     for path in paths:
         try:
-            with open(path, encoding='utf-8') as f:
-                texts.append((f.read(), path))
-        except UnicodeDecodeError:
-            raise kuberbac.RoleError('RBAC file %s is not UTF-8 text'
-                                     % path)
+            with open(path, 'rb') as f:
+                texts.append((documents.decode(
+                    f.read(), 'RBAC file %s' % path), path))
         except OSError as exc:
             raise kuberbac.RoleError('cannot read RBAC file %s: %s' % (
                 path, exc.strerror or exc))
+        except documents.DocumentError as exc:
+            raise kuberbac.RoleError(str(exc))
     rbac = kuberbac.parse_rbac(texts, namespace)
     if account is None:
         account = kuberbac.default_account(rbac)

@@ -20,6 +20,7 @@ import json
 import subprocess
 import sys
 
+from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import kubeobjects
 from glance_multiapi_tests.localcloud import kuberbac
@@ -42,8 +43,8 @@ def serve_patch(root, state, request, current, headers, body):
         raise Response(415, kuberbac.unsupported_media_type(
             content_type))
     try:
-        patch = json.loads(body or b'null')
-    except ValueError as exc:
+        patch = documents.load_json(body or b'null')
+    except documents.DocumentError as exc:
         raise Response(400, kuberbac.bad_request(
             'error decoding patch: %s' % exc))
     res = request.resource

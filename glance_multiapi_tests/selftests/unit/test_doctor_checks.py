@@ -324,7 +324,9 @@ class DoctorRunTest(testtools.TestCase):
         self.assertEqual(22, code, err)
         self.assertIn("[identity] uri_v3: invalid URL '%s': Port out of "
                       "range" % keystone, out)
-        self.assertEqual('', err)
+        # NOTE: and one line on stderr, for a log that shows only that.
+        self.assertEqual(1, len(err.splitlines()), err)
+        self.assertIn('first: config', err)
 
     def test_cloud_auth_url_port_out_of_range_is_22(self):
         folder = self.useFixture(fixtures.TempDir()).path

@@ -211,8 +211,9 @@ class CliTest(testtools.TestCase):
         self.assertIn('glance-multiapi-report ', self.lines(self.out)[0])
         with testtools.ExpectedException(SystemExit, '2'):
             cli.main([])
-        self.assertIn('usage: glance-multiapi-report', self.lines(
-            self.err)[0])
+        self.assertEqual(['glance-multiapi-report: error: the following '
+                          'arguments are required: PATH (see '
+                          '--help)'], self.lines(self.err))
 
     def test_help_lists_exit_codes(self):
         stream = io.StringIO()

@@ -31,6 +31,7 @@ from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching
 from glance_multiapi_tests.tests import multiapi_base
 from glance_multiapi_tests.tests import multiapi_scenario_base
+from glance_multiapi_tests.tests import option_values
 from glance_multiapi_tests.tests import restoration
 from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import waiters
@@ -61,14 +62,10 @@ def copied_spec(api):
 def _given_spec(opts):
     """(spec, store) of [glance_multiapi] grow_api_spec."""
     try:
-        spec = json.loads(opts.grow_api_spec)
-    except ValueError as exc:
-        raise exceptions.InvalidConfiguration(
-            '[glance_multiapi] grow_api_spec is not JSON: %s' % exc)
-    if not isinstance(spec, dict):
-        raise exceptions.InvalidConfiguration(
-            '[glance_multiapi] grow_api_spec must be a JSON object, not %s'
-            % type(spec).__name__)
+        spec = option_values.api_spec('glance_multiapi', 'grow_api_spec',
+                                      opts.grow_api_spec)
+    except option_values.OptionValueError as exc:
+        raise exceptions.InvalidConfiguration(str(exc))
     store = opts.grow_api_store
     if not store:
         snippets = [('grow_api_spec customServiceConfig',

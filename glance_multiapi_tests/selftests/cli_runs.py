@@ -1,0 +1,201 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Run a console script on bad input and check how it refuses it.
+
+Each row of a bad-input table (selftests/unit/test_cli_bad_input_*.py)
+names the arguments, with placeholders for the bad files BadInputCase
+makes, the documented exit code and words the one line on stderr must
+hold. The script runs as a real subprocess of the venv's console script,
+in a folder of its own (HOME, TMPDIR and the working directory in it),
+and the case checks that it left nothing behind: no file changed or
+added there, no process still running that names that folder.
+
+"Unreadable" rows: root reads a file of mode 000 all the same, through
+its capabilities CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH. When the tests
+run as root, those rows drop both from the child's capability bounding
+set before it executes the script: it is still root, owns the file, and
+is refused it like any owner of a mode-000 file. (Running it as another
+user instead is no option: the venv's interpreter may live under root's
+home, which nobody else may enter.)
+"""
+
+import ctypes
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+
+import testtools
+
+BIN = os.path.dirname(sys.executable)
+TIMEOUT = 60
+# NOTE: linux/prctl.h and linux/capability.h.
+PR_CAPBSET_DROP = 24
+CAP_DAC_OVERRIDE = 1
+CAP_DAC_READ_SEARCH = 2
+BINARY = b'\x7fELF\x02\x01\x01\x00' + bytes(range(256)) * 2
+# NOTE: 1,000 levels: past what PyYAML (and json) can nest in Python.
+NESTED = '[' * 1000 + '\n'
+# NOTE: what every row may point at, made fresh for each test.
+FILES = {
+    'binary': BINARY, 'empty': b'', 'nested': NESTED.encode(),
+    'afile': b'not a folder\n', 'unreadable': b'x: 1\n',
+}
+
+
+def _drop_file_capabilities():
+    """In the child: root keeps no way around file permissions."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):
+        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), 'prctl(PR_CAPBSET_DROP)')
+
+
+def _tree(root):
+    """{relative path: (mode, size, mtime)} of every entry under root."""
+    found = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            info = os.lstat(path)
+            found[os.path.relpath(path, root)] = (
+                info.st_mode, info.st_size if not os.path.isdir(path)
+                else None, info.st_mtime_ns if os.path.isfile(path)
+                else None)
+    return found
+
+
+def processes_naming(text):
+    """Pids (not ours) whose command line or environment holds text."""
+    found = []
+    needle = text.encode()
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        for name in ('cmdline', 'environ'):
+            try:
+                with open('/proc/%s/%s' % (entry, name), 'rb') as f:
+                    if needle in f.read():
+                        found.append(int(entry))
+                        break
+            except OSError:
+                pass
+    return found
+
+
+class BadInputCase(testtools.TestCase):
+    """One row: run the script on bad input; one line, code, no trace.
+
+    Subclasses set ``script`` and ``scenarios`` (testscenarios); a row
+    has ``argv`` (placeholders {binary}, {empty}, {nested}, {afile},
+    {unreadable}, {dir}, {missing}, {loop}, {work} and those of
+    ``extra_files``), ``code``, ``needles`` and optionally ``env``,
+    ``files`` ({name: bytes, or text with the placeholders} written
+    into the work folder first; ``{port}`` is a loopback port held by a
+    listener that never answers),
+    ``modes`` ({name: mode} set on them) and ``unreadable`` (run without
+    root's file capabilities when root).
+    """
+
+    script = None
+    # NOTE: True keeps the real HOME, for the caches the cloud keeps there
+    # on purpose (~/.cache/glance-multiapi-cloud, a bootstrapped keystone
+    # reused by every cloud): made once per machine, not left behind.
+    real_home = False
+    extra_files = {}
+    env = {}
+    files = {}
+    modes = {}
+    unreadable = False
+    needles = ()
+
+    def setUp(self):
+        super().setUp()
+        self.work = tempfile.mkdtemp(prefix='gmt-bad-input-')
+        self.addCleanup(shutil.rmtree, self.work, ignore_errors=True)
+        self.paths = {'work': self.work}
+        for name, data in dict(FILES, **self.extra_files).items():
+            self.paths[name] = self._write(name, data)
+        self.paths['port'] = str(self.hold_port())
+        for name, data in self.files.items():
+            if isinstance(data, str):
+                data = data.format(**self.paths).encode()
+            self._write(name, data)
+        self.paths['dir'] = os.path.join(self.work, 'a-dir')
+        os.mkdir(self.paths['dir'])
+        self.paths['missing'] = os.path.join(self.work, 'missing')
+        self.paths['loop'] = os.path.join(self.work, 'loop')
+        os.symlink(self.paths['loop'], self.paths['loop'])
+        os.chmod(self.paths['unreadable'], 0)
+        for name, mode in self.modes.items():
+            os.chmod(os.path.join(self.work, name), mode)
+        for name in ('home', 'tmp', 'cwd'):
+            os.mkdir(os.path.join(self.work, name))
+
+    def _write(self, name, data):
+        path = os.path.join(self.work, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'wb') as f:
+            f.write(data)
+        return path
+
+    def hold_port(self):
+        """A loopback port held by a listener that never answers."""
+        sock = socket.socket()
+        self.addCleanup(sock.close)
+        sock.bind(('127.0.0.1', 0))
+        sock.listen(1)
+        return sock.getsockname()[1]
+
+    def _preexec(self):
+        if self.unreadable and os.geteuid() == 0:
+            return _drop_file_capabilities
+        return None
+
+    def run_script(self, argv, env=None):
+        env = dict(env or {})
+        home = os.path.join(self.work, 'home')
+        if self.real_home:
+            home = os.path.expanduser('~')
+        full_env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'),
+                    'HOME': home,
+                    'TMPDIR': os.path.join(self.work, 'tmp'),
+                    'LANG': 'C.UTF-8'}
+        full_env.update(env)
+        return subprocess.run(
+            [os.path.join(BIN, self.script)] + argv, env=full_env,
+            cwd=os.path.join(self.work, 'cwd'), capture_output=True,
+            text=True, errors='replace', timeout=TIMEOUT,
+            preexec_fn=self._preexec())
+
+    def fill(self, value):
+        return value.format(**self.paths)
+
+    def test_refused_in_one_line(self):
+        argv = [self.fill(arg) for arg in self.argv]
+        env = {k: self.fill(v) for k, v in self.env.items()}
+        before = _tree(self.work)
+        proc = self.run_script(argv, env)
+        shown = 'exit %d\nstdout: %s\nstderr: %s' % (
+            proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
+        self.assertNotIn('Traceback', proc.stderr + proc.stdout, shown)
+        self.assertEqual(self.code, proc.returncode, shown)
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(1, len(lines), shown)
+        for needle in self.needles:
+            self.assertIn(self.fill(needle), lines[0], shown)
+        self.assertEqual(before, _tree(self.work), 'files left behind')
+        self.assertEqual([], processes_naming(self.work),
+                         'processes left behind')
