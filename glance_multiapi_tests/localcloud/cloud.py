@@ -170,9 +170,27 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     return state
 
 
-def _stop_all(state):
+# NOTE: how long "down" lets a service stop after SIGTERM: heat-engine's
+# graceful shutdown and uwsgi's take seconds that nobody waits on.
+DOWN_GRACE = 1.0
+
+
+def _stop_all(state, quick=False):
+    """Stop the components, wave by wave; their process names.
+
+    quick: one wave, and SIGKILL after DOWN_GRACE seconds (down: nothing
+    a service would still finish is kept).
+    """
+    if quick:
+        with processes.short_grace(DOWN_GRACE):
+            return _stop_waves(state, [[comp for wave in components.STOP_WAVES
+                                        for comp in wave]])
+    return _stop_waves(state, components.STOP_WAVES)
+
+
+def _stop_waves(state, waves):
     names = []
-    for wave in components.STOP_WAVES:
+    for wave in waves:
         with futures.ThreadPoolExecutor(len(wave)) as pool:
             for stopped in pool.map(lambda comp: comp.stop(state), wave):
                 names += stopped
@@ -186,7 +204,7 @@ def down(state):
     """Stop every process this state dir started; return their names."""
     state.load()
     with locked(state):
-        return _stop_all(state)
+        return _stop_all(state, quick=True)
 
 
 def reconcile(state):

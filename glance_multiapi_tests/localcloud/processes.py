@@ -18,6 +18,7 @@ state dir are ever signalled, and only while their kernel start time still
 matches the recorded one, so a recycled pid is never hit.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -34,6 +35,7 @@ from glance_multiapi_tests.localcloud import ports as ports_mod
 from glance_multiapi_tests.common import polling
 
 STOP_TIMEOUT = 10.0
+_default_grace = [STOP_TIMEOUT]
 # NOTE: a stopped server's listener is gone when its process is; this
 # only covers the kernel finishing the close.
 BIND_TIMEOUT = 5.0
@@ -221,11 +223,28 @@ def _signal_group(pgid, sig):
         pass
 
 
-def stop_many(state, names, timeout=STOP_TIMEOUT):
+@contextlib.contextmanager
+def short_grace(seconds):
+    """Within it, a stop that names no timeout waits only seconds.
+
+    NOTE: for "down", where nobody waits on what the services would
+    finish: what is still running after that gets SIGKILL.
+    """
+    _default_grace.append(seconds)
+    try:
+        yield
+    finally:
+        _default_grace.pop()
+
+
+def stop_many(state, names, timeout=None):
     """Stop services together: SIGTERM all, then SIGKILL what is left.
 
-    Returns the names that were running.
+    timeout: seconds before SIGKILL (default STOP_TIMEOUT, or a
+    short_grace's). Returns the names that were running.
     """
+    if timeout is None:
+        timeout = _default_grace[-1]
     live = {}
     for name in names:
         record = _read_pidfile(state, name)
@@ -255,7 +274,7 @@ def stop_many(state, names, timeout=STOP_TIMEOUT):
     return sorted(live)
 
 
-def stop(state, name, timeout=STOP_TIMEOUT):
+def stop(state, name, timeout=None):
     """Stop one service; True when it was running."""
     return bool(stop_many(state, [name], timeout))
 

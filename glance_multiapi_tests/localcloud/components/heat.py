@@ -240,9 +240,9 @@ def stop(state):
     """Stop heat, engines first; the names that ran."""
     # NOTE: on "down" nobody waits for stacks: the default timeout, not
     # the engine's graceful one, before SIGKILL.
+    # NOTE: together: the engine's drain needs the broker, not heat-api.
     names = processes.stop_many(
-        state, [ENGINE] + terminating_engines(state)) + processes.stop_many(
-        state, list(API_SERVICES))
+        state, [ENGINE] + terminating_engines(state) + list(API_SERVICES))
     heatconf.remove_shm_files(state)
     return names
 
