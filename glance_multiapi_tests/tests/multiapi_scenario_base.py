@@ -100,7 +100,7 @@ class MultiApiScenarioTest(multiapi_base.MultiApiTest):
         status.apiEndpoint. During a switchover the catalog can briefly
         hold zero or two image services, and the status can lag the
         catalog. Returns (seconds since since, that deployment, the
-        bound problems for assert_within_bounds).
+        bound problems for assertWithinBounds).
 
         switched_from: the API the catalog was on before the patch (a
         switchover). Then, per interface, the seconds from since (taken

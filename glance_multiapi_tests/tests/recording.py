@@ -12,8 +12,8 @@
 
 """What every test of the plugin records while it runs, for the map.
 
-``RecordedTest`` is a mixin of every base class (``MultiApiTest``,
-``HeatTest``, ``ConsolidatedImageTest``, ``UploaderScenarioTest``): it
+``RecordedTest`` is a mixin of the plugin's one base class
+(``tests.base.BasePluginTest``), so of every test: it
 records each test's start (with the elements it checks: the class's
 ``result_checks`` and a method's ``@checks(...)``), its outcome as the
 test result gets it (passed, failed or skipped, with the first line of
@@ -24,7 +24,7 @@ gave it (its ``--load-list``), so a test never reached shows as not run.
 
 Tests add finer facts: ``checking(element)`` around the check of one
 element, ``record_verdict``, ``record_figure`` (a measured figure; with
-its bound set and exceeded, ``assert_within_bounds`` fails the test),
+its bound set and exceeded, ``assertWithinBounds`` fails the test),
 ``record_deployment`` and ``record_catalog``. Recording never fails a
 test: an error is logged once and recording goes on without it.
 """
@@ -294,7 +294,7 @@ class RecordedTest(object):
 
         Returns the failure message when the figure's bound option is set
         and exceeded (the element is then marked failed), else None; pass
-        it to assert_within_bounds. check_bound=False records only (a
+        it to assertWithinBounds. check_bound=False records only (a
         restore in a cleanup must not fail the test).
         """
         figure = metrics.FIGURES[key]
@@ -315,7 +315,7 @@ class RecordedTest(object):
             self.record_verdict(element, model.FAILED, problem)
         return problem
 
-    def assert_within_bounds(self, *problems):
+    def assertWithinBounds(self, *problems):
         """Fail naming every figure past its bound (None: within)."""
         problems = [p for p in problems if p]
         if problems:

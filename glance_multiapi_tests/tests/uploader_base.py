@@ -26,13 +26,11 @@ import fixtures
 from tempest import config
 from tempest.lib.common.utils import data_utils
 from tempest.lib.common.utils import test_utils
-from tempest import test
 import yaml
 
 from glance_multiapi_tests.common import trust
+from glance_multiapi_tests.tests import base
 from glance_multiapi_tests.tests import configmap_api
-from glance_multiapi_tests.tests import recording
-from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import uploader_fixtures
 from glance_multiapi_tests.tests import uploader_oci
 from glance_multiapi_tests.tests import uploader_process
@@ -74,20 +72,19 @@ def reuse_problem(*, who, code, describe, uri, fetches=None,
                 uri, manifest, describe))
 
 
-class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
+class UploaderScenarioTest(base.BasePluginTest):
     """Drives the configured uploader against the real cloud."""
 
     credentials = ['primary', 'alt']
+    required_services = ('glance',)
+    enabled_group = 'image_uploader'
     result_checks = ('uploader',)
 
     @classmethod
     def skip_checks(cls):
         """Skip without Glance or when the uploader scenarios are off."""
         super().skip_checks()
-        skips.skip_unless_glance(cls)
         opts = CONF.image_uploader
-        if not opts.enabled:
-            raise cls.skipException('[image_uploader] enabled is False')
         if opts.source == 'oci' and not opts.registry:
             raise cls.skipException('[image_uploader] source is oci but '
                                     'registry is unset')
@@ -258,8 +255,7 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
 
     def queued_image(self, client, key, entry):
         image = client.create_image(**self.image_body(key, entry))
-        self.addCleanup(test_utils.call_and_ignore_notfound_exc,
-                        client.delete_image, image['id'])
+        self.delete_at_cleanup(client.delete_image, image['id'])
         self.assertEqual('queued', image['status'])
         return image
 

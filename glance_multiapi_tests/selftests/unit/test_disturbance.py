@@ -189,7 +189,7 @@ class _Stacks(object):
                   else self.answers[0])
         if isinstance(answer, Exception):
             raise answer
-        return answer
+        return {'stack': answer}
 
 
 class WaitersUnderDisturbanceTest(testtools.TestCase):

@@ -169,7 +169,7 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
         saving.release('complete')
         result = run.wait()
         self.assertExit(result, 0)
-        self.assert_within_bounds(self.record_figure(
+        self.assertWithinBounds(self.record_figure(
             'uploader_saving_wait_seconds', result.duration,
             source=self.opts.source, outcome='completed'))
         image = self.assertOneActive(key, entry, result)
@@ -188,7 +188,7 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
         saving.release('abort')
         result = run.wait()
         self.assertExit(result, 0)
-        self.assert_within_bounds(self.record_figure(
+        self.assertWithinBounds(self.record_figure(
             'uploader_saving_wait_seconds', result.duration,
             source=self.opts.source, outcome='aborted'))
         image = self.assertOneActive(key, entry, result)
