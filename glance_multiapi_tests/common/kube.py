@@ -257,7 +257,7 @@ class Client:
         except Exception:  # noqa: S110 - closing must not hide the result
             pass
 
-    def where(self, obj_name, resource):
+    def describe_object(self, obj_name, resource):
         """'Glance openstack/glance via the Kubernetes API at URL'."""
         return '%s %s/%s via the Kubernetes API at %s' % (
             resource.kind, self.namespace, obj_name, self.server)

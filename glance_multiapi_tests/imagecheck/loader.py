@@ -121,7 +121,7 @@ def read_kubernetes(inputs):
             version = client.named_or_only(
                 kube.VERSION, inputs.openstackversion_name,
                 inputs.version_name_option)
-            version_where = client.where(
+            version_where = client.describe_object(
                 (version.get('metadata') or {}).get('name'), kube.VERSION)
             deployments = {name: client.get(kube.DEPLOYMENT, name)
                            for name, _ in inputs.running_deployments}

@@ -27,8 +27,6 @@ from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.multiapi import glance_cr
 
-API_TYPES = glance_cr.API_TYPES
-
 
 class DiscoveryError(Exception):
     """The deployment could not be learnt; the message names the source."""
@@ -167,9 +165,10 @@ def parse_cr(text, source, strict=True):
         field = 'spec.glanceAPIs.%s' % name
         api_spec = _mapping(apis_spec[name] or {}, source, field)
         api_type = api_spec.get('type') or glance_cr.DEFAULT_TYPE
-        if api_type not in API_TYPES:
+        if api_type not in glance_cr.API_TYPES:
             raise _field_error(source, field + '.type', '%r is not one of '
-                               '%s' % (api_type, ', '.join(API_TYPES)))
+                               '%s' % (api_type,
+                                       ', '.join(glance_cr.API_TYPES)))
         urls = {}
         for interface in glance_cr.interfaces(api_type):
             key = '%s-%s' % (name, interface)
@@ -262,9 +261,10 @@ def apply_options(base, opts):
                       option)
     for name, api in list(apis.items()):
         api_type = (opts.api_types or {}).get(name, api.type)
-        if api_type not in API_TYPES:
+        if api_type not in glance_cr.API_TYPES:
             raise _field_error(source, 'api_types', '%s: %r is not one of '
-                               '%s' % (name, api_type, ', '.join(API_TYPES)))
+                               '%s' % (name, api_type,
+                                       ', '.join(glance_cr.API_TYPES)))
         urls = dict(api.endpoints)
         for interface in ('public', 'internal'):
             given = (getattr(opts, interface + '_endpoints') or {}).get(name)
@@ -333,7 +333,7 @@ def from_kubernetes(opts, strict=True):
     try:
         with kube.connect(kube.Settings.from_opts(opts)) as client:
             obj = read_glance(client, opts)
-            source = client.where(
+            source = client.describe_object(
                 (obj.get('metadata') or {}).get('name'), kube.GLANCE)
     except kube.KubeError as exc:
         raise DiscoveryError(str(exc)) from None

@@ -94,7 +94,8 @@ def apply_spec_patch(opts, spec_patch):
             client.patch(resource, name,
                          commands.nest_patch(spec_path, spec_patch))
             _patched[opts.patch_object] = name
-            return '%s at %s' % (client.where(name, resource), spec_path)
+            return '%s at %s' % (client.describe_object(name, resource),
+                                 spec_path)
     except kube.KubeError as exc:
         raise PatchError(str(exc)) from None
 

@@ -28,6 +28,7 @@ from tempest.lib.common.utils import data_utils
 from tempest.lib import exceptions as lib_exc
 
 from glance_multiapi_tests.tests import base
+from glance_multiapi_tests.tests import disturbance as disturbance_mod
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
@@ -55,7 +56,7 @@ class HeatTest(base.BasePluginTest):
         return name, stack['id']
 
     def _cleanup_stack(self, name, stack_id):
-        window = waiters.Disturbance('stack %s cleanup' % name)
+        window = disturbance_mod.Disturbance('stack %s cleanup' % name)
         self.delete_stack(name, stack_id, disturbance=window)
         self.wait_for_stack(name, stack_id, 'DELETE_COMPLETE', gone_ok=True,
                             disturbance=window)

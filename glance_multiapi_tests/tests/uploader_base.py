@@ -28,6 +28,7 @@ from tempest.lib.common.utils import data_utils
 from tempest.lib.common.utils import test_utils
 import yaml
 
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.common import trust
 from glance_multiapi_tests.tests import base
 from glance_multiapi_tests.tests import configmap_api
@@ -240,14 +241,14 @@ class UploaderScenarioTest(base.BasePluginTest):
                 name=key, commit_tag=entry['commit-tag'])
         return key
 
-    def tag(self, entry):
+    def expected_tag(self, entry):
         return self.opts.tag_format.format(md5=entry['md5'])
 
     def image_body(self, key, entry):
         """Create-image body the uploader itself would send."""
         body = {'name': self.glance_name(key, entry), 'disk_format': 'raw',
                 'container_format': 'bare', 'visibility': 'community',
-                'tags': [self.tag(entry)]}
+                'tags': [self.expected_tag(entry)]}
         if self.opts.property_prefix:
             body.update({self.opts.property_prefix + k: str(v)
                          for k, v in entry.items()})
@@ -259,7 +260,7 @@ class UploaderScenarioTest(base.BasePluginTest):
         self.assertEqual('queued', image['status'])
         return image
 
-    def uploader(self, images, env=None):
+    def run_uploader(self, images, env=None):
         """A run of the uploader under test (env: more environment)."""
         return self.useFixture(uploader_process.UploaderRun(
             self.opts, workdir=self.workdir, images=images,
@@ -269,7 +270,7 @@ class UploaderScenarioTest(base.BasePluginTest):
 
     # -- what a test checks -------------------------------------------
 
-    def named(self, client, key, entry):
+    def images_named(self, client, key, entry):
         """Images of that name and tag, oldest first.
 
         The default list holds the client's own images of any visibility,
@@ -279,7 +280,7 @@ class UploaderScenarioTest(base.BasePluginTest):
         found = {}
         for visibility in (None, 'community'):
             params = {'name': self.glance_name(key, entry),
-                      'tag': self.tag(entry)}
+                      'tag': self.expected_tag(entry)}
             if visibility:
                 params['visibility'] = visibility
             for image in client.list_images(params=params)['images']:
@@ -303,12 +304,12 @@ class UploaderScenarioTest(base.BasePluginTest):
 
         exclude: ids of images (another project's) left out of the count.
         """
-        images = [i for i in self.named(self.images, key, entry)
+        images = [i for i in self.images_named(self.images, key, entry)
                   if i['id'] not in exclude]
         self.assertEqual(
             1, len(images),
             'expected exactly one image %s tagged %s, found %s'
-            % (self.glance_name(key, entry), self.tag(entry),
+            % (self.glance_name(key, entry), self.expected_tag(entry),
                ['%s:%s' % (i['id'], i['status']) for i in images]))
         image = images[0]
         self.assertEqual('active', image['status'],
@@ -352,5 +353,5 @@ class UploaderScenarioTest(base.BasePluginTest):
         try:
             waiters.wait_for_image_deleted(client, image_id,
                                            timeout=CONF.image.build_timeout)
-        except waiters.Timeout as exc:
+        except polling.PollTimeout as exc:
             self.fail('%s: %s' % (why, exc))

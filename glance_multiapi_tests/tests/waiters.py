@@ -16,15 +16,16 @@ Tempest's own waiters are not a stable plugin interface; these follow
 their style: a waiter takes the client first and, unless told otherwise,
 waits as long as the client's build_timeout, polling from its
 build_interval (for the plugin's registered clients, from their option
-group). They fail fast on a terminal state and time out (Timeout) with a
-message naming the image or stack, the API, the wanted and last seen
-state and how long they waited.
-Tests wait through this module only: wait_for for any other condition.
-A client's TLS failure while waiting ends the wait at once as TlsError
+group). They fail fast on a terminal state and time out
+(polling.PollTimeout) with a message naming the image or stack, the API,
+the wanted and last seen state and how long they waited. Tests wait
+through this module only: wait_for for any other condition. A client's
+TLS failure while waiting ends the wait at once as probes.TlsError,
 naming what was awaited and the certificate problem. A waiter given a
 disturbance (tests/disturbance.py) counts a 5xx answer or a timeout of
-the disturbed service as "not yet" while the disturbance's window is open;
-its timeout message then names the failure and what was seen before it.
+the disturbed service as "not yet" while the disturbance's window is
+open; its timeout message then names the failure and what was seen
+before it.
 """
 
 import functools
@@ -33,17 +34,12 @@ from tempest.lib import exceptions as lib_exc
 
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.multiapi import probes
-from glance_multiapi_tests.tests import disturbance as disturbance_mod
 
 # NOTE: glance never leaves these states on its own, so waiting on is
 # pointless.
 _TERMINAL = ('killed', 'deleted', 'deactivated')
 
 
-Timeout = polling.PollTimeout
-TlsError = probes.TlsError
-StillFailing = disturbance_mod.StillFailing
-Disturbance = disturbance_mod.Disturbance
 _NOTHING = object()
 
 
@@ -81,7 +77,8 @@ def _poll(check, *, what, describe=repr, disturbance=None, **kwargs):
         except Exception as exc:
             problem = probes.tls_problem(exc)
             if problem is not None:
-                raise TlsError('waiting for %s: TLS: %s' % (what, problem))
+                raise probes.TlsError('waiting for %s: TLS: %s' % (
+                    what, problem))
             if disturbance is None:
                 raise
             seen = (None if good['value'] is _NOTHING

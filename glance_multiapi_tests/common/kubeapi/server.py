@@ -41,7 +41,6 @@ from urllib import parse
 from glance_multiapi_tests.common.kubeapi import request as request_mod
 from glance_multiapi_tests.common.kubeapi import status
 
-Response = request_mod.Response
 # NOTE: what kubectl's version check and discovery cache want to read.
 VERSION = {'major': '1', 'minor': '31', 'gitVersion': 'v1.31.0',
            'gitCommit': 'glance-multiapi-tests', 'gitTreeState': 'clean',
@@ -103,9 +102,10 @@ class Api(object):
                 return 200, self.discovery(url.path)
             self.authorize(context, request, account)
             if request.verb not in request.resource.verbs:
-                raise Response(405, status.method_not_allowed(request.verb))
+                raise request_mod.Response(
+                    405, status.method_not_allowed(request.verb))
             code, answer = self.serve(context, request, headers, body)
-        except Response as exc:
+        except request_mod.Response as exc:
             code, answer = exc.code, exc.body
         except NoAnswer:
             raise
@@ -126,7 +126,7 @@ class Api(object):
 
     def authenticate(self, context, headers):
         """The account of the request's token; a 401 Response if none."""
-        raise Response(401, status.unauthorized())
+        raise request_mod.Response(401, status.unauthorized())
 
     def authorize(self, context, request, account):
         """Raise a 403 Response unless account may make request."""
@@ -137,12 +137,12 @@ class Api(object):
             return VERSION
         found = self.served.discovery(path, self.server_address)
         if found is None:
-            raise Response(404, status.no_such_path())
+            raise request_mod.Response(404, status.no_such_path())
         return found
 
     def serve(self, context, request, headers, body):
         """(code, answer) of an authorised resource request."""
-        raise Response(404, status.no_such_path())
+        raise request_mod.Response(404, status.no_such_path())
 
     def answered(self, context, request, code):
         """Called with the code of every resource request (an audit)."""

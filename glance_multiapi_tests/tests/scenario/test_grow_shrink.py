@@ -26,6 +26,7 @@ from tempest import config
 from tempest.lib import decorators
 from tempest.lib import exceptions
 
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching
@@ -272,7 +273,7 @@ class GrowShrinkTest(restoration.DisruptiveTest,
         self.patch_spec({'glanceAPIs': {name: None}})
         try:
             self._wait_removed(name)
-        except waiters.Timeout as exc:
+        except polling.PollTimeout as exc:
             self.fail('after removing %s: %s' % (name, exc))
         self.wait_for_answers(api, up=False)
         self.assertWithinBounds(self.record_figure(

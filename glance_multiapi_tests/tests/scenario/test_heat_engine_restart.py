@@ -32,6 +32,7 @@ from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.common import rollout
+from glance_multiapi_tests.tests import disturbance as disturbance_mod
 from glance_multiapi_tests.tests import heat_base
 from glance_multiapi_tests.tests import waiters
 
@@ -253,7 +254,7 @@ class HeatEngineRestartTest(heat_base.HeatTest):
                 what='%s restart to return and stack %s (%s) to leave '
                 'IN_PROGRESS' % (opts.restart_service, name, stack_id),
                 describe=lambda stack: ' | '.join(timeline.lines(last=5)))
-        except waiters.StillFailing as exc:
+        except disturbance_mod.StillFailing as exc:
             failing = str(exc)
         else:
             return stack, state['changed'], state['slow']
@@ -278,7 +279,7 @@ class HeatEngineRestartTest(heat_base.HeatTest):
         command = restart.command
         # NOTE: heat-api relays every call to heat-engine over RPC; while
         # the engine restarts those calls may time out (500) or hang.
-        window = waiters.Disturbance(
+        window = disturbance_mod.Disturbance(
             '%s restart' % opts.restart_service,
             grace=opts.terminal_timeout)
         timeline = window.timeline
