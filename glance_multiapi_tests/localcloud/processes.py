@@ -171,13 +171,25 @@ def _start_time(pid):
         return None
 
 
-def _alive(pid, start_time):
-    """Whether pid runs, not a zombie, and is the process that started then.
+def _as_epoch(start_time):
+    """A pidfile's start time in seconds since the epoch, else None.
 
-    NOTE: a start time of another kind (a pidfile of an older release)
-    never matches: that process is left alone.
+    NOTE: an older release recorded the kernel's start time in clock
+    ticks since boot (a string), from which psutil's create_time is
+    made the same way.
     """
-    if not isinstance(start_time, (int, float)):
+    if isinstance(start_time, str) and start_time.isdigit():
+        return psutil.boot_time() + int(start_time) / os.sysconf(
+            'SC_CLK_TCK')
+    if isinstance(start_time, (int, float)):
+        return start_time
+    return None
+
+
+def _alive(pid, start_time):
+    """Whether pid runs (not a zombie) and is the one started then."""
+    start_time = _as_epoch(start_time)
+    if start_time is None:
         return False
     try:
         proc = psutil.Process(pid)
