@@ -111,8 +111,9 @@ class ConfigMapNamespace(fixtures.Fixture):
     def _create_namespace(self, k8s):
         """On a cluster the namespace must exist; make it, drop it after.
 
-        NOTE: the embedded cloud's API and the loopback one refuse to
-        create namespaces (405) and accept ConfigMaps in any.
+        NOTE: the stand-in refuses to create namespaces (the embedded
+        cloud's API with 405, the loopback one, which serves no
+        Namespaces, with 404) and accepts ConfigMaps in any.
         """
         try:
             self.api.create_namespace(k8s.V1Namespace(
