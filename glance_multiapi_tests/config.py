@@ -39,26 +39,16 @@ from glance_multiapi_tests.options import consolidated_images
 from glance_multiapi_tests.options import glance_multiapi
 from glance_multiapi_tests.options import image_uploader
 
-# NOTE: the groups and their option lists keep the names they had when
-# they were defined here; the tools and tests read some of them so.
-glance_multiapi_group = glance_multiapi.glance_multiapi_group
-GlanceMultiApiGroup = glance_multiapi.GlanceMultiApiGroup
-consolidated_images_group = consolidated_images.consolidated_images_group
-ConsolidatedImagesGroup = consolidated_images.ConsolidatedImagesGroup
-image_uploader_group = image_uploader.image_uploader_group
-ImageUploaderGroup = image_uploader.ImageUploaderGroup
-consolidated_heat_group = consolidated_heat.consolidated_heat_group
-ConsolidatedHeatGroup = consolidated_heat.ConsolidatedHeatGroup
-service_available_group = consolidated_heat.service_available_group
-SharedServiceAvailableOpts = consolidated_heat.SharedServiceAvailableOpts
-
 # NOTE: every group registered by the plugin goes in this one list; the
 # plugin's register_opts/get_opt_lists and list_opts all read it.
 OPT_GROUPS = [
-    (glance_multiapi_group, GlanceMultiApiGroup),
-    (consolidated_images_group, ConsolidatedImagesGroup),
-    (image_uploader_group, ImageUploaderGroup),
-    (consolidated_heat_group, ConsolidatedHeatGroup),
+    (glance_multiapi.glance_multiapi_group,
+     glance_multiapi.GlanceMultiApiGroup),
+    (consolidated_images.consolidated_images_group,
+     consolidated_images.ConsolidatedImagesGroup),
+    (image_uploader.image_uploader_group, image_uploader.ImageUploaderGroup),
+    (consolidated_heat.consolidated_heat_group,
+     consolidated_heat.ConsolidatedHeatGroup),
 ]
 
 # Installed tempest plugins (entry point module prefixes) that register a
@@ -70,7 +60,8 @@ SHARED_OPT_OWNERS = {
 # NOTE: the (group, options) pairs registered only when nobody else owns
 # them; not in OPT_GROUPS, which holds what this plugin always owns.
 SHARED_OPT_GROUPS = [
-    (service_available_group, SharedServiceAvailableOpts),
+    (consolidated_heat.service_available_group,
+     consolidated_heat.SharedServiceAvailableOpts),
 ]
 
 

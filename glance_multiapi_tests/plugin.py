@@ -14,6 +14,7 @@ import os
 
 from oslo_config import cfg
 from oslo_log import log as logging
+from tempest import config
 from tempest.test_discover import plugins
 
 from glance_multiapi_tests import config as project_config
@@ -104,3 +105,36 @@ class GlanceMultiApiTempestPlugin(plugins.TempestPlugin):
         for group_name, opt in getattr(self, '_shared', []):
             shared.setdefault(group_name, []).append(opt)
         return lists + sorted(shared.items())
+
+    def get_service_clients(self):
+        """Return the service clients tempest registers for every test.
+
+        heat-api and heat-api-cfn are one client class under two catalog
+        types, so each is registered on its own: tempest's ClientsFactory
+        keeps the arguments of a client's last call, so one registration
+        told at call time which API to reach would remember the last one.
+        The images client bound to one Glance API's URL takes the URL at
+        call time and waits [glance_multiapi] image_timeout for images.
+        Each name is the attribute tempest's client managers (os_primary,
+        os_admin, ...) get; they are this plugin's own words so that no
+        other plugin's registration can take them.
+        """
+        conf = config.CONF
+        heat = config.service_client_config('consolidated_heat')
+        image = config.service_client_config('image')
+        image['build_timeout'] = conf.glance_multiapi.image_timeout
+        return [
+            dict(heat, name='consolidated_heat',
+                 service_version='consolidated_heat.orchestration',
+                 module_path='glance_multiapi_tests.services.orchestration',
+                 client_names=['HeatClient']),
+            dict(heat, name='consolidated_heat_cfn',
+                 service_version='consolidated_heat.cloudformation',
+                 module_path='glance_multiapi_tests.services.orchestration',
+                 client_names=['HeatClient'],
+                 service=conf.consolidated_heat.cfn_catalog_type),
+            dict(image, name='glance_apis',
+                 service_version='glance_multiapi.image',
+                 module_path='glance_multiapi_tests.services.image',
+                 client_names=['FixedUrlImagesClient']),
+        ]

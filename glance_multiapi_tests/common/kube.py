@@ -145,14 +145,6 @@ def namespace_for(settings):
     return found or DEFAULT_NAMESPACE
 
 
-# NOTE: the readers of objects are in kube_objects.py, which knows no
-# client; kept here under their names for the callers.
-metadata = kube_objects.metadata
-name_of = kube_objects.name_of
-describe = kube_objects.describe
-controller_owner = kube_objects.controller_owner
-
-
 def _client_package():
     try:
         import kubernetes.client
@@ -252,7 +244,7 @@ class Client:
         except Exception:  # noqa: S110 - closing must not hide the result
             pass
 
-    def where(self, obj_name, resource):
+    def describe_object(self, obj_name, resource):
         """'Glance openstack/glance via the Kubernetes API at URL'."""
         return '%s %s/%s via the Kubernetes API at %s' % (
             resource.kind, self.namespace, obj_name, self.server)
@@ -331,7 +323,7 @@ class Client:
         items = self.list(resource)
         if len(items) == 1:
             return items[0]
-        names = sorted(str(name_of(item)) for item in items)
+        names = sorted(str(kube_objects.name_of(item)) for item in items)
         found = ('%d found: %s' % (len(names), ', '.join(names)) if names
                  else 'none found')
         raise self._error('list', resource, None, '%s is unset, so exactly '

@@ -84,7 +84,7 @@ class Check:
     url: str = None
     exit_code: int = EXIT_HEALTHY
 
-    def where(self):
+    def endpoint_text(self):
         """'api0 public http://...' from the fields that are set."""
         return ' '.join(part for part in (self.api, self.interface,
                                           self.url) if part)
@@ -151,14 +151,14 @@ def verdict(checks, prog, first=True):
 
 def brief(check):
     """'endpoint api1 public http://...: DNS: ...' without padding."""
-    where = check.where()
+    where = check.endpoint_text()
     return '%s %s%s' % (check.name, where + ': ' if where else '',
                         check.message)
 
 
 def line(check):
     """'FAIL endpoint api1 public http://...: DNS: ...' for one check."""
-    where = check.where()
+    where = check.endpoint_text()
     return '%-4s %-16s %s%s' % (check.status, check.name,
                                 where + ': ' if where else '',
                                 check.message)

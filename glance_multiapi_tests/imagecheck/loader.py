@@ -21,6 +21,7 @@ import json
 
 from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import kube
+from glance_multiapi_tests.common import kube_objects
 from glance_multiapi_tests.imagecheck import builtin
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import errors
@@ -121,8 +122,8 @@ def read_kubernetes(inputs):
             version = client.named_or_only(
                 kube.VERSION, inputs.openstackversion_name,
                 inputs.version_name_option)
-            version_where = client.where(kube.name_of(version),
-                                         kube.VERSION)
+            version_where = client.describe_object(
+                kube_objects.name_of(version), kube.VERSION)
             deployments = {name: client.get(kube.DEPLOYMENT, name)
                            for name, _ in inputs.running_deployments}
             running_where = 'Kubernetes API at %s, namespace %s' % (

@@ -44,7 +44,7 @@ from glance_multiapi_tests.localcloud import tlsmode
 OWN_ENTRIES = ('state.json', 'keystone', 'glance', 'registry', 'files',
                'logs', 'run', 'tempest', 'clouds.yaml', '.lock',
                kubeapi.KUBECONFIG, kubeapi.MAPPINGS, kubeapi.KNOWN_NAMES,
-               kubeapi.ROLE_FILE, kubeapi.AUDIT_LOG, kubeapi.TLS_DIR,
+               kuberbac.ROLE_FILE, kuberbac.AUDIT_LOG, kubeapi.TLS_DIR,
                kubepods.FILE, certs.TLS_DIR)
 
 

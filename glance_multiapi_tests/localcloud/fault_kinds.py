@@ -24,13 +24,9 @@ from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import fault_hooks
 from glance_multiapi_tests.localcloud import kubeheat
 
-# NOTE: the decorator and the base class every fault here is written with.
-fault = fault_hooks.fault
-Fault = fault_hooks.Fault
 
-
-@fault
-class UnresolvableEndpoint(Fault):
+@fault_hooks.fault
+class UnresolvableEndpoint(fault_hooks.Fault):
     name = 'unresolvable-endpoint'
     help = ("API's public URL uses a host under .invalid, which never "
             "resolves (discovery then fails with 'Name or service not "
@@ -45,8 +41,8 @@ class UnresolvableEndpoint(Fault):
                                                                port)
 
 
-@fault
-class CatalogWrongApi(Fault):
+@fault_hooks.fault
+class CatalogWrongApi(fault_hooks.Fault):
     name = 'catalog-wrong-api'
     help = 'the catalog holds another API than keystoneEndpoint names'
 
@@ -55,8 +51,8 @@ class CatalogWrongApi(Fault):
         return [(service, wrong) for service, _api in entries]
 
 
-@fault
-class DuplicateImageService(Fault):
+@fault_hooks.fault
+class DuplicateImageService(fault_hooks.Fault):
     name = 'duplicate-image-service'
     help = 'a second image service (another API) is in the catalog'
 
@@ -65,8 +61,8 @@ class DuplicateImageService(Fault):
         return entries + [('glance-' + other, other)]
 
 
-@fault
-class WrongDefaultStore(Fault):
+@fault_hooks.fault
+class WrongDefaultStore(fault_hooks.Fault):
     name = 'wrong-default-store'
     help = "API writes new images to another store than its spec's"
 
@@ -80,8 +76,8 @@ class WrongDefaultStore(Fault):
         return others[0]
 
 
-@fault
-class PatchNotReconciled(Fault):
+@fault_hooks.fault
+class PatchNotReconciled(fault_hooks.Fault):
     name = 'patch-not-reconciled'
     help = 'patches are accepted into the spec but never acted upon'
 
@@ -89,8 +85,8 @@ class PatchNotReconciled(Fault):
         return False
 
 
-@fault
-class ApiDown(Fault):
+@fault_hooks.fault
+class ApiDown(fault_hooks.Fault):
     name = 'api-down'
     help = "API's process is not running though the catalog names it"
 
@@ -98,8 +94,8 @@ class ApiDown(Fault):
         return api != self._api()
 
 
-@fault
-class HeatEngineDown(Fault):
+@fault_hooks.fault
+class HeatEngineDown(fault_hooks.Fault):
     name = 'heat-engine-down'
     needs_heat = True
     arg_kind = None
@@ -110,8 +106,8 @@ class HeatEngineDown(Fault):
         return name != 'heat-engine'
 
 
-@fault
-class KubeForbid(Fault):
+@fault_hooks.fault
+class KubeForbid(fault_hooks.Fault):
     name = 'kube-forbid'
     arg_kind = 'verb:resource'
     help = ('the Kubernetes API answers 403 Forbidden to VERB on RESOURCE '
@@ -130,8 +126,8 @@ class KubeForbid(Fault):
                     want_resource in ('*', resource))
 
 
-@fault
-class HeatImageDrift(Fault):
+@fault_hooks.fault
+class HeatImageDrift(fault_hooks.Fault):
     name = 'heat-image-drift'
     needs_heat = True
     arg_kind = 'deployment'
@@ -153,7 +149,7 @@ class HeatImageDrift(Fault):
 HEAT_FIELDS = ('heatAPIImage', 'heatCfnapiImage', 'heatEngineImage')
 
 
-class _VersionField(Fault):
+class _VersionField(fault_hooks.Fault):
     needs_heat = True
     arg_kind = 'field'
 
@@ -163,7 +159,7 @@ class _VersionField(Fault):
                 self.name, ', '.join(HEAT_FIELDS), self.arg))
 
 
-@fault
+@fault_hooks.fault
 class VersionFieldMissing(_VersionField):
     name = 'version-field-missing'
     help = ('status.containerImages of the OpenStackVersion lacks FIELD '
@@ -174,7 +170,7 @@ class VersionFieldMissing(_VersionField):
         return None if field == self.arg else reference
 
 
-@fault
+@fault_hooks.fault
 class VersionDigestDrift(_VersionField):
     name = 'version-digest-drift'
     help = ('status.containerImages.FIELD of the OpenStackVersion pins '
@@ -188,7 +184,7 @@ class VersionDigestDrift(_VersionField):
         return '%s@sha256:%s' % (name, kubeheat.other_digest(digest, field))
 
 
-class _HeatPods(Fault):
+class _HeatPods(fault_hooks.Fault):
     needs_heat = True
     arg_kind = 'deployment'
 
@@ -198,7 +194,7 @@ class _HeatPods(Fault):
                 self.name, ', '.join(kubeheat.DEPLOYMENTS), self.arg))
 
 
-@fault
+@fault_hooks.fault
 class PodNotReplaced(_HeatPods):
     name = 'pod-not-replaced'
     help = ('a deleted pod of that heat Deployment stops, and its '
@@ -209,7 +205,7 @@ class PodNotReplaced(_HeatPods):
         return deployment != self.arg
 
 
-@fault
+@fault_hooks.fault
 class PodDeleteIgnored(_HeatPods):
     name = 'pod-delete-ignored'
     help = ('a pod deletion of that heat Deployment is accepted and the pod '
@@ -221,8 +217,8 @@ class PodDeleteIgnored(_HeatPods):
         return deployment != self.arg
 
 
-@fault
-class UntrustedCert(Fault):
+@fault_hooks.fault
+class UntrustedCert(fault_hooks.Fault):
     name = 'untrusted-cert'
     needs_tls = True
     help = ("API's listeners (public, internal, route) serve a "
@@ -242,8 +238,8 @@ class UntrustedCert(Fault):
 
 
 # -- routes (issue #12): the route and status.apiEndpoint ------------------
-@fault
-class RouteNotMoved(Fault):
+@fault_hooks.fault
+class RouteNotMoved(fault_hooks.Fault):
     name = 'route-not-moved'
     arg_kind = None
     help = ("a switchover leaves the route on the old API: its URL stays "
@@ -253,8 +249,8 @@ class RouteNotMoved(Fault):
         return False
 
 
-@fault
-class ShrinkLeavesStatus(Fault):
+@fault_hooks.fault
+class ShrinkLeavesStatus(fault_hooks.Fault):
     name = 'shrink-leaves-status'
     help = ("a removed API (ARG, else any) keeps its status.apiEndpoint "
             "keys, though its processes stop and the catalog is untouched")
@@ -267,8 +263,8 @@ class ShrinkLeavesStatus(Fault):
         return self.arg in (None, api)
 
 
-@fault
-class HeatRpcTimeout(Fault):
+@fault_hooks.fault
+class HeatRpcTimeout(fault_hooks.Fault):
     name = 'heat-rpc-timeout'
     needs_heat = True
     arg_kind = 'seconds[:delay]'
@@ -302,8 +298,8 @@ class HeatRpcTimeout(Fault):
 
 
 # -- stores: where the bytes are (issue #12, placement by location) --------
-@fault
-class SharedStore(Fault):
+@fault_hooks.fault
+class SharedStore(fault_hooks.Fault):
     name = 'shared-store'
     arg_kind = 'store:store'
     help = ('the second store name is backed by the first one\'s directory '
@@ -324,8 +320,8 @@ class SharedStore(Fault):
         return os.path.join(os.path.dirname(path), first)
 
 
-@fault
-class EveryStore(Fault):
+@fault_hooks.fault
+class EveryStore(fault_hooks.Fault):
     name = 'every-store'
     help = ('API (every API when none is named) is configured with every '
             'store of the spec, not only its own: it reads images it could '
@@ -337,8 +333,8 @@ class EveryStore(Fault):
         return stores + [s for s in every if s not in stores]
 
 
-@fault
-class HideLocations(Fault):
+@fault_hooks.fault
+class HideLocations(fault_hooks.Fault):
     name = 'hide-locations'
     help = ('API (every API when none is named) hides image locations '
             '(show_image_direct_url and show_multiple_locations False), as '

@@ -25,15 +25,13 @@ from glance_multiapi_tests.localcloud import fault_hooks
 # NOTE: imported for its @fault classes, which register themselves.
 from glance_multiapi_tests.localcloud import fault_kinds  # noqa: F401
 
-FAULTS = fault_hooks.FAULTS
-
 
 def parse(text):
     """'NAME' or 'NAME=ARG' -> [name, arg]; Invalid for unknown names."""
     name, _sep, arg = text.partition('=')
-    if name not in FAULTS:
+    if name not in fault_hooks.FAULTS:
         raise errors.Invalid('unknown fault %r; known: %s' % (
-            name, ', '.join(sorted(FAULTS))))
+            name, ', '.join(sorted(fault_hooks.FAULTS))))
     return [name, arg or None]
 
 
@@ -41,7 +39,8 @@ class Faults(object):
     """The active faults of a cloud, applied hook by hook in order."""
 
     def __init__(self, records, spec, with_heat=True, with_tls=True):
-        self.active = [FAULTS[name](arg, spec) for name, arg in records]
+        self.active = [fault_hooks.FAULTS[name](arg, spec)
+                       for name, arg in records]
         for item in self.active:
             if item.needs_heat and not with_heat:
                 raise errors.Invalid('fault %s needs heat (up --with-heat)'
@@ -131,7 +130,7 @@ class Faults(object):
 def describe():
     """Help text listing every fault."""
     lines = []
-    for name, cls in sorted(FAULTS.items()):
+    for name, cls in sorted(fault_hooks.FAULTS.items()):
         if cls.arg_kind not in (None, 'api'):
             name += '=' + cls.arg_kind.upper()
         lines.append('  %-27s %s' % (name, cls.help))

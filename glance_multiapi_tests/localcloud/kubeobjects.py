@@ -20,7 +20,6 @@ Pure logic: the caller passes the state data, the ``get`` document and
 which processes run.
 """
 
-import collections
 import copy
 import datetime
 import hashlib
@@ -30,6 +29,8 @@ import uuid
 
 from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import errors
+from glance_multiapi_tests.common.kubeapi import configmaps
+from glance_multiapi_tests.common.kubeapi import resources
 from glance_multiapi_tests.localcloud import kubeheat
 
 # NOTE: the namespace the control plane lives in unless ``up
@@ -56,100 +57,32 @@ def namespace_of(data):
     return (data.get('kube') or {}).get('namespace') or NAMESPACE
 
 
-Resource = collections.namedtuple(
-    'Resource', 'group version plural kind singular short_names namespaced '
-    'verbs')
-
 # NOTE: names, short names and scope as in openstack-operator's and
 # glance-operator's CRDs (config/crd/bases) and Kubernetes' own types.
 RESOURCES = (
-    Resource('glance.openstack.org', 'v1beta1', 'glances', 'Glance',
-             'glance', (), True, ('get', 'list', 'patch')),
-    Resource('core.openstack.org', 'v1beta1', 'openstackcontrolplanes',
-             'OpenStackControlPlane', 'openstackcontrolplane',
-             ('osctlplane', 'osctlplanes', 'oscp', 'oscps'), True,
-             ('get', 'list', 'patch')),
-    Resource('core.openstack.org', 'v1beta1', 'openstackversions',
-             'OpenStackVersion', 'openstackversion', ('osv', 'osvs'), True,
-             ('get', 'list')),
-    Resource('apps', 'v1', 'deployments', 'Deployment', 'deployment',
-             ('deploy',), True, ('get', 'list')),
-    Resource('', 'v1', 'namespaces', 'Namespace', 'namespace', ('ns',),
-             False, ('get', 'list')),
-    Resource('', 'v1', 'configmaps', 'ConfigMap', 'configmap', ('cm',),
-             True, ('create', 'delete', 'get', 'list', 'patch', 'update')),
+    resources.Resource('glance.openstack.org', 'v1beta1', 'glances',
+                       'Glance', 'glance', (), True,
+                       ('get', 'list', 'patch')),
+    resources.Resource('core.openstack.org', 'v1beta1',
+                       'openstackcontrolplanes', 'OpenStackControlPlane',
+                       'openstackcontrolplane',
+                       ('osctlplane', 'osctlplanes', 'oscp', 'oscps'),
+                       True, ('get', 'list', 'patch')),
+    resources.Resource('core.openstack.org', 'v1beta1', 'openstackversions',
+                       'OpenStackVersion', 'openstackversion',
+                       ('osv', 'osvs'), True, ('get', 'list')),
+    resources.Resource('apps', 'v1', 'deployments', 'Deployment',
+                       'deployment', ('deploy',), True, ('get', 'list')),
+    resources.Resource('', 'v1', 'namespaces', 'Namespace', 'namespace',
+                       ('ns',), False, ('get', 'list')),
+    configmaps.RESOURCE,
     # NOTE: heat's are played by its processes (kubeheat.py), the others
     # stored (kubepods.py says why).
-    Resource('', 'v1', 'pods', 'Pod', 'pod', ('po',), True,
-             ('create', 'delete', 'get', 'list')),
+    resources.Resource('', 'v1', 'pods', 'Pod', 'pod', ('po',), True,
+                       ('create', 'delete', 'get', 'list')),
 )
-
-
-def group_version(resource):
-    if resource.group:
-        return '%s/%s' % (resource.group, resource.version)
-    return resource.version
-
-
-def qualified(resource):
-    """glances.glance.openstack.org, deployments.apps, configmaps."""
-    if resource.group:
-        return '%s.%s' % (resource.plural, resource.group)
-    return resource.plural
-
-
-def find(group, version, plural):
-    for resource in RESOURCES:
-        if (resource.group, resource.version, resource.plural) == (
-                group, version, plural):
-            return resource
-    return None
-
-
-def groups():
-    """{group: [versions]} of the named API groups, in RESOURCES order."""
-    found = collections.OrderedDict()
-    for resource in RESOURCES:
-        if resource.group:
-            versions = found.setdefault(resource.group, [])
-            if resource.version not in versions:
-                versions.append(resource.version)
-    return found
-
-
-# -- discovery documents ------------------------------------------------------
-def api_versions(server_address):
-    return {'kind': 'APIVersions', 'versions': ['v1'],
-            'serverAddressByClientCIDRs': [{
-                'clientCIDR': '0.0.0.0/0', 'serverAddress': server_address}]}
-
-
-def api_group(name, versions):
-    entries = [{'groupVersion': '%s/%s' % (name, v), 'version': v}
-               for v in versions]
-    return {'name': name, 'versions': entries,
-            'preferredVersion': entries[0]}
-
-
-def api_group_list():
-    return {'kind': 'APIGroupList', 'apiVersion': 'v1',
-            'groups': [api_group(name, versions)
-                       for name, versions in groups().items()]}
-
-
-def resource_list(group, version):
-    """The APIResourceList of group/version, or None when not served."""
-    items = [r for r in RESOURCES
-             if (r.group, r.version) == (group, version)]
-    if not items:
-        return None
-    return {'kind': 'APIResourceList', 'apiVersion': 'v1',
-            'groupVersion': group_version(items[0]),
-            'resources': [{'name': r.plural, 'singularName': r.singular,
-                           'namespaced': r.namespaced, 'kind': r.kind,
-                           'verbs': list(r.verbs),
-                           'shortNames': list(r.short_names)}
-                          for r in items]}
+# NOTE: what the embedded API serves, and its discovery documents.
+SERVED = resources.Resources(RESOURCES)
 
 
 # -- objects ------------------------------------------------------------------
@@ -301,14 +234,6 @@ def world(data, document, heat_pods=None, now=None, faults=None):
         objects['deployments'], objects['pods'] = heat_objects(
             data, heat_pods or {}, now or 0, drifted)
     return objects
-
-
-def object_list(resource, items):
-    return {'apiVersion': group_version(resource),
-            'kind': resource.kind + 'List',
-            'metadata': {'resourceVersion': _digits(
-                [i['metadata']['resourceVersion'] for i in items])},
-            'items': items}
 
 
 # -- the Glance spec behind the control plane ---------------------------------

@@ -30,7 +30,7 @@ import json
 import os
 import uuid
 
-from glance_multiapi_tests.localcloud import kuberbac
+from glance_multiapi_tests.common.kubeapi import status
 
 FILE = 'kube-pods.json'
 DEFAULT_GRACE = 30
@@ -68,7 +68,7 @@ def _versioned(pod):
 
 
 def _not_found(name):
-    return StoreError(404, kuberbac.not_found('', 'pods', name))
+    return StoreError(404, status.not_found('', 'pods', name))
 
 
 class Store(object):
@@ -106,18 +106,18 @@ class Store(object):
     def create(self, namespace, document):
         if not isinstance(document, dict) or document.get('kind') not in (
                 None, 'Pod'):
-            raise StoreError(400, kuberbac.bad_request(
+            raise StoreError(400, status.bad_request(
                 'the body is not a Pod'))
         meta = document.get('metadata') or {}
         name = meta.get('name')
         if not name:
-            raise StoreError(422, kuberbac.bad_request(
+            raise StoreError(422, status.bad_request(
                 'Pod is invalid: metadata.name: Required value'))
 
         def add(pods):
             key = '%s/%s' % (namespace, name)
             if key in pods:
-                raise StoreError(409, kuberbac.status(
+                raise StoreError(409, status.status(
                     409, 'AlreadyExists', 'pods "%s" already exists' % name,
                     {'name': name, 'kind': 'pods'}))
             pod = {'apiVersion': 'v1', 'kind': 'Pod',

@@ -18,6 +18,7 @@ from that range can be handed to some client while the service restarts,
 and the restart then fails to bind. So each cloud gets a block of BLOCK
 ports outside that range, claimed in a per-user folder so that two clouds
 on one machine never get the same block, and keeps it until ``down``.
+Who holds a busy port comes from psutil's view of the machine's sockets.
 """
 
 import fcntl
@@ -26,6 +27,8 @@ import os
 import random
 import socket
 import tempfile
+
+import psutil
 
 from glance_multiapi_tests.localcloud import errors
 
@@ -36,10 +39,6 @@ BLOCK = 64
 # NOTE: below this sit the well-known and most registered service ports.
 LOWEST = 10000
 HIGHEST = 65535
-TCP_STATES = {'01': 'ESTABLISHED', '02': 'SYN_SENT', '03': 'SYN_RECV',
-              '04': 'FIN_WAIT1', '05': 'FIN_WAIT2', '06': 'TIME_WAIT',
-              '07': 'CLOSE', '08': 'CLOSE_WAIT', '09': 'LAST_ACK',
-              '0A': 'LISTEN', '0B': 'CLOSING'}
 
 
 def ephemeral_range(path=RANGE_FILE):
@@ -184,96 +183,43 @@ def release_block(root, start):
 
 
 # -- who holds a port ---------------------------------------------------------
-def _hex_addr(text):
-    """'0100007F:1F90' -> ('127.0.0.1', 8080); IPv6 shown as hex."""
-    host, port = text.split(':')
-    if len(host) == 8:
-        host = socket.inet_ntoa(bytes.fromhex(host)[::-1])
-    else:
-        words = [bytes.fromhex(host[i:i + 8])[::-1] for i in range(0, 32, 8)]
-        host = socket.inet_ntop(socket.AF_INET6, b''.join(words))
-    return host, int(port, 16)
-
-
-def sockets(proc_root='/proc'):
-    """Every TCP and UDP socket of the machine, as dicts.
-
-    Keys: family (tcp, tcp6, udp, udp6), local and remote ((host, port)),
-    state (LISTEN, ESTABLISHED, ...; BOUND for an unconnected UDP socket)
-    and inode.
-    """
-    found = []
-    for family in ('tcp', 'tcp6', 'udp', 'udp6'):
-        try:
-            with open(os.path.join(proc_root, 'net', family)) as f:
-                lines = f.read().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if len(fields) < 10:
-                continue
-            state = fields[3]
-            if family.startswith('udp'):
-                state = 'BOUND' if state == '07' else state
-            else:
-                state = TCP_STATES.get(state, state)
-            found.append({'family': family, 'local': _hex_addr(fields[1]),
-                          'remote': _hex_addr(fields[2]), 'state': state,
-                          'inode': int(fields[9])})
-    return found
-
-
-def socket_owners(proc_root='/proc'):
-    """{socket inode: pid} of every process we may look into."""
-    owners = {}
-    for entry in os.listdir(proc_root):
-        if not entry.isdigit():
-            continue
-        fd_dir = os.path.join(proc_root, entry, 'fd')
-        try:
-            fds = os.listdir(fd_dir)
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                target = os.readlink(os.path.join(fd_dir, fd))
-            except OSError:
-                continue
-            if target.startswith('socket:['):
-                owners[int(target[8:-1])] = int(entry)
-    return owners
-
-
-def _command(pid, proc_root='/proc'):
+def tcp_connections():
+    """Every TCP socket of the machine (psutil's sconn), [] if hidden."""
     try:
-        with open(os.path.join(proc_root, str(pid), 'cmdline'), 'rb') as f:
-            argv = f.read().split(b'\0')
-    except OSError:
+        return psutil.net_connections(kind='tcp')
+    except psutil.Error:
+        return []
+
+
+def _command(pid):
+    try:
+        argv = psutil.Process(pid).cmdline()
+    except psutil.Error:
         return '?'
-    text = b' '.join(a for a in argv if a).decode(errors='replace')
-    return text[:80] or '?'
+    return ' '.join(a for a in argv if a)[:80] or '?'
 
 
-def holders(port, proc_root='/proc'):
-    """One line naming who uses local TCP port `port`, or ''."""
-    owners = None
+def holders(port, connections=None):
+    """One line naming who uses local TCP port `port`, or ''.
+
+    connections: psutil's sconn tuples to look in; the machine's now
+    when None.
+    """
+    if connections is None:
+        connections = tcp_connections()
     parts = []
-    for sock in sockets(proc_root):
-        if sock['local'][1] != port or not sock['family'].startswith('tcp'):
+    for conn in connections:
+        if not conn.laddr or conn.laddr.port != port:
             continue
-        if owners is None:
-            owners = socket_owners(proc_root)
-        pid = owners.get(sock['inode'])
-        who = ('pid %d (%s)' % (pid, _command(pid, proc_root)) if pid
+        who = ('pid %d (%s)' % (conn.pid, _command(conn.pid)) if conn.pid
                else 'no process we can see')
-        if sock['state'] == 'LISTEN':
+        if conn.status == psutil.CONN_LISTEN:
             parts.append('a listener of %s on %s:%d' % (
-                who, sock['local'][0], port))
+                who, conn.laddr.ip, port))
         else:
             parts.append('a connection %s:%d -> %s:%d (%s) of %s' % (
-                sock['local'][0], port, sock['remote'][0],
-                sock['remote'][1], sock['state'], who))
+                conn.laddr.ip, port, conn.raddr.ip, conn.raddr.port,
+                conn.status, who))
     if len(parts) > 3:
         parts = parts[:3] + ['%d more' % (len(parts) - 3)]
     return '; '.join(parts)

@@ -14,8 +14,9 @@
 
 Each service runs in its own session (process group) so that stopping it
 also stops whatever it forked (uwsgi workers). Only pids recorded in this
-state dir are ever signalled, and only while their kernel start time still
-matches the recorded one, so a recycled pid is never hit.
+state dir are ever signalled, and only while their start time (psutil's
+create_time) still matches the recorded one, so a recycled pid is never
+hit.
 """
 
 import contextlib
@@ -27,6 +28,7 @@ import subprocess
 import time
 import warnings
 
+import psutil
 import requests
 import urllib3
 
@@ -163,23 +165,40 @@ def _read_pidfile(state, name):
         return None
 
 
-def _stat(pid):
+def _start_time(pid):
+    """When pid started (seconds since the epoch), None if it is gone."""
     try:
-        with open('/proc/%d/stat' % pid) as f:
-            # NOTE: the command name may hold spaces; fields follow ')'.
-            return f.read().rsplit(')', 1)[1].split()
-    except OSError:
+        return psutil.Process(pid).create_time()
+    except psutil.Error:
         return None
 
 
-def _start_time(pid):
-    fields = _stat(pid)
-    return fields[19] if fields else None
+def _as_epoch(start_time):
+    """A pidfile's start time in seconds since the epoch, else None.
+
+    NOTE: an older release recorded the kernel's start time in clock
+    ticks since boot (a string), from which psutil's create_time is
+    made the same way.
+    """
+    if isinstance(start_time, str) and start_time.isdigit():
+        return psutil.boot_time() + int(start_time) / os.sysconf(
+            'SC_CLK_TCK')
+    if isinstance(start_time, (int, float)):
+        return start_time
+    return None
 
 
 def _alive(pid, start_time):
-    fields = _stat(pid)
-    return bool(fields) and fields[0] != 'Z' and fields[19] == start_time
+    """Whether pid runs (not a zombie) and is the one started then."""
+    start_time = _as_epoch(start_time)
+    if start_time is None:
+        return False
+    try:
+        proc = psutil.Process(pid)
+        return (proc.status() != psutil.STATUS_ZOMBIE and
+                abs(proc.create_time() - start_time) < 0.01)
+    except psutil.Error:
+        return False
 
 
 def pid_of(state, name):
@@ -207,12 +226,13 @@ def _group_gone(pgid):
     except PermissionError:
         return False
     # NOTE: a group of zombies still answers signal 0; look for a live one.
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
+    for proc in psutil.process_iter(['status']):
+        try:
+            if (proc.info['status'] != psutil.STATUS_ZOMBIE and
+                    os.getpgid(proc.pid) == pgid):
+                return False
+        except (OSError, psutil.Error):
             continue
-        fields = _stat(int(entry))
-        if fields and int(fields[2]) == pgid and fields[0] != 'Z':
-            return False
     return True
 
 

@@ -25,9 +25,6 @@ from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import jsonmerge
 from glance_multiapi_tests.multiapi import glance_cr
 
-API_TYPES = glance_cr.API_TYPES
-# NOTE: kept under this name: the spec is patched the way kubectl does.
-merge_patch = jsonmerge.merge_patch
 # NOTE: GlanceAPI CRs are named <glance>-<api>-<type> and the Services
 # glance-<api>-public; a DNS-1123 label keeps both legal.
 _API_NAME = re.compile(r'^[a-z0-9]([-a-z0-9]{0,28}[a-z0-9])?$')
@@ -76,10 +73,10 @@ def normalize(data, source='spec', old=None):
                             (where, type(api).__name__))
         api.setdefault('type', glance_cr.DEFAULT_TYPE)
         api.setdefault('replicas', 1)
-        if api['type'] not in API_TYPES:
+        if api['type'] not in glance_cr.API_TYPES:
             raise SpecError('%s.type: %s is not one of %s' % (
                 where, documents.short(repr(api['type'])),
-                ', '.join(API_TYPES)))
+                ', '.join(glance_cr.API_TYPES)))
         replicas = api['replicas']
         if (not isinstance(replicas, int) or isinstance(replicas, bool)
                 or replicas < 0):
@@ -158,7 +155,7 @@ def apply_patch(spec, patch_text, source='patch'):
             if isinstance(patch, dict) else type(patch).__name__))
     if 'spec' not in patch:
         return normalize(spec, source)
-    new = merge_patch(spec, patch['spec'])
+    new = jsonmerge.merge_patch(spec, patch['spec'])
     # NOTE: an explicit keystoneEndpoint is kept as given so that the webhook
     # check below refuses a patch that removes the catalog's API.
     return normalize(new, source, old=spec)

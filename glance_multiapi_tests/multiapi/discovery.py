@@ -27,9 +27,8 @@ from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import kube
+from glance_multiapi_tests.common import kube_objects
 from glance_multiapi_tests.multiapi import glance_cr
-
-API_TYPES = glance_cr.API_TYPES
 
 
 class DiscoveryError(errors.OneLineError):
@@ -171,10 +170,10 @@ def parse_cr(text, source, strict=True):
         field = 'spec.glanceAPIs.%s' % name
         api_spec = _mapping(apis_spec[name] or {}, source, field)
         api_type = api_spec.get('type') or glance_cr.DEFAULT_TYPE
-        if api_type not in API_TYPES:
+        if api_type not in glance_cr.API_TYPES:
             raise _field_error(source, field + '.type', '%s is not one of '
                                '%s' % (documents.short(repr(api_type)),
-                                       ', '.join(API_TYPES)))
+                                       ', '.join(glance_cr.API_TYPES)))
         urls = {}
         for interface in glance_cr.interfaces(api_type):
             key = '%s-%s' % (name, interface)
@@ -209,13 +208,13 @@ def parse_cr(text, source, strict=True):
             raise _field_error(source, 'spec.keystoneEndpoint',
                                'missing, and there is not exactly one '
                                'non-edge API to default to')
-    namespace = kube.metadata(doc).get('namespace')
+    namespace = kube_objects.metadata(doc).get('namespace')
     deployment = Deployment(apis=apis, keystone_endpoint=keystone_endpoint,
                             source=source,
                             status_keys=tuple(sorted(endpoints)),
                             namespace=namespace if isinstance(
                                 namespace, str) else None,
-                            name=kube.name_of(doc))
+                            name=kube_objects.name_of(doc))
     validate(deployment, 'spec.keystoneEndpoint')
     return deployment
 
@@ -269,9 +268,10 @@ def apply_options(base, opts):
                       option)
     for name, api in list(apis.items()):
         api_type = (opts.api_types or {}).get(name, api.type)
-        if api_type not in API_TYPES:
+        if api_type not in glance_cr.API_TYPES:
             raise _field_error(source, 'api_types', '%s: %r is not one of '
-                               '%s' % (name, api_type, ', '.join(API_TYPES)))
+                               '%s' % (name, api_type,
+                                       ', '.join(glance_cr.API_TYPES)))
         urls = dict(api.endpoints)
         for interface in ('public', 'internal'):
             given = (getattr(opts, interface + '_endpoints') or {}).get(name)
@@ -340,8 +340,8 @@ def from_kubernetes(opts, strict=True):
     try:
         with kube.connect(kube.Settings.from_opts(opts)) as client:
             obj = read_glance(client, opts)
-            source = client.where(kube.name_of(obj) or opts.glance_name,
-                                  kube.GLANCE)
+            source = client.describe_object(
+                kube_objects.name_of(obj) or opts.glance_name, kube.GLANCE)
     except kube.KubeError as exc:
         raise DiscoveryError(str(exc)) from None
     return parse_cr(json.dumps(obj), source, strict=strict)

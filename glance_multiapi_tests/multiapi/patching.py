@@ -25,6 +25,7 @@ import shlex
 from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import kube
+from glance_multiapi_tests.common import kube_objects
 from glance_multiapi_tests.multiapi import discovery
 
 # patch_object choice -> (resource, dotted path of the Glance spec in it).
@@ -64,21 +65,21 @@ def patch_target(opts, glance):
     """
     resource, spec_path = TARGETS[opts.patch_object]
     if resource == kube.GLANCE:
-        name = kube.name_of(glance)
+        name = kube_objects.name_of(glance)
         if not name:
             raise PatchError('%s has no metadata.name, so it cannot be '
-                             'patched' % kube.describe(glance,
-                                                       kube.GLANCE.kind))
+                             'patched' % kube_objects.describe(
+                                 glance, kube.GLANCE.kind))
         return resource, name, spec_path
     name = opts.controlplane_name
     if not name:
-        name = kube.controller_owner(glance, kube.CONTROLPLANE.kind)
+        name = kube_objects.controller_owner(glance, kube.CONTROLPLANE.kind)
     if not name:
         raise PatchError(
             '%s has no controller ownerReference of kind %s, so the '
             'control plane to patch is unknown: set [glance_multiapi] '
             'controlplane_name, or patch_object = glance' % (
-                kube.describe(glance, kube.GLANCE.kind),
+                kube_objects.describe(glance, kube.GLANCE.kind),
                 kube.CONTROLPLANE.kind))
     return resource, name, spec_path
 
@@ -100,7 +101,8 @@ def apply_spec_patch(opts, spec_patch):
             client.patch(resource, name,
                          commands.nest_patch(spec_path, spec_patch))
             _patched[opts.patch_object] = name
-            return '%s at %s' % (client.where(name, resource), spec_path)
+            return '%s at %s' % (client.describe_object(name, resource),
+                                 spec_path)
     except kube.KubeError as exc:
         raise PatchError(str(exc)) from None
 

@@ -24,6 +24,7 @@ import sys
 
 from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.results import outcomes as outcomes_mod
 from glance_multiapi_tests.results import publish
 from glance_multiapi_tests.results import recorder
 from glance_multiapi_tests.results import records
@@ -59,7 +60,9 @@ metrics.prom from the records the plugin's tests wrote while they ran
 (RESULTS_DIR/%s/, one JSON-lines file per worker). The plugin
 rebuilds them itself after every test; this is for a copy of the records
 (a CI artifact), another output folder, or a run killed in the middle of
-a test. Nothing is asked of the deployment.
+a test. Nothing is asked of the deployment. The tests' verdicts are those
+of the runs' subunit streams when given (--subunit; by default
+PATH/%s, test-operator's), else those the workers recorded.
 
 Given a subunit stream instead (tempest_results.subunit, from the pod's
 logs volume), it prints one FAILED: line per failed test and per required
@@ -68,7 +71,8 @@ skipped", and exits 1 unless the run is green: a gate that needs, say, the
 multi-API and uploader checks to have run uses
   glance-multiapi-report --require multiapi,uploader tempest_results.subunit
 Groups: %s.
-""" % (recorder.RECORDS_SUBDIR, ', '.join(sorted(required_groups.GROUPS)))
+""" % (recorder.RECORDS_SUBDIR, outcomes_mod.TEST_OPERATOR_STREAM,
+       ', '.join(sorted(required_groups.GROUPS)))
 
 
 def build_parser():
@@ -84,6 +88,15 @@ def build_parser():
     p.add_argument('out_dir', metavar='OUT_DIR', nargs='?',
                    help='where to write the four files (default: the '
                         'records\' folder PATH)')
+    p.add_argument('--subunit', metavar='[LABEL=]STREAM', action='append',
+                   default=[],
+                   help='the subunit stream of a run of the records, '
+                        'whose verdicts the map then shows: LABEL is the '
+                        'run\'s name on the map (the folder of its tempest '
+                        'workspace), left out when the records hold one '
+                        'run; repeat it for more runs (default: %s in '
+                        'PATH, when there)' % (
+                            outcomes_mod.TEST_OPERATOR_STREAM))
     p.add_argument('--require', metavar='GROUPS', default='',
                    help='comma-separated groups of tests that must have '
                         'run (passed or failed, not all skipped) in the '
@@ -123,6 +136,27 @@ def judge(args, required):
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
+def _outcomes(args, results_dir):
+    """{run label or None: Outcomes} of --subunit, or of test-operator's."""
+    given = list(args.subunit)
+    default = os.path.join(results_dir, outcomes_mod.TEST_OPERATOR_STREAM)
+    if not given and os.path.isfile(default):
+        given = [default]
+    found = {}
+    for item in given:
+        label, sep, path = item.rpartition('=')
+        if not sep or not label or os.path.isfile(item):
+            label, path = None, item
+        if label in found:
+            raise errors.CliError('%s: --subunit: two streams for %s' % (
+                PROG, label or 'the only run'), EXIT_USAGE)
+        try:
+            found[label] = outcomes_mod.read(path)
+        except outcomes_mod.OutcomesError as exc:
+            raise errors.CliError('%s: %s' % (PROG, exc), EXIT_NO_RECORDS)
+    return found
+
+
 def run(args):
     try:
         required = required_groups.parse(args.require)
@@ -154,7 +188,8 @@ def run(args):
         except Exception:  # noqa: B902 - tests then show as recorded only
             tests = None
     facts, written = publish.rebuild(results_dir, args.out_dir,
-                                     tests=tests)
+                                     tests=tests,
+                                     outcomes=_outcomes(args, results_dir))
     if not args.quiet:
         print('%s: wrote %s' % (PROG, ', '.join(written)))
         print('%s: %s' % (PROG, _summary(facts)))

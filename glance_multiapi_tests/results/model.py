@@ -278,18 +278,43 @@ def _scheduled(run):
     return {bare for s in lists for bare in s}
 
 
-def build(records, *, tests=None, problems=(), now=None):
+def _apply_outcomes(runs, outcomes, problems):
+    """Take each stream's outcomes into the run of its label.
+
+    The key None is the stream of the only run the records hold.
+    """
+    by_label = {run.label: run for run in runs}
+    for label, found in sorted((outcomes or {}).items(),
+                               key=lambda item: str(item[0])):
+        run = by_label.get(label)
+        if label is None and len(runs) == 1:
+            run = runs[0]
+        if run is None:
+            problems.append('subunit outcomes of %s: the records hold no '
+                            'such run (runs: %s)' % (
+                                'the only run' if label is None else label,
+                                ', '.join(sorted(by_label)) or 'none'))
+            continue
+        found.take_into(run)
+
+
+def build(records, *, tests=None, problems=(), now=None, outcomes=None):
     """The facts of the runs in records (see the module docstring).
 
     :param tests: the plugin's tests (inventory.plugin_tests()), merged
         with the inventories the workers recorded.
     :param problems: lines records.read could not use, shown as such.
+    :param outcomes: {run label: outcomes.Outcomes} read from the runs'
+        subunit streams, which then decide the tests' verdicts; the key
+        None stands for the only run.
     """
     tests = _inventory(records, tests)
     glance, apis = _apis(records)
     catalog = _catalog(records)
     element_ids, first_ids = elements_mod.element_ids(glance, apis, catalog)
     runs = _runs(records)
+    problems = list(problems)
+    _apply_outcomes(runs, outcomes, problems)
     elements = {e: _element(e) for e in element_ids}
     test_rows, ever_selected = [], set()
     run_rows = []

@@ -114,8 +114,10 @@ def make_out_dir(out_dir):
 
 
 def rebuild(results_dir, out_dir=None, *, tests=None, now=None,
-            lock_timeout=LOCK_TIMEOUT):
+            lock_timeout=LOCK_TIMEOUT, outcomes=None):
     """Build every output from the records of results_dir into out_dir.
+
+    outcomes: the runs' subunit outcomes, by run label (model.build).
 
     :returns: (facts, [paths written]).
     :raises records.RecordsError: no records folder.
@@ -130,7 +132,8 @@ def rebuild(results_dir, out_dir=None, *, tests=None, now=None,
     with _Lock(os.path.join(folder, LOCK_NAME), lock_timeout):
         found, problems = records.read(results_dir)
         facts = model.build(found, tests=tests, problems=problems,
-                            now=time.time() if now is None else now)
+                            now=time.time() if now is None else now,
+                            outcomes=outcomes)
         make_out_dir(out_dir)
         written = []
         for name, text in render(facts).items():

@@ -19,13 +19,12 @@ disagreement it finds.
 
 from oslo_log import log as logging
 from tempest import config
-from tempest import test
 
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.imagecheck import errors
 from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import report
-from glance_multiapi_tests.tests import recording
+from glance_multiapi_tests.tests import base
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
@@ -69,7 +68,7 @@ def uses_builtin_groups():
     return not CONF.consolidated_images.mappings_file
 
 
-class ConsolidatedImageTest(recording.RecordedTest, test.BaseTestCase):
+class ConsolidatedImageTest(base.BasePluginTest):
     """Runs the image check; needs no cloud and no credentials.
 
     Without [consolidated_images] mappings_file the groups of
@@ -78,14 +77,8 @@ class ConsolidatedImageTest(recording.RecordedTest, test.BaseTestCase):
     """
 
     credentials = []
+    enabled_group = 'consolidated_images'
     result_checks = ('consolidated_images',)
-
-    @classmethod
-    def skip_checks(cls):
-        """Skip when the checks are turned off."""
-        super().skip_checks()
-        if not CONF.consolidated_images.enabled:
-            raise cls.skipException('[consolidated_images] enabled is False')
 
     def run_check(self, with_references, with_running=False):
         """Return the check's report; an unusable input fails the test."""
@@ -97,7 +90,8 @@ class ConsolidatedImageTest(recording.RecordedTest, test.BaseTestCase):
         LOG.info('consolidated image check:\n%s', report.as_text(result))
         return result
 
-    def assert_no_findings(self, result, findings, what):
+    def assertNoFindings(self, result, findings, what):
+        """Fail with every finding and the check's table, if any."""
         if not findings:
             return
         self.fail('%s: %d disagreement(s):\n%s\n\n%s' % (

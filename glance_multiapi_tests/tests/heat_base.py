@@ -12,68 +12,51 @@
 
 """Base class of the consolidated heat checks: clients and stacks.
 
-Skipped unless [service_available] heat is true. Stacks are named with
-rand_name and deleted (and awaited) in cleanups registered as soon as
-heat gives them an id. A cleanup may run right after a scenario disturbed
-heat (restarted heat-engine), so it counts heat-api's 5xx answers and
-timeouts as "not yet" for build_timeout rather than leak the stack.
+Skipped unless [service_available] heat is true. heat-api and
+heat-api-cfn are the plugin's registered clients
+(``os_primary.consolidated_heat`` and ``consolidated_heat_cfn``), which
+take their interface, timeout and poll interval from
+[consolidated_heat]. Stacks are named with rand_name and deleted (and
+awaited) in cleanups registered as soon as heat gives them an id. A
+cleanup may run right after a scenario disturbed heat (restarted
+heat-engine), so it counts heat-api's 5xx answers and timeouts as "not
+yet" for build_timeout rather than leak the stack.
 """
 
 from tempest import config
 from tempest.lib.common.utils import data_utils
 from tempest.lib import exceptions as lib_exc
-from tempest import test
 
-from glance_multiapi_tests.services.orchestration import heat_client
-from glance_multiapi_tests.tests import recording
+from glance_multiapi_tests.tests import base
+from glance_multiapi_tests.tests import disturbance as disturbance_mod
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
 TEMPLATE_VERSION = '2018-08-31'
 
 
-class HeatTest(recording.RecordedTest, test.BaseTestCase):
+class HeatTest(base.BasePluginTest):
     """Reaches heat-api and heat-api-cfn through the catalog."""
 
-    credentials = ['primary']
-
-    @classmethod
-    def skip_checks(cls):
-        """Skip unless heat is configured."""
-        super().skip_checks()
-        if not CONF.consolidated_heat.enabled:
-            raise cls.skipException('[consolidated_heat] enabled is False')
-        if not CONF.service_available.heat:
-            raise cls.skipException('heat is not available '
-                                    '([service_available] heat = False)')
-
-    @classmethod
-    def heat_client(cls, creds, catalog_type):
-        opts = CONF.consolidated_heat
-        return heat_client.HeatClient(
-            creds.auth_provider, catalog_type, CONF.identity.region,
-            endpoint_type=opts.endpoint_type,
-            build_interval=opts.build_interval,
-            build_timeout=opts.build_timeout,
-            **config.service_client_config())
+    enabled_group = 'consolidated_heat'
+    required_services = ('heat',)
 
     @classmethod
     def setup_clients(cls):
         """heat-api as the primary user."""
         super().setup_clients()
-        cls.heat = cls.heat_client(cls.os_primary,
-                                   CONF.consolidated_heat.catalog_type)
+        cls.heat = cls.os_primary.consolidated_heat.HeatClient()
 
     def create_stack(self, template, what):
         """Create a stack as primary; (name, id), deleted on cleanup."""
         name = data_utils.rand_name(prefix=CONF.resource_name_prefix,
                                     name=what)
-        stack = self.heat.create_stack(name, template)
+        stack = self.heat.create_stack(name, template)['stack']
         self.addCleanup(self._cleanup_stack, name, stack['id'])
         return name, stack['id']
 
     def _cleanup_stack(self, name, stack_id):
-        window = waiters.Disturbance('stack %s cleanup' % name)
+        window = disturbance_mod.Disturbance('stack %s cleanup' % name)
         self.delete_stack(name, stack_id, disturbance=window)
         self.wait_for_stack(name, stack_id, 'DELETE_COMPLETE', gone_ok=True,
                             disturbance=window)
@@ -84,8 +67,6 @@ class HeatTest(recording.RecordedTest, test.BaseTestCase):
         With a disturbance, a 5xx or timeout is retried while its window
         is open (at most build_timeout).
         """
-        opts = CONF.consolidated_heat
-
         def check():
             try:
                 self.heat.delete_stack(name, stack_id)
@@ -95,13 +76,12 @@ class HeatTest(recording.RecordedTest, test.BaseTestCase):
 
         return waiters.wait_for(
             check, what='heat-api to accept the delete of stack %s (%s)'
-            % (name, stack_id), timeout=opts.build_timeout,
-            interval=opts.build_interval, disturbance=disturbance)
+            % (name, stack_id), timeout=self.heat.build_timeout,
+            interval=self.heat.build_interval, disturbance=disturbance)
 
     def wait_for_stack(self, name, stack_id, wanted, gone_ok=False,
                        disturbance=None):
-        opts = CONF.consolidated_heat
+        """Wait until the stack is wanted (waiters.wait_for_stack)."""
         return waiters.wait_for_stack(
-            self.heat, name, stack_id, wanted=wanted,
-            timeout=opts.build_timeout, interval=opts.build_interval,
-            gone_ok=gone_ok, disturbance=disturbance)
+            self.heat, name, stack_id, wanted=wanted, gone_ok=gone_ok,
+            disturbance=disturbance)

@@ -10,13 +10,14 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Base classes of the multi-API Glance checks.
+"""Base class of the multi-API Glance checks.
 
 ``MultiApiTest`` learns the deployment once per class and offers the
 image helpers every check uses (create, upload, hash, clean up through
-the API that made the image); it records the deployment and the catalog
-each class saw for the results map (``tests.recording``). The scenarios
-that change the cloud build on ``multiapi_scenario_base``.
+the API that made the image), each API reached by the plugin's
+registered images client bound to its URL; it records the deployment and
+the catalog each class saw for the results map (``tests.recording``).
+The scenarios that change the cloud build on ``multiapi_scenario_base``.
 """
 
 import contextlib
@@ -30,16 +31,14 @@ from tempest import config
 from tempest.lib.common.utils import data_utils
 from tempest.lib.common.utils import test_utils
 from tempest.lib import exceptions as lib_exc
-from tempest import test
 from urllib3 import exceptions as urllib3_exc
 
 from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import probes
-from glance_multiapi_tests.services.image import fixed_url_client
-from glance_multiapi_tests.tests import recording
-from glance_multiapi_tests.tests import skips
+from glance_multiapi_tests.services import image as image_services
+from glance_multiapi_tests.tests import base
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
@@ -100,10 +99,11 @@ def read_refusal(exc):
     return None
 
 
-class MultiApiTest(recording.RecordedTest, test.BaseTestCase):
+class MultiApiTest(base.BasePluginTest):
     """Learns the deployment and offers image helpers per API."""
 
-    credentials = ['primary']
+    required_services = ('glance',)
+    enabled_group = 'glance_multiapi'
     # NOTE: every class reads the Glance CR first; its failure fails them.
     result_setup_checks = ('glance',)
 
@@ -111,9 +111,6 @@ class MultiApiTest(recording.RecordedTest, test.BaseTestCase):
     def skip_checks(cls):
         """Skip without Glance, when disabled, or with nothing to read."""
         super().skip_checks()
-        skips.skip_unless_glance(cls)
-        if not CONF.glance_multiapi.enabled:
-            raise cls.skipException('[glance_multiapi] enabled is False')
         if not discovery.has_source(CONF.glance_multiapi):
             raise cls.skipException(
                 '[glance_multiapi] sets none of kubernetes_api, '
@@ -216,8 +213,7 @@ class MultiApiTest(recording.RecordedTest, test.BaseTestCase):
             failed = probes.failure(api.endpoints[interface],
                                     opts.probe_timeout, context)
             if failed is None:
-                return fixed_url_client.for_api(
-                    cls.os_primary.auth_provider, api, interface)
+                return cls.client_for(api, interface)
             why = '%s: %s' % (failed.stage, failed.error)
             if failed.stage == 'TLS':
                 tls_failures.append('%s %s' % (api.endpoints[interface],
@@ -231,8 +227,13 @@ class MultiApiTest(recording.RecordedTest, test.BaseTestCase):
                 'ca_certificates_file=%s): %s' % (
                     api.name, CONF.identity.ca_certificates_file or
                     'the system CAs', '; '.join(tls_failures)))
-        return fixed_url_client.for_api(cls.os_primary.auth_provider,
-                                        api, order[0])
+        return cls.client_for(api, order[0])
+
+    @classmethod
+    def client_for(cls, api, interface):
+        """The plugin's images client bound to api's URL on interface."""
+        return cls.os_primary.glance_apis.FixedUrlImagesClient(
+            api_url=api.url(interface), api_name=api.name)
 
     @classmethod
     def locations_client(cls, api, client):
@@ -247,24 +248,23 @@ class MultiApiTest(recording.RecordedTest, test.BaseTestCase):
         if url and url != getattr(client, 'api_url', None) and \
                 probes.answers(url, CONF.glance_multiapi.probe_timeout,
                                cls.ssl_context())[0]:
-            return fixed_url_client.for_api(cls.os_primary.auth_provider,
-                                            api, 'internal')
+            return cls.client_for(api, 'internal')
         return client
 
     def offered_stores(self, client):
         """The store ids an API serves, from its /v2/info/stores."""
-        with self.talking_to(client, 'GET /v2/info/stores'):
+        with self.fail_on_client_error(client, 'GET /v2/info/stores'):
             stores = client.info_stores().get('stores', [])
         return sorted(s['id'] for s in stores)
 
-    def where(self, client):
+    def endpoint_of(self, client):
         """Text naming where a client sends requests, for messages."""
-        if isinstance(client, fixed_url_client.FixedUrlImagesClient):
+        if isinstance(client, image_services.FixedUrlImagesClient):
             return '%s (%s)' % (client.api_name, client.api_url)
         return 'the catalog image endpoint'
 
     @contextlib.contextmanager
-    def talking_to(self, client, doing):
+    def fail_on_client_error(self, client, doing):
         """Turn a client error into a failure naming the API and action."""
         try:
             yield
@@ -272,14 +272,14 @@ class MultiApiTest(recording.RecordedTest, test.BaseTestCase):
             # NOTE: tempest's HTTP errors subclass AssertionError, so they
             # must be caught before the failures that pass through.
             self.fail('%s through %s failed: HTTP %s %s: %s' % (
-                doing, self.where(client),
+                doing, self.endpoint_of(client),
                 getattr(getattr(exc, 'resp', None), 'status', '?'),
                 type(exc).__name__, exc.resp_body))
         except (self.failureException, self.skipException):
             raise
         except Exception as exc:
             self.fail('%s through %s failed: %s: %s' % (
-                doing, self.where(client), type(exc).__name__, exc))
+                doing, self.endpoint_of(client), type(exc).__name__, exc))
 
     def image_data(self):
         return imagedata.raw(CONF.glance_multiapi.image_size)
@@ -327,10 +327,12 @@ class MultiApiTest(recording.RecordedTest, test.BaseTestCase):
     def download_sha256(self, client, image_id):
         return sha256(client.show_image_file(image_id).data)
 
-    def assert_round_trip(self, client, image_id, data):
+    def assertRoundTrip(self, client, image_id, data):
+        """The image downloads through client as the bytes uploaded."""
         got = self.download_sha256(client, image_id)
         self.assertEqual(
             sha256(data), got,
             'image %s downloaded through %s does not hash to the %d bytes '
             'uploaded (sha256 sent %s, got %s)' % (
-                image_id, self.where(client), len(data), sha256(data), got))
+                image_id, self.endpoint_of(client), len(data),
+                sha256(data), got))

@@ -26,6 +26,7 @@ import time
 from oslo_log import log as logging
 from tempest import config
 
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching
@@ -100,7 +101,7 @@ class MultiApiScenarioTest(multiapi_base.MultiApiTest):
         status.apiEndpoint. During a switchover the catalog can briefly
         hold zero or two image services, and the status can lag the
         catalog. Returns (seconds since since, that deployment, the
-        bound problems for assert_within_bounds).
+        bound problems for assertWithinBounds).
 
         switched_from: the API the catalog was on before the patch (a
         switchover). Then, per interface, the seconds from since (taken
@@ -139,7 +140,7 @@ class MultiApiScenarioTest(multiapi_base.MultiApiTest):
                 'owned by %s, with its URLs as the Glance CR\'s status now '
                 'gives them' % owner, timeout=opts.convergence_timeout,
                 interval=opts.convergence_interval)
-        except waiters.Timeout as exc:
+        except polling.PollTimeout as exc:
             self._record_switch(owner, switched_from, seen, converged,
                                 judge, timed_out=True)
             self.fail(str(exc))
@@ -223,7 +224,7 @@ class MultiApiScenarioTest(multiapi_base.MultiApiTest):
             waiters.wait_for(check, what=what,
                              timeout=opts.convergence_timeout,
                              interval=opts.convergence_interval)
-        except waiters.Timeout as exc:
+        except polling.PollTimeout as exc:
             self.fail(str(exc))
         except probes.TlsError as exc:
             self.fail('waiting for %s: %s (a certificate problem, not an '

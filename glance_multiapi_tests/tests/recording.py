@@ -12,19 +12,21 @@
 
 """What every test of the plugin records while it runs, for the map.
 
-``RecordedTest`` is a mixin of every base class (``MultiApiTest``,
-``HeatTest``, ``ConsolidatedImageTest``, ``UploaderScenarioTest``): it
-records each test's start (with the elements it checks: the class's
+``RecordedTest`` is a mixin of the plugin's one base class
+(``tests.base.BasePluginTest``), so of every test: it records each
+test's start (with the elements it checks: the class's
 ``result_checks`` and a method's ``@checks(...)``), its outcome as the
 test result gets it (passed, failed or skipped, with the first line of
-the message), a class that was skipped or failed in setUpClass, and
-rebuilds the map and the metrics after every test and every class
-(``results.publish``). A worker's first record says which tests stestr
-gave it (its ``--load-list``), so a test never reached shows as not run.
+the message; the run's subunit stream decides instead when the map is
+rebuilt with it, see results/outcomes.py), a class that was skipped or
+failed in setUpClass, and rebuilds the map and the metrics after every
+test and every class (``results.publish``). A worker's first record
+says which tests stestr gave it (its ``--load-list``), so a test never
+reached shows as not run.
 
 Tests add finer facts: ``checking(element)`` around the check of one
 element, ``record_verdict``, ``record_figure`` (a measured figure; with
-its bound set and exceeded, ``assert_within_bounds`` fails the test),
+its bound set and exceeded, ``assertWithinBounds`` fails the test),
 ``record_deployment`` and ``record_catalog``. Recording never fails a
 test: an error is logged once and recording goes on without it.
 """
@@ -147,7 +149,17 @@ def _class_id(cls):
 
 
 class _OutcomeResult(testtools.ExtendedToOriginalDecorator):
-    """Passes every result on; records the outcome of one test first."""
+    """Passes every result on; records the outcome of one test first.
+
+    NOTE: the subunit stream holds these outcomes too, and the map takes
+    them from it when it is given (results/outcomes.py). They are
+    recorded here all the same because the map is rebuilt while the run
+    goes on, and a killed run must leave its map, when no worker can
+    read the stream: stestr's runner keeps it in a buffered temporary
+    file until the run ends, each worker writes only its own part to a
+    pipe, and in a test-operator pod tempest_results.subunit appears
+    after tempest exits.
+    """
 
     def __init__(self, decorated, case):
         super().__init__(decorated)
@@ -294,7 +306,7 @@ class RecordedTest(object):
 
         Returns the failure message when the figure's bound option is set
         and exceeded (the element is then marked failed), else None; pass
-        it to assert_within_bounds. check_bound=False records only (a
+        it to assertWithinBounds. check_bound=False records only (a
         restore in a cleanup must not fail the test).
         """
         figure = metrics.FIGURES[key]
@@ -315,7 +327,7 @@ class RecordedTest(object):
             self.record_verdict(element, model.FAILED, problem)
         return problem
 
-    def assert_within_bounds(self, *problems):
+    def assertWithinBounds(self, *problems):
         """Fail naming every figure past its bound (None: within)."""
         problems = [p for p in problems if p]
         if problems:

@@ -12,8 +12,10 @@
 
 """Putting back what a disruptive scenario changed, whatever ends it.
 
-A disruptive test (``DisruptiveTest``) calls ``self.guard(...)`` *before*
-it changes the deployment. The undo then runs once, at the first of:
+A disruptive test (a test class with the ``DisruptiveTest`` mixin before
+its base, e.g. ``class T(restoration.DisruptiveTest,
+multiapi_scenario_base.MultiApiScenarioTest)``) calls ``self.guard(...)``
+*before* it changes the deployment. The undo then runs once, at the first of:
 
 * the test's cleanups: after a failed assertion, after a waiter timed
   out, after tempest's per-test timeout (OS_TEST_TIMEOUT) cut the test
@@ -46,7 +48,6 @@ import threading
 
 from oslo_log import log as logging
 from tempest import config
-from tempest import test
 
 from glance_multiapi_tests.common import own_pod
 
@@ -252,8 +253,12 @@ def pending():
     return [c for c in _pending if not c.done]
 
 
-class DisruptiveTest(test.BaseTestCase):
-    """A test that changes the deployment and must put it back."""
+class DisruptiveTest(object):
+    """Mixin of a test that changes the deployment and must put it back.
+
+    Put it before the test's base class (tests.base.BasePluginTest or a
+    subclass), whose setUp and addCleanup it uses.
+    """
 
     def setUp(self):
         super().setUp()

@@ -26,14 +26,14 @@ import fixtures
 from tempest import config
 from tempest.lib.common.utils import data_utils
 from tempest.lib.common.utils import test_utils
-from tempest import test
+from tempest.lib import exceptions
 import yaml
 
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.common import trust
+from glance_multiapi_tests.tests import base
 from glance_multiapi_tests.tests import configmap_api
 from glance_multiapi_tests.tests import option_values
-from glance_multiapi_tests.tests import recording
-from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import uploader_fixtures
 from glance_multiapi_tests.tests import uploader_oci
 from glance_multiapi_tests.tests import uploader_process
@@ -75,20 +75,19 @@ def reuse_problem(*, who, code, describe, uri, fetches=None,
                 uri, manifest, describe))
 
 
-class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
+class UploaderScenarioTest(base.BasePluginTest):
     """Drives the configured uploader against the real cloud."""
 
     credentials = ['primary', 'alt']
+    required_services = ('glance',)
+    enabled_group = 'image_uploader'
     result_checks = ('uploader',)
 
     @classmethod
     def skip_checks(cls):
         """Skip without Glance or when the uploader scenarios are off."""
         super().skip_checks()
-        skips.skip_unless_glance(cls)
         opts = CONF.image_uploader
-        if not opts.enabled:
-            raise cls.skipException('[image_uploader] enabled is False')
         if opts.source == 'oci' and not opts.registry:
             raise cls.skipException('[image_uploader] source is oci but '
                                     'registry is unset')
@@ -97,10 +96,13 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
                                     'but command has no {output}')
         # NOTE: a template the expected names cannot be made from fails
         # the class with the option named, before any image is made.
-        option_values.template('image_uploader', 'name_format',
-                               opts.name_format, ('name', 'commit_tag'))
-        option_values.template('image_uploader', 'tag_format',
-                               opts.tag_format, ('md5',))
+        try:
+            option_values.template('image_uploader', 'name_format',
+                                   opts.name_format, ('name', 'commit_tag'))
+            option_values.template('image_uploader', 'tag_format',
+                                   opts.tag_format, ('md5',))
+        except option_values.OptionValueError as exc:
+            raise exceptions.InvalidConfiguration(str(exc))
 
     @classmethod
     def setup_clients(cls):
@@ -250,14 +252,14 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
                 name=key, commit_tag=entry['commit-tag'])
         return key
 
-    def tag(self, entry):
+    def expected_tag(self, entry):
         return self.opts.tag_format.format(md5=entry['md5'])
 
     def image_body(self, key, entry):
         """Create-image body the uploader itself would send."""
         body = {'name': self.glance_name(key, entry), 'disk_format': 'raw',
                 'container_format': 'bare', 'visibility': 'community',
-                'tags': [self.tag(entry)]}
+                'tags': [self.expected_tag(entry)]}
         if self.opts.property_prefix:
             body.update({self.opts.property_prefix + k: str(v)
                          for k, v in entry.items()})
@@ -265,12 +267,11 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
 
     def queued_image(self, client, key, entry):
         image = client.create_image(**self.image_body(key, entry))
-        self.addCleanup(test_utils.call_and_ignore_notfound_exc,
-                        client.delete_image, image['id'])
+        self.delete_at_cleanup(client.delete_image, image['id'])
         self.assertEqual('queued', image['status'])
         return image
 
-    def uploader(self, images, env=None):
+    def run_uploader(self, images, env=None):
         """A run of the uploader under test (env: more environment)."""
         return self.useFixture(uploader_process.UploaderRun(
             self.opts, workdir=self.workdir, images=images,
@@ -280,7 +281,7 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
 
     # -- what a test checks -------------------------------------------
 
-    def named(self, client, key, entry):
+    def images_named(self, client, key, entry):
         """Images of that name and tag, oldest first.
 
         The default list holds the client's own images of any visibility,
@@ -290,7 +291,7 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
         found = {}
         for visibility in (None, 'community'):
             params = {'name': self.glance_name(key, entry),
-                      'tag': self.tag(entry)}
+                      'tag': self.expected_tag(entry)}
             if visibility:
                 params['visibility'] = visibility
             for image in client.list_images(params=params)['images']:
@@ -314,12 +315,12 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
 
         exclude: ids of images (another project's) left out of the count.
         """
-        images = [i for i in self.named(self.images, key, entry)
+        images = [i for i in self.images_named(self.images, key, entry)
                   if i['id'] not in exclude]
         self.assertEqual(
             1, len(images),
             'expected exactly one image %s tagged %s, found %s'
-            % (self.glance_name(key, entry), self.tag(entry),
+            % (self.glance_name(key, entry), self.expected_tag(entry),
                ['%s:%s' % (i['id'], i['status']) for i in images]))
         image = images[0]
         self.assertEqual('active', image['status'],
@@ -363,5 +364,5 @@ class UploaderScenarioTest(recording.RecordedTest, test.BaseTestCase):
         try:
             waiters.wait_for_image_deleted(client, image_id,
                                            timeout=CONF.image.build_timeout)
-        except waiters.Timeout as exc:
+        except polling.PollTimeout as exc:
             self.fail('%s: %s' % (why, exc))

@@ -29,6 +29,7 @@ from tempest import config
 from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.common import trust
 from glance_multiapi_tests.multiapi import probes
+from glance_multiapi_tests.tests import disturbance as disturbance_mod
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
@@ -180,7 +181,7 @@ class SavingImage(fixtures.Fixture):
             self.image = self.existing
         # NOTE: the held upload (and the uploader beside it) load Glance;
         # a 5xx or timeout meanwhile is "not yet", not a crash.
-        self.disturbance = waiters.Disturbance(
+        self.disturbance = disturbance_mod.Disturbance(
             'held upload of image %s' % self.image['id'])
         self.addCleanup(_delete_quietly, self.client, self.image['id'])
         self._release = threading.Event()

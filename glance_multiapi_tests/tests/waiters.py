@@ -12,15 +12,20 @@
 
 """Every waiter of the Tempest tests, all built on polling.poll.
 
-Tempest's own waiters are not a stable plugin interface; these fail fast on
-a terminal state and time out (Timeout) with a message naming the image or
-stack, the API, the wanted and last seen state and how long they waited.
-Tests wait through this module only: wait_for for any other condition.
-A client's TLS failure while waiting ends the wait at once as TlsError
+Tempest's own waiters are not a stable plugin interface; these follow
+their style: a waiter takes the client first and, unless told otherwise,
+waits as long as the client's build_timeout, polling from its
+build_interval (for the plugin's registered clients, from their option
+group). They fail fast on a terminal state and time out
+(polling.PollTimeout) with a message naming the image or stack, the API,
+the wanted and last seen state and how long they waited. Tests wait
+through this module only: wait_for for any other condition. A client's
+TLS failure while waiting ends the wait at once as probes.TlsError,
 naming what was awaited and the certificate problem. A waiter given a
 disturbance (tests/disturbance.py) counts a 5xx answer or a timeout of
-the disturbed service as "not yet" while the disturbance's window is open;
-its timeout message then names the failure and what was seen before it.
+the disturbed service as "not yet" while the disturbance's window is
+open; its timeout message then names the failure and what was seen
+before it.
 """
 
 import functools
@@ -29,17 +34,12 @@ from tempest.lib import exceptions as lib_exc
 
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.multiapi import probes
-from glance_multiapi_tests.tests import disturbance as disturbance_mod
 
 # NOTE: glance never leaves these states on its own, so waiting on is
 # pointless.
 _TERMINAL = ('killed', 'deleted', 'deactivated')
 
 
-Timeout = polling.PollTimeout
-TlsError = probes.TlsError
-StillFailing = disturbance_mod.StillFailing
-Disturbance = disturbance_mod.Disturbance
 _NOTHING = object()
 
 
@@ -77,7 +77,8 @@ def _poll(check, *, what, describe=repr, disturbance=None, **kwargs):
         except Exception as exc:
             problem = probes.tls_problem(exc)
             if problem is not None:
-                raise TlsError('waiting for %s: TLS: %s' % (what, problem))
+                raise probes.TlsError('waiting for %s: TLS: %s' % (
+                    what, problem))
             if disturbance is None:
                 raise
             seen = (None if good['value'] is _NOTHING
@@ -92,9 +93,16 @@ def _poll(check, *, what, describe=repr, disturbance=None, **kwargs):
     return polling.poll(checked, what=what, describe=described, **kwargs)
 
 
-def wait_for_image_status(client, image_id, status, *, timeout,
+def _timeout_of(client, timeout):
+    return client.build_timeout if timeout is None else timeout
+
+
+def wait_for_image_status(client, image_id, status, *, timeout=None,
                           interval=0.5, disturbance=None):
-    """Poll show_image until status; return the image body."""
+    """Poll show_image until status; return the image body.
+
+    timeout: the client's build_timeout unless given.
+    """
     where = getattr(client, 'api_name', 'catalog image endpoint')
 
     def check():
@@ -106,13 +114,17 @@ def wait_for_image_status(client, image_id, status, *, timeout,
 
     return _poll(
         check, what='image %s %s through %s' % (image_id, status, where),
-        timeout=timeout, interval=interval, disturbance=disturbance,
+        timeout=_timeout_of(client, timeout), interval=interval,
+        disturbance=disturbance,
         describe=lambda img: 'status %s' % (img or {}).get('status'))
 
 
-def wait_for_image_deleted(client, image_id, *, timeout, interval=0.5,
-                           disturbance=None):
-    """Poll until show_image gives 404 (for cleanups)."""
+def wait_for_image_deleted(client, image_id, *, timeout=None,
+                           interval=0.5, disturbance=None):
+    """Poll until show_image gives 404 (for cleanups).
+
+    timeout: the client's build_timeout unless given.
+    """
     def check():
         try:
             image = client.show_image(image_id)
@@ -121,7 +133,8 @@ def wait_for_image_deleted(client, image_id, *, timeout, interval=0.5,
         return image['status'] == 'deleted', 'status %s' % image['status']
 
     _poll(check, what='image %s deleted' % image_id,
-          timeout=timeout, interval=interval, describe=str,
+          timeout=_timeout_of(client, timeout), interval=interval,
+          describe=str,
           disturbance=disturbance)
 
 
@@ -140,16 +153,18 @@ def _describe(stack):
                         stack.get('stack_status_reason') or 'no reason')
 
 
-def wait_for_stack(client, name, stack_id, *, wanted, timeout, interval,
-                   gone_ok=False, disturbance=None):
+def wait_for_stack(client, name, stack_id, *, wanted, gone_ok=False,
+                   timeout=None, interval=None, disturbance=None):
     """Poll a stack until its status is wanted; return the stack.
 
     A FAILED status other than wanted raises StackFailed at once; with
     gone_ok a 404 counts as reached (a deleted stack may vanish).
+    timeout and interval: the client's build_timeout and build_interval
+    unless given.
     """
     def check():
         try:
-            stack = client.show_stack(name, stack_id)
+            stack = client.show_stack(name, stack_id)['stack']
         except lib_exc.NotFound:
             if gone_ok:
                 return True, None
@@ -163,21 +178,8 @@ def wait_for_stack(client, name, stack_id, *, wanted, timeout, interval,
         return False, stack
 
     return _poll(
-        check, timeout=timeout, interval=interval,
+        check, timeout=_timeout_of(client, timeout),
+        interval=client.build_interval if interval is None else interval,
         what='stack %s (%s) to be %s at %s' % (name, stack_id, wanted,
                                                client.base_url),
         describe=_describe, disturbance=disturbance)
-
-
-def wait_for_terminal(client, name, stack_id, *, timeout, interval,
-                      disturbance=None):
-    """Poll a stack until it is no longer *_IN_PROGRESS; return it."""
-    def check():
-        stack = client.show_stack(name, stack_id)
-        return not stack['stack_status'].endswith('_IN_PROGRESS'), stack
-
-    return _poll(
-        check, timeout=timeout, interval=interval,
-        what='stack %s (%s) to leave IN_PROGRESS (COMPLETE or FAILED) at %s'
-        % (name, stack_id, client.base_url), describe=_describe,
-        disturbance=disturbance)

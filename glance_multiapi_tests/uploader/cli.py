@@ -57,9 +57,6 @@ environment (flags win):
 """ % inputs.DEFAULT_INFO_PATH
 
 
-Terminated = signals.Terminated
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
         # NOTE: argparse exits 2, which here means "input file missing".
@@ -130,7 +127,7 @@ def main(argv=None, environ=None):
     except KeyboardInterrupt:
         log.error('interrupted; unfinished images removed')
         return exitcodes.INTERRUPTED
-    except Terminated:
+    except signals.Terminated:
         log.error('terminated; unfinished images removed')
         return exitcodes.TERMINATED
     except Exception as exc:

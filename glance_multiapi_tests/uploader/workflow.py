@@ -85,13 +85,10 @@ class Lost(Exception):
 class Uploader(object):
     """Pushes images through one Glance connection."""
 
-    def __init__(self, glance, settings, log, workdir=None,
-                 clock=time.monotonic):
+    def __init__(self, glance, settings, log, clock=time.monotonic):
         self.glance = glance
         self.settings = settings
         self.log = log
-        # NOTE: kept for callers; nothing is written there any more.
-        self.workdir = workdir
         self.clock = clock
         self._ignored = set()
 

@@ -44,8 +44,6 @@ NAME = 'kubeapi'
 KUBECONFIG = 'kubeconfig'
 MAPPINGS = 'image-mappings.yaml'
 KNOWN_NAMES = 'known-image-names.txt'
-ROLE_FILE = kuberbac.ROLE_FILE
-AUDIT_LOG = kuberbac.AUDIT_LOG
 CONTEXT = 'glance-multiapi-cloud'
 USER = 'glance-multiapi-tests'
 # NOTE: its CA, serving certificate and key (kubecerts.py says why TLS).
@@ -114,7 +112,7 @@ def install_rbac(state, texts):
     Their text is kept in the state dir (one file, for the artifacts);
     prepare() resolves who may do what from it.
     """
-    _write_private(state.path(ROLE_FILE), '\n---\n'.join(
+    _write_private(state.path(kuberbac.ROLE_FILE), '\n---\n'.join(
         '# %s\n%s' % (where, text) for text, where in texts))
 
 
@@ -127,8 +125,9 @@ def _identities(state, account):
     """
     namespace = kubeobjects.namespace_of(state.data)
     try:
-        with open(state.path(ROLE_FILE), encoding='utf-8') as f:
-            rbac = kuberbac.parse_rbac([(f.read(), ROLE_FILE)], namespace)
+        with open(state.path(kuberbac.ROLE_FILE), encoding='utf-8') as f:
+            rbac = kuberbac.parse_rbac([(f.read(), kuberbac.ROLE_FILE)],
+                                       namespace)
     except FileNotFoundError:
         rbac = None
     tokens, secrets = {}, {}

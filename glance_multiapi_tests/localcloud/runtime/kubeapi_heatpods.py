@@ -36,13 +36,13 @@ import threading
 import time
 import uuid
 
+from glance_multiapi_tests.common.kubeapi import request as kube_request
+from glance_multiapi_tests.common.kubeapi import status
 from glance_multiapi_tests.localcloud.components import heat
 from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import kubeheat
-from glance_multiapi_tests.localcloud import kuberbac
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud.runtime import heat_faults
-from glance_multiapi_tests.localcloud.runtime import kubeapi_request
 
 STORE = 'kube-heat-pods.json'
 DELETABLE = ('heat-engine',)
@@ -161,7 +161,7 @@ def delete(state, name, grace):
             return None
         deployment, fact = found
         if deployment not in DELETABLE:
-            raise kubeapi_request.Response(405, kuberbac.status(
+            raise kube_request.Response(405, status.status(
                 405, 'MethodNotAllowed', 'the embedded cloud deletes only '
                 "heat-engine's pods (%s listens on fixed loopback ports "
                 'that a replacement could not bind while it drains)'

@@ -21,10 +21,10 @@ import subprocess
 import sys
 
 from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common.kubeapi import request as kube_request
+from glance_multiapi_tests.common.kubeapi import status
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import kubeobjects
-from glance_multiapi_tests.localcloud import kuberbac
-from glance_multiapi_tests.localcloud.runtime import kubeapi_request
 from glance_multiapi_tests.localcloud import spec as spec_mod
 from glance_multiapi_tests.localcloud import state as state_mod
 
@@ -32,20 +32,17 @@ from glance_multiapi_tests.localcloud import state as state_mod
 # catalog) before it answers, as the control plane's patch is awaited.
 PATCH_TIMEOUT = 600
 
-MERGE_PATCH = kubeapi_request.MERGE_PATCH
-Response = kubeapi_request.Response
-
 
 def serve_patch(root, state, request, current, headers, body):
     """A merge patch of the control plane or of the Glance CR."""
-    content_type = (headers.get('Content-Type') or '').split(';')[0]
-    if content_type.strip() != MERGE_PATCH:
-        raise Response(415, kuberbac.unsupported_media_type(
+    content_type = kube_request.content_type(headers)
+    if content_type != kube_request.MERGE_PATCH:
+        raise kube_request.Response(415, status.unsupported_media_type(
             content_type))
     try:
         patch = documents.load_json(body or b'null')
     except documents.DocumentError as exc:
-        raise Response(400, kuberbac.bad_request(
+        raise kube_request.Response(400, status.bad_request(
             'error decoding patch: %s' % exc))
     res = request.resource
     if res.plural == 'openstackcontrolplanes':
@@ -58,7 +55,7 @@ def _patch_controlplane(root, request, patch):
     try:
         template = kubeobjects.template_patch(patch)
     except kubeobjects.PatchError as exc:
-        raise Response(422, kuberbac.invalid(
+        raise kube_request.Response(422, status.invalid(
             res.group, res.kind, request.name, str(exc),
             'spec.glance'))
     if template is not None:
@@ -76,17 +73,17 @@ def _run_cli_patch(root, request, patch_text):
                               timeout=PATCH_TIMEOUT, cwd=root,
                               stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        raise Response(500, kuberbac.internal_error(
+        raise kube_request.Response(500, status.internal_error(
             'the patch was not reconciled within %d s' % PATCH_TIMEOUT))
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     reason = lines[-1] if lines else 'exit %d' % proc.returncode
     reason = reason.split(': error: ', 1)[-1]
     if proc.returncode == errors.EXIT_INVALID:
-        raise Response(422, kuberbac.invalid(
+        raise kube_request.Response(422, status.invalid(
             res.group, res.kind, request.name, reason,
             'spec.glance.template'))
     if proc.returncode:
-        raise Response(500, kuberbac.internal_error(reason))
+        raise kube_request.Response(500, status.internal_error(reason))
 
 
 def _patch_glance(state, request, current, patch):
@@ -106,6 +103,6 @@ def _patch_glance(state, request, current, patch):
             answer['spec'] = spec_mod.apply_patch(
                 state.data['spec'], json.dumps({'spec': spec_patch}))
         except spec_mod.SpecError as exc:
-            raise Response(422, kuberbac.invalid(
+            raise kube_request.Response(422, status.invalid(
                 res.group, res.kind, request.name, str(exc)))
     return 200, answer

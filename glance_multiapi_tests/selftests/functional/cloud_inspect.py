@@ -19,15 +19,20 @@ dir that others could read.
 import collections
 import json
 import os
+import socket
 import stat
 
-from glance_multiapi_tests.localcloud import ports
+import psutil
 
 Listener = collections.namedtuple('Listener', 'command family host port')
+FAMILIES = {(socket.AF_INET, socket.SOCK_STREAM): 'tcp',
+            (socket.AF_INET6, socket.SOCK_STREAM): 'tcp6',
+            (socket.AF_INET, socket.SOCK_DGRAM): 'udp',
+            (socket.AF_INET6, socket.SOCK_DGRAM): 'udp6'}
 
 
 def cloud_pids(state_dir):
-    """Every live process a cloud started, and whatever those forked.
+    """{pid: name} of every live process a cloud started, and their forks.
 
     Each service runs in a session of its own, led by the pid in its
     pidfile, so its children (uwsgi workers, the Erlang VM) share it.
@@ -39,28 +44,28 @@ def cloud_pids(state_dir):
             with open(os.path.join(run_dir, name)) as f:
                 leaders.add(json.load(f)['pid'])
     pids = {}
-    for entry in os.listdir('/proc'):
-        if not entry.isdigit():
-            continue
+    for proc in psutil.process_iter(['name', 'status']):
         try:
-            with open('/proc/%s/stat' % entry) as f:
-                head, _sep, fields = f.read().rpartition(')')
-        except OSError:
+            if (proc.info['status'] != psutil.STATUS_ZOMBIE and
+                    os.getsid(proc.pid) in leaders):
+                pids[proc.pid] = proc.info['name']
+        except (OSError, psutil.Error):
             continue
-        fields = fields.split()
-        if fields[0] != 'Z' and int(fields[3]) in leaders:
-            pids[int(entry)] = head.partition('(')[2]
     return pids
 
 
 def listeners(pids):
     """The listening TCP and bound UDP sockets of the given pids."""
-    owners = ports.socket_owners()
     found = set()
-    for sock in ports.sockets():
-        pid = owners.get(sock['inode'])
-        if pid in pids and sock['state'] in ('LISTEN', 'BOUND'):
-            found.add(Listener(pids[pid], sock['family'], *sock['local']))
+    for conn in psutil.net_connections(kind='inet'):
+        if conn.pid not in pids:
+            continue
+        family = FAMILIES.get((conn.family, conn.type))
+        listening = (conn.status == psutil.CONN_LISTEN or
+                     (conn.type == socket.SOCK_DGRAM and not conn.raddr))
+        if family and listening:
+            found.add(Listener(pids[conn.pid], family, conn.laddr.ip,
+                               conn.laddr.port))
     return sorted(found)
 
 

@@ -180,9 +180,11 @@ class KubeApiTest(kube_base.KubeCloudTestCase):
             401, 'Unauthorized', custom.get_namespaced_custom_object,
             *kube_base.GLANCE, 'glance')
         self.assertEqual('Unauthorized', body['message'])
+        # NOTE: a refused token is of no user the audit could name.
         self.assertEqual({'verb': 'get', 'apiGroup': 'glance.openstack.org',
                           'resource': 'glances', 'name': 'glance',
-                          'namespace': 'openstack', 'code': 401},
+                          'namespace': 'openstack', 'code': 401,
+                          'user': ''},
                          self.audit()[-1])
 
     def test_unknown_objects_are_not_found(self):

@@ -15,7 +15,7 @@
 import fixtures
 import testtools
 
-from glance_multiapi_tests.common import configmaps
+from glance_multiapi_tests.common.kubeapi import configmaps
 
 
 def _body(name, data=None, **meta):

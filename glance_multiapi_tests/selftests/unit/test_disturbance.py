@@ -189,7 +189,7 @@ class _Stacks(object):
                   else self.answers[0])
         if isinstance(answer, Exception):
             raise answer
-        return answer
+        return {'stack': answer}
 
 
 class WaitersUnderDisturbanceTest(testtools.TestCase):
@@ -206,7 +206,7 @@ class WaitersUnderDisturbanceTest(testtools.TestCase):
     def test_500s_during_the_window_are_not_yet(self):
         client = _Stacks(self._stack('CREATE_IN_PROGRESS'), _fault(500),
                          _fault(500), self._stack('CREATE_COMPLETE'))
-        window = waiters.Disturbance('restart')
+        window = disturbance.Disturbance('restart')
         stack = waiters.wait_for_stack(
             client, 's', 'id', wanted='CREATE_COMPLETE', timeout=5,
             interval=0.01, disturbance=window)
@@ -217,9 +217,9 @@ class WaitersUnderDisturbanceTest(testtools.TestCase):
     def test_timeout_names_the_500s_and_what_was_seen_before(self):
         client = _Stacks(self._stack('CREATE_IN_PROGRESS'), _fault(500))
         exc = self.assertRaises(
-            waiters.Timeout, waiters.wait_for_stack, client, 's', 'id',
+            polling.PollTimeout, waiters.wait_for_stack, client, 's', 'id',
             wanted='CREATE_COMPLETE', timeout=0.3, interval=0.01,
-            disturbance=waiters.Disturbance('restart'))
+            disturbance=disturbance.Disturbance('restart'))
         text = str(exc)
         self.assertIn('last seen: ', text)
         self.assertIn(': HTTP 500 (', text)

@@ -61,7 +61,7 @@ class ErrorBodiesTest(testtools.TestCase):
         self.heat = heat_client.HeatClient(auth, 'orchestration', 'r1')
         self.plain = rest_client.RestClient(auth, 'orchestration', 'r1')
         self.images = fixed_url_client.FixedUrlImagesClient(
-            auth, self.url, 'api1')
+            auth, 'image', 'r1', api_url=self.url, api_name='api1')
 
     def test_plain_tempest_client_raises_key_error(self):
         # NOTE: the reason for error_bodies: tempest's own checker.

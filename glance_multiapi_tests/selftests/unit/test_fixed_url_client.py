@@ -43,7 +43,7 @@ class FixedUrlImagesClientTest(testtools.TestCase):
         _Recorder.seen = []
         self.url = 'http://127.0.0.1:%d/' % stub_http.serve(self, _Recorder)
         self.client = fixed_url_client.FixedUrlImagesClient(
-            _Auth(), self.url, 'api1')
+            _Auth(), 'image', 'r1', api_url=self.url, api_name='api1')
 
     def test_requests_go_to_fixed_url_with_token(self):
         image = self.client.show_image('abc')

@@ -27,6 +27,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from glance_multiapi_tests.common import kube
+from glance_multiapi_tests.common import kube_objects
 from glance_multiapi_tests.common import own_pod
 from glance_multiapi_tests.imagecheck import errors as check_errors
 from glance_multiapi_tests.imagecheck import loader
@@ -82,7 +83,7 @@ class TestObjectFuzzing(kube_cases.KubeTestCase):
             fuzzing.check_refusal(self, exc, 'Glance')
             return
         self.assertIsInstance(name, str)
-        kube.describe(obj)
+        kube_objects.describe(obj)
 
     @given(_objects(DEPLOYMENT))
     def test_deployment_is_a_source_or_malformed(self, obj):

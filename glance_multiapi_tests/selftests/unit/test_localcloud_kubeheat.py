@@ -15,8 +15,8 @@ them, and the label selectors it answers lists with."""
 
 import testtools
 
+from glance_multiapi_tests.common.kubeapi import request as kube_request
 from glance_multiapi_tests.localcloud import kubeheat
-from glance_multiapi_tests.localcloud.runtime import kubeapi_request
 
 DATA = {'kube': {'heat_digest': 'ab' * 32}, 'ports': {'registry': 5000}}
 META = {'namespace': 'osp', 'uid': 'u', 'creationTimestamp': 'x'}
@@ -92,7 +92,7 @@ class DeploymentStatusTest(testtools.TestCase):
 class SelectorTest(testtools.TestCase):
 
     def matches(self, selector, labels):
-        return kubeapi_request.selector_matcher(selector)(labels)
+        return kube_request.selector_matcher(selector)(labels)
 
     def test_equality_and_sets(self):
         labels = {'service': 'heat', 'component': 'engine'}
@@ -106,7 +106,7 @@ class SelectorTest(testtools.TestCase):
         self.assertTrue(self.matches('', labels))
 
     def test_unparsable_is_a_400(self):
-        exc = self.assertRaises(kubeapi_request.Response,
-                                kubeapi_request.selector_matcher,
+        exc = self.assertRaises(kube_request.Response,
+                                kube_request.selector_matcher,
                                 'a in b)')
         self.assertEqual(400, exc.code)

@@ -10,9 +10,10 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Port blocks outside the ephemeral range, their claims, and reading who
-holds a port from /proc/net/tcp."""
+"""Port blocks outside the ephemeral range, their claims, and who holds
+a port, from psutil's view of the machine's sockets."""
 
+import collections
 import json
 import os
 import random
@@ -20,28 +21,16 @@ import shutil
 import socket
 
 import fixtures
+import psutil
 import testtools
 
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import ports
 from glance_multiapi_tests.localcloud import state as state_mod
 
-# NOTE: a listener on 127.0.0.1:8080 (inode 111) and a connection from
-# 127.0.0.1:40000 to it (inode 222), as the kernel prints them.
-PROC_NET_TCP = (
-    '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when '
-    'retrnsmt   uid  timeout inode\n'
-    '   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 '
-    '00000000     0        0 111 1 0000000000000000 100 0 0 10 0\n'
-    '   1: 0100007F:9C40 0100007F:1F90 01 00000000:00000000 00:00000000 '
-    '00000000     0        0 222 1 0000000000000000 20 4 30 10 -1\n')
-PROC_NET_TCP6 = (
-    '  sl  local_address                         remote_address           '
-    '              st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout'
-    ' inode\n'
-    '   0: 00000000000000000000000001000000:1F91 0000000000000000000000000'
-    '0000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 '
-    '333 1 0000000000000000 100 0 0 10 0\n')
+# NOTE: what holders() reads of psutil's sconn and addr tuples.
+Conn = collections.namedtuple('Conn', 'laddr raddr status pid')
+Addr = collections.namedtuple('Addr', 'ip port')
 
 
 class RangeTest(testtools.TestCase):
@@ -145,41 +134,33 @@ class ClaimTest(testtools.TestCase):
         self.assertEqual(first, state.port('keystone'))
 
 
+def _conn(local, remote, status, pid):
+    """A socket as psutil.net_connections gives it."""
+    return Conn(Addr(*local), Addr(*remote) if remote else (), status, pid)
+
+
 class HoldersTest(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.proc = self.useFixture(fixtures.TempDir()).path
-        os.makedirs(os.path.join(self.proc, 'net'))
-        for name, text in (('tcp', PROC_NET_TCP), ('tcp6', PROC_NET_TCP6)):
-            with open(os.path.join(self.proc, 'net', name), 'w') as f:
-                f.write(text)
-        fd_dir = os.path.join(self.proc, '4242', 'fd')
-        os.makedirs(fd_dir)
-        os.symlink('socket:[111]', os.path.join(fd_dir, '3'))
-        with open(os.path.join(self.proc, '4242', 'cmdline'), 'wb') as f:
-            f.write(b'python3\0-m\0http.server\0')
-
-    def test_sockets_are_parsed(self):
-        found = ports.sockets(self.proc)
-        self.assertEqual(
-            [('tcp', ('127.0.0.1', 8080), 'LISTEN', 111),
-             ('tcp', ('127.0.0.1', 40000), 'ESTABLISHED', 222),
-             ('tcp6', ('::1', 8081), 'LISTEN', 333)],
-            [(s['family'], s['local'], s['state'], s['inode'])
-             for s in found])
+        self.connections = [
+            _conn(('127.0.0.1', 8080), None, psutil.CONN_LISTEN,
+                  os.getpid()),
+            _conn(('127.0.0.1', 40000), ('127.0.0.1', 8080),
+                  psutil.CONN_ESTABLISHED, None)]
 
     def test_listener_is_named_with_its_process(self):
-        self.assertEqual('a listener of pid 4242 (python3 -m http.server) '
-                         'on 127.0.0.1:8080', ports.holders(8080, self.proc))
+        command = ' '.join(psutil.Process().cmdline())[:80]
+        self.assertEqual('a listener of pid %d (%s) on 127.0.0.1:8080' % (
+            os.getpid(), command), ports.holders(8080, self.connections))
 
     def test_connection_is_named_even_without_its_process(self):
         self.assertEqual('a connection 127.0.0.1:40000 -> 127.0.0.1:8080 '
                          '(ESTABLISHED) of no process we can see',
-                         ports.holders(40000, self.proc))
+                         ports.holders(40000, self.connections))
 
     def test_unused_port_has_no_holder(self):
-        self.assertEqual('', ports.holders(9999, self.proc))
+        self.assertEqual('', ports.holders(9999, self.connections))
 
     def test_real_listener_is_found(self):
         sock = socket.socket()

@@ -16,6 +16,7 @@ import os
 
 import testtools
 
+from glance_multiapi_tests.common import jsonmerge
 from glance_multiapi_tests.localcloud import cli
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults
@@ -221,7 +222,7 @@ class TestPatch(testtools.TestCase):
         self.assertEqual(before, json.dumps(self.spec, sort_keys=True))
 
     def test_merge_patch_rfc7386(self):
-        self.assertEqual({'a': {'c': 1}, 'd': [3]}, spec.merge_patch(
+        self.assertEqual({'a': {'c': 1}, 'd': [3]}, jsonmerge.merge_patch(
             {'a': {'b': 1, 'c': 0}, 'd': [1, 2]},
             {'a': {'b': None, 'c': 1}, 'd': [3]}))
 

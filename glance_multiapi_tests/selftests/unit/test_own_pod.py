@@ -17,9 +17,10 @@ import types
 import fixtures
 import testtools
 
+from glance_multiapi_tests.common.kubeapi import request as kube_request
 from glance_multiapi_tests.common import own_pod
+from glance_multiapi_tests.localcloud import kubeobjects
 from glance_multiapi_tests.localcloud import kubepods
-from glance_multiapi_tests.localcloud.runtime import kubeapi_request
 from glance_multiapi_tests.localcloud.runtime import kubeapi_stored
 
 IN_POD = {'KUBERNETES_SERVICE_HOST': '10.0.0.1', 'HOSTNAME': 'glance-x'}
@@ -99,8 +100,9 @@ class PodStoreTest(testtools.TestCase):
                                  for p in self.store.list('openstack')])
 
     def list_json(self):
-        request = kubeapi_request.Request(
-            'GET', '/api/v1/namespaces/openstack/pods', {})
+        request = kube_request.Request(
+            'GET', '/api/v1/namespaces/openstack/pods', {},
+            kubeobjects.SERVED)
         return kubeapi_stored.serve_pods(self.store, request, {}, b'')
 
     def test_list_as_json_carries_resource_versions(self):

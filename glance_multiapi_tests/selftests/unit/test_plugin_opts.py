@@ -16,6 +16,7 @@ from oslo_config import cfg
 import testtools
 
 from glance_multiapi_tests import config
+from glance_multiapi_tests.options import consolidated_heat
 from glance_multiapi_tests import plugin
 
 OURS = 'glance_multiapi_tests.plugin'
@@ -43,7 +44,7 @@ class RegisterOptsTest(testtools.TestCase):
         conf([])
         self.assertFalse(conf.service_available.heat)
         self.assertIn(('service_available',
-                       config.SharedServiceAvailableOpts),
+                       consolidated_heat.SharedServiceAvailableOpts),
                       p.get_opt_lists())
 
     def test_heat_plugin_loaded_first(self):

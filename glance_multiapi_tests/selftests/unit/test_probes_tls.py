@@ -174,7 +174,7 @@ class TlsWaitTest(_TlsServing):
             requests.get(url, verify=self.ca, timeout=5)
             return True, 'answered'
 
-        exc = self.assertRaises(waiters.TlsError, waiters.wait_for, check,
+        exc = self.assertRaises(probes.TlsError, waiters.wait_for, check,
                                 what='the image', timeout=30)
         self.assertEqual('waiting for the image: TLS: certificate verify '
                          'failed: unable to get local issuer certificate',

@@ -52,12 +52,12 @@ def _classes():
                 self.fail('api1 wrong')
 
         def test_over_bound(self):
-            self.assert_within_bounds(self.record_figure(
+            self.assertWithinBounds(self.record_figure(
                 'switchover_convergence_seconds', 0.9, from_api='api0',
                 to_api='api1', interface='public'))
 
         def test_restore_is_not_bounded(self):
-            self.assert_within_bounds(self.record_figure(
+            self.assertWithinBounds(self.record_figure(
                 'switchover_convergence_seconds', 0.9, check_bound=False,
                 from_api='api1', to_api='api0', interface='public'))
 

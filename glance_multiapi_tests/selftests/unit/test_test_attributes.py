@@ -100,3 +100,39 @@ class TestAttributesTest(testtools.TestCase):
             and 'restart' not in name
             and not issubclass(cls, restoration.DisruptiveTest))
         self.assertEqual([], wrong)
+
+    def test_every_test_is_on_the_one_base(self):
+        from glance_multiapi_tests.tests import base
+        wrong = sorted(name for name, (cls, _) in self.tests.items()
+                       if not issubclass(cls, base.BasePluginTest))
+        self.assertEqual([], wrong)
+
+
+class OneBaseTest(testtools.TestCase):
+    """tests/ holds one class on tempest's BaseTestCase, the base."""
+
+    def _modules(self):
+        for info in pkgutil.walk_packages(tests.__path__,
+                                          tests.__name__ + '.'):
+            yield importlib.import_module(info.name)
+
+    def test_one_class_under_tempest_base_test_case(self):
+        from tempest import test
+        direct = sorted(
+            '%s.%s' % (module.__name__, name)
+            for module in self._modules()
+            for name, cls in inspect.getmembers(module, inspect.isclass)
+            if cls.__module__ == module.__name__
+            and test.BaseTestCase in cls.__bases__)
+        self.assertEqual(['glance_multiapi_tests.tests.base.BasePluginTest'],
+                         direct)
+
+    def test_bad_configuration_is_invalid_configuration(self):
+        # NOTE: tempest's error for a bad option value; a ValueError reads
+        # as a bug of the plugin.
+        wrong = []
+        for module in self._modules():
+            with open(module.__file__) as f:
+                if 'raise ValueError' in f.read():
+                    wrong.append(module.__name__)
+        self.assertEqual([], wrong)

@@ -15,15 +15,16 @@
 Tempest's clients find their endpoint in the keystone catalog, which holds
 one API at most; the placement checks must talk to every API. This client
 keeps tempest's ImagesClient methods and authenticates with the same
-credentials' token, but sends every request to a fixed base URL.
+credentials' token, but sends every request to a fixed base URL. The
+plugin registers it with tempest (plugin.get_service_clients), so a test
+gets one as ``cls.os_primary.glance_apis.FixedUrlImagesClient(
+api_url=..., api_name=...)``, with tempest's TLS, timeout and tracing
+settings.
 """
 
-from tempest import config
 from tempest.lib.services.image.v2 import images_client
 
 from glance_multiapi_tests.services import error_bodies
-
-CONF = config.CONF
 
 
 class FixedUrlImagesClient(error_bodies.ReadableErrors,
@@ -31,13 +32,14 @@ class FixedUrlImagesClient(error_bodies.ReadableErrors,
     """ImagesClient that talks to one API URL, whatever the catalog says.
 
     An error body tempest cannot read raises a tempest error naming the
-    API, status and body (error_bodies), not a KeyError.
+    API, status and body (error_bodies), not a KeyError. service, region
+    and endpoint_type are accepted as every tempest client accepts them,
+    and unused: they choose a catalog entry.
     """
 
-    def __init__(self, auth_provider, api_url, api_name, **kwargs):
-        super().__init__(auth_provider, CONF.image.catalog_type,
-                         CONF.image.region or CONF.identity.region,
-                         **kwargs)
+    def __init__(self, auth_provider, service, region, *, api_url,
+                 api_name, **kwargs):
+        super().__init__(auth_provider, service, region, **kwargs)
         self.api_url = api_url.rstrip('/')
         self.api_name = api_name
 
@@ -62,21 +64,3 @@ class FixedUrlImagesClient(error_bodies.ReadableErrors,
                                            chunked=chunked)
         self.response_checker(method, resp, resp_body)
         return resp, resp_body
-
-
-def client_params():
-    """The common client settings (TLS, timeouts, tracing) from CONF."""
-    params = config.service_client_config()
-    # NOTE: region, service and endpoint type are catalog settings, which
-    # this client does not use.
-    for key in ('region', 'catalog_type', 'endpoint_type', 'service'):
-        params.pop(key, None)
-    params['build_timeout'] = CONF.glance_multiapi.image_timeout
-    return params
-
-
-def for_api(auth_provider, api, interface):
-    """A FixedUrlImagesClient for an API on the given interface."""
-    url = api.url(interface)
-    return FixedUrlImagesClient(auth_provider, url, api.name,
-                                **client_params())

@@ -14,8 +14,12 @@
 
 Tempest no longer ships an orchestration client, so this is a small
 tempest.lib RestClient for heat-api (orchestration) and heat-api-cfn
-(cloudformation). Its stack waiters live with every other waiter in
-tests/waiters.py.
+(cloudformation). Like tempest's own clients, every call returns a
+rest_client.ResponseBody (the decoded body, with the response's status
+and headers in .response). The plugin registers it with tempest
+(plugin.get_service_clients), once per catalog type, so a test reaches
+it as ``cls.os_primary.consolidated_heat.HeatClient()``; its stack
+waiters are in tests/waiters.py with every other waiter.
 """
 
 from oslo_serialization import jsonutils as json
@@ -63,38 +67,48 @@ class HeatClient(error_bodies.ReadableErrors, rest_client.RestClient):
         return 'heat (%s)' % self.service
 
     def version_document(self):
-        """(HTTP status, body) of GET / of the service's endpoint host."""
+        """GET / of the service's endpoint host: its versions.
+
+        heat answers 300 Multiple Choices with the versions document;
+        the status is the body's response.status.
+        """
         self.skip_path()
         try:
             resp, body = self.get('/')
         finally:
             self.reset_path()
         self.expected_success(list(VERSION_STATUSES), resp.status)
-        return resp.status, json.loads(body)
+        return rest_client.ResponseBody(resp, json.loads(body))
 
     def list_services(self):
+        """The engine service list (admin): {'services': [...]}."""
         resp, body = self.get('services')
         self.expected_success(200, resp.status)
-        return json.loads(body)['services']
+        return rest_client.ResponseBody(resp, json.loads(body))
 
     def create_stack(self, name, template, timeout_mins=10):
+        """Create a stack: {'stack': {'id': ..., 'links': [...]}}."""
         body = json.dumps({'stack_name': name, 'template': template,
                            'timeout_mins': timeout_mins,
                            'disable_rollback': True})
         resp, body = self.post('stacks', body)
         self.expected_success(201, resp.status)
-        return json.loads(body)['stack']
+        return rest_client.ResponseBody(resp, json.loads(body))
 
     def show_stack(self, name, stack_id):
+        """One stack: {'stack': {...}}."""
         resp, body = self.get('stacks/%s/%s' % (name, stack_id))
         self.expected_success(200, resp.status)
-        return json.loads(body)['stack']
+        return rest_client.ResponseBody(resp, json.loads(body))
 
     def list_resources(self, name, stack_id):
+        """A stack's resources: {'resources': [...]}."""
         resp, body = self.get('stacks/%s/%s/resources' % (name, stack_id))
         self.expected_success(200, resp.status)
-        return json.loads(body)['resources']
+        return rest_client.ResponseBody(resp, json.loads(body))
 
     def delete_stack(self, name, stack_id):
+        """Ask heat to delete a stack (204, no body)."""
         resp, _body = self.delete('stacks/%s/%s' % (name, stack_id))
         self.expected_success(204, resp.status)
+        return rest_client.ResponseBody(resp)

@@ -59,7 +59,7 @@ class ConsolidatedImageMappingTest(consolidated_base.ConsolidatedImageTest):
         # OpenStackVersion no longer has (an operator of another version)
         # or an image name the build system does not know.
         stale = (check.MISSING, check.UNKNOWN_NAME) if builtin else ()
-        self.assert_no_findings(
+        self.assertNoFindings(
             result, [f for f in result.findings
                      if f.about_mapping or f.kind in stale],
             'image mapping %s' % result.mapping)
@@ -82,7 +82,7 @@ class ConsolidatedImageReferencesTest(consolidated_base.ConsolidatedImageTest):
     def test_deployed_image_references_agree(self):
         """Every field of one image names the same image and digest."""
         result = self.run_check(with_references=True)
-        self.assert_no_findings(
+        self.assertNoFindings(
             result, [f for f in result.findings if not f.about_mapping],
             'deployed references of the images of %s' % result.mapping)
 
@@ -120,7 +120,7 @@ class ConsolidatedRunningImagesTest(consolidated_base.ConsolidatedImageTest):
     def test_running_images_match_version(self):
         """Deployments of one image run one digest, the status one."""
         result = self.run_check(with_references=True, with_running=True)
-        self.assert_no_findings(
+        self.assertNoFindings(
             result, [f for f in result.findings
                      if f.source == sources.RUNNING],
             'images of the running Deployments %s' % ', '.join(

@@ -32,19 +32,19 @@ class HeatServicesTest(heat_base.HeatTest):
     def setup_clients(cls):
         """Add heat-api-cfn and heat-api as admin (service list)."""
         super().setup_clients()
-        opts = CONF.consolidated_heat
-        cls.cfn = cls.heat_client(cls.os_primary, opts.cfn_catalog_type)
-        cls.admin_heat = cls.heat_client(cls.os_admin, opts.catalog_type)
+        cls.cfn = cls.os_primary.consolidated_heat_cfn.HeatClient()
+        cls.admin_heat = cls.os_admin.consolidated_heat.HeatClient()
 
     def _check_version_document(self, client, service):
-        status, body = client.version_document()
+        body = client.version_document()
+        status = body.response.status
         versions = body.get('versions') or []
         current = [v.get('id') for v in versions
                    if v.get('status') == 'CURRENT']
         self.assertTrue(current, '%s (%s) at %s answered HTTP %d without a '
                         'CURRENT version: %s' % (
                             service, client.service, client.base_url,
-                            status, body))
+                            status, dict(body)))
 
     @decorators.attr(type='smoke')
     @decorators.idempotent_id('4ec73288-df08-4751-b653-1ce81af9f7a0')
@@ -68,7 +68,7 @@ class HeatServicesTest(heat_base.HeatTest):
         opts = CONF.consolidated_heat
         binary = opts.engine_binary
         try:
-            services = self.admin_heat.list_services()
+            services = self.admin_heat.list_services()['services']
         except Exception as exc:
             # NOTE: heat-api asks the engine over RPC; a stopped engine
             # shows up as this call failing after the RPC timeout.

@@ -55,19 +55,19 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
         expected = self._expected_store(api)
         client = self.api_client(api)
         data = self.image_data()
-        with self.talking_to(client, 'uploading an image'):
+        with self.fail_on_client_error(client, 'uploading an image'):
             image = self.upload_image(
                 client, 'placement-%s' % api.name, data)
         self.assertEqual(
             [expected], multiapi_base.image_stores(image),
             'image %s uploaded through %s landed in store(s) %r; '
             'expected only %s, the default store of %s' % (
-                image['id'], self.where(client),
+                image['id'], self.endpoint_of(client),
                 image.get('stores'), expected, api.name))
-        with self.talking_to(client, 'downloading the image'):
-            self.assert_round_trip(client, image['id'], data)
+        with self.fail_on_client_error(client, 'downloading the image'):
+            self.assertRoundTrip(client, image['id'], data)
         seconds = self.upload_seconds[image['id']]
-        self.assert_within_bounds(self.record_figure(
+        self.assertWithinBounds(self.record_figure(
             'upload_bytes_per_second', len(data) / max(seconds, 1e-6),
             api=api.name, store=expected,
             interface=multiapi_base.interface_of(api, client)))
@@ -82,14 +82,14 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
     def _default_marked(self, api):
         expected = self._expected_store(api)
         client = self.api_client(api)
-        with self.talking_to(client, 'GET /v2/info/stores'):
+        with self.fail_on_client_error(client, 'GET /v2/info/stores'):
             stores = client.info_stores().get('stores', [])
         defaults = sorted(s['id'] for s in stores if s.get('default'))
         self.assertEqual(
             [expected], defaults,
             '/v2/info/stores of %s marks %s as default; expected %s '
             '(stores offered: %s)' % (
-                self.where(client), defaults or 'no store', expected,
+                self.endpoint_of(client), defaults or 'no store', expected,
                 ', '.join(sorted(s['id'] for s in stores)) or 'none'))
 
     @decorators.idempotent_id('1b06ee65-858f-42a5-9acb-c377832ae183')
@@ -138,22 +138,23 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
         """
         store = self._expected_store(api)
         client = self.api_client(api)
-        with self.talking_to(client, 'uploading an image'):
+        with self.fail_on_client_error(client, 'uploading an image'):
             image = self.upload_image(client, 'backing-%s' % api.name,
                                       self.image_data())
         reader = self.locations_client(api, client)
-        with self.talking_to(reader, 'reading image %s' % image['id']):
+        with self.fail_on_client_error(reader,
+                                       'reading image %s' % image['id']):
             seen = reader.show_image(image['id'])
         found = locations.revealed(seen)
         if not found:
-            return 'hidden', image['id'], self.where(reader)
+            return 'hidden', image['id'], self.endpoint_of(reader)
         backing = set()
         for location in found:
             try:
                 backing.add(locations.backing(location.url))
             except locations.LocationError as exc:
                 self.fail('image %s uploaded through %s: %s' % (
-                    image['id'], self.where(client), exc))
+                    image['id'], self.endpoint_of(client), exc))
         return 'placed', api.name, store, image['id'], backing
 
     @decorators.idempotent_id('3e12fb17-b4b3-48d5-99f5-90d56a5ac269')
@@ -183,8 +184,8 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
                 continue
             data = self.image_data()
             with self.checking('store:%s' % maker.name, record_pass=False):
-                with self.talking_to(clients[maker.name],
-                                     'uploading an image'):
+                with self.fail_on_client_error(clients[maker.name],
+                                               'uploading an image'):
                     image = self.upload_image(clients[maker.name],
                                               'across-%s' % maker.name, data)
             made[store] = (maker.name, image, data)
@@ -200,7 +201,7 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
                         self._assert_read_refused(client, image, stores,
                                                   maker, has[reader.name])
         wrong = {api.name: '%s offers %s, its customServiceConfig enables '
-                 '%s' % (self.where(clients[api.name]),
+                 '%s' % (self.endpoint_of(clients[api.name]),
                          ', '.join(sorted(offered[api.name])) or 'none',
                          ', '.join(sorted(api.stores)))
                  for api in apis if api.stores and
@@ -215,24 +216,26 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
                              sorted(wrong.values())))
 
     def _assert_readable(self, client, image, data, maker):
-        with self.talking_to(client, 'reading image %s (made through %s, '
-                             'store %s)' % (image['id'], maker,
-                                            image.get('stores'))):
+        doing = 'reading image %s (made through %s, store %s)' % (
+            image['id'], maker, image.get('stores'))
+        with self.fail_on_client_error(client, doing):
             seen = client.show_image(image['id'])
             self.assertEqual(
                 'active', seen['status'],
                 'image %s made through %s is %s through %s' % (
-                    image['id'], maker, seen['status'], self.where(client)))
-            self.assert_round_trip(client, image['id'], data)
+                    image['id'], maker, seen['status'],
+                    self.endpoint_of(client)))
+            self.assertRoundTrip(client, image['id'], data)
 
     def _assert_read_refused(self, client, image, stores, maker, offered):
         what = ('image %s (store %s, made through %s) read through %s, '
                 'which has only %s' % (
                     image['id'], ', '.join(sorted(stores)), maker,
-                    self.where(client), ', '.join(sorted(offered)) or 'none'))
+                    self.endpoint_of(client),
+                    ', '.join(sorted(offered)) or 'none'))
         # NOTE: the metadata is in the one shared database: every API
         # shows it; only the bytes are out of reach.
-        with self.talking_to(client, 'showing ' + what):
+        with self.fail_on_client_error(client, 'showing ' + what):
             seen = client.show_image(image['id'])
         self.assertEqual('active', seen['status'], '%s: status %s' % (
             what, seen['status']))

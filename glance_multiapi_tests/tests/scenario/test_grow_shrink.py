@@ -26,6 +26,7 @@ from tempest import config
 from tempest.lib import decorators
 from tempest.lib import exceptions
 
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching
@@ -33,7 +34,6 @@ from glance_multiapi_tests.tests import multiapi_base
 from glance_multiapi_tests.tests import multiapi_scenario_base
 from glance_multiapi_tests.tests import option_values
 from glance_multiapi_tests.tests import restoration
-from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
@@ -95,9 +95,9 @@ class GrowShrinkTest(restoration.DisruptiveTest,
         """Skip unless enabled and the added API can be discovered."""
         super().skip_checks()
         opts = CONF.glance_multiapi
-        skips.skip_unless_opted_in(cls, 'glance_multiapi', 'run_grow_shrink',
-                                   'adds and removes an API in '
-                                   'spec.glanceAPIs')
+        cls.skip_unless_opted_in('glance_multiapi', 'run_grow_shrink',
+                                 'adds and removes an API in '
+                                 'spec.glanceAPIs')
         if not discovery.reads_cr(opts):
             raise cls.skipException('grow/shrink needs [glance_multiapi] '
                                     'kubernetes_api or discovery_command '
@@ -242,35 +242,36 @@ class GrowShrinkTest(restoration.DisruptiveTest,
         if self.grow_store is None:
             # NOTE: a copy serves the stores of the API it copies; where
             # its uploads land says nothing of its own.
-            self.assert_within_bounds(over_bound)
+            self.assertWithinBounds(over_bound)
             return api
         client = self.api_client(api)
         data = self.image_data()
-        with self.talking_to(client, 'uploading an image'):
+        with self.fail_on_client_error(client, 'uploading an image'):
             image = self.upload_image(client, 'grown-%s' % name, data)
         self.assertEqual(
             [self.grow_store], multiapi_base.image_stores(image),
             'image %s uploaded through added API %s landed in store(s) %r; '
-            'expected %s' % (image['id'], self.where(client),
+            'expected %s' % (image['id'], self.endpoint_of(client),
                              image.get('stores'), self.grow_store))
-        with self.talking_to(client, 'downloading the image'):
-            self.assert_round_trip(client, image['id'], data)
-        self.assert_within_bounds(over_bound)
+        with self.fail_on_client_error(client, 'downloading the image'):
+            self.assertRoundTrip(client, image['id'], data)
+        self.assertWithinBounds(over_bound)
         self._grown_client, self._grown_image = client, image
         return api
 
     def _shrink(self, name, api):
         """Remove the API: it leaves the Glance CR, stops (figure)."""
         if self._grown_image is not None:
-            with self.talking_to(self._grown_client, 'deleting the image'):
+            with self.fail_on_client_error(self._grown_client,
+                                           'deleting the image'):
                 self.delete_image(self._grown_client,
                                   self._grown_image['id'])
         started = time.monotonic()
         self.patch_spec({'glanceAPIs': {name: None}})
         try:
             self._wait_removed(name)
-        except waiters.Timeout as exc:
+        except polling.PollTimeout as exc:
             self.fail('after removing %s: %s' % (name, exc))
         self.wait_for_answers(api, up=False)
-        self.assert_within_bounds(self.record_figure(
+        self.assertWithinBounds(self.record_figure(
             'shrink_gone_seconds', time.monotonic() - started, api=name))

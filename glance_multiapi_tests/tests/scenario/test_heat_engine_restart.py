@@ -32,8 +32,8 @@ from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.common import rollout
+from glance_multiapi_tests.tests import disturbance as disturbance_mod
 from glance_multiapi_tests.tests import heat_base
-from glance_multiapi_tests.tests import skips
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
@@ -88,9 +88,9 @@ class HeatEngineRestartTest(heat_base.HeatTest):
     def skip_checks(cls):
         """Skip without a way to restart heat-engine."""
         super().skip_checks()
-        skips.skip_unless_opted_in(cls, 'consolidated_heat',
-                                   'run_heat_engine_restart',
-                                   'restarts heat-engine')
+        cls.skip_unless_opted_in('consolidated_heat',
+                                 'run_heat_engine_restart',
+                                 'restarts heat-engine')
         if _by_kubernetes() and not CONF.glance_multiapi.kubernetes_api:
             raise cls.skipException(
                 'heat-engine is restarted through the Kubernetes API '
@@ -101,8 +101,7 @@ class HeatEngineRestartTest(heat_base.HeatTest):
     def setup_clients(cls):
         """heat-api as admin too: the engine service list."""
         super().setup_clients()
-        cls.admin_heat = cls.heat_client(
-            cls.os_admin, CONF.consolidated_heat.catalog_type)
+        cls.admin_heat = cls.os_admin.consolidated_heat.HeatClient()
 
     def _template(self):
         # NOTE: AFTER depends on SLOW, so the traversal must go on in the
@@ -122,14 +121,17 @@ class HeatEngineRestartTest(heat_base.HeatTest):
 
     def _resources(self, name, stack_id):
         return {r['resource_name']: r for r in
-                self.heat.list_resources(name, stack_id)}
+                self.heat.list_resources(name, stack_id)['resources']}
+
+    def _stack(self, name, stack_id):
+        return self.heat.show_stack(name, stack_id)['stack']
 
     def _engines(self):
         """{engine_id: 'hostname status updated_at'} of heat-engine rows."""
         binary = CONF.consolidated_heat.engine_binary
         return {s['engine_id']: '%s %s %s' % (
             s.get('hostname'), s.get('status'), s.get('updated_at'))
-            for s in self.admin_heat.list_services()
+            for s in self.admin_heat.list_services()['services']
             if s.get('binary') == binary}
 
     def _wait_slow_in_progress(self, name, stack_id):
@@ -195,8 +197,7 @@ class HeatEngineRestartTest(heat_base.HeatTest):
                 return ok, value
 
             listed_ok, engines = call('engine list', self._engines)
-            shown, stack = call('stack show', self.heat.show_stack, name,
-                                stack_id)
+            shown, stack = call('stack show', self._stack, name, stack_id)
             read, resources = (call('resource list', self._resources,
                                     name, stack_id) if shown else
                                (False, None))
@@ -253,7 +254,7 @@ class HeatEngineRestartTest(heat_base.HeatTest):
                 what='%s restart to return and stack %s (%s) to leave '
                 'IN_PROGRESS' % (opts.restart_service, name, stack_id),
                 describe=lambda stack: ' | '.join(timeline.lines(last=5)))
-        except waiters.StillFailing as exc:
+        except disturbance_mod.StillFailing as exc:
             failing = str(exc)
         else:
             return stack, state['changed'], state['slow']
@@ -278,7 +279,7 @@ class HeatEngineRestartTest(heat_base.HeatTest):
         command = restart.command
         # NOTE: heat-api relays every call to heat-engine over RPC; while
         # the engine restarts those calls may time out (500) or hang.
-        window = waiters.Disturbance(
+        window = disturbance_mod.Disturbance(
             '%s restart' % opts.restart_service,
             grace=opts.terminal_timeout)
         timeline = window.timeline
@@ -311,7 +312,7 @@ class HeatEngineRestartTest(heat_base.HeatTest):
         if restart.error is not None:
             self.fail('the restart failed: %s; %s' % (restart.error,
                                                       summary))
-        self.assert_within_bounds(self.record_figure(
+        self.assertWithinBounds(self.record_figure(
             'heat_engine_restart_seconds', restart.seconds,
             service=opts.restart_service))
         if slow != 'CREATE_IN_PROGRESS':

@@ -14,6 +14,7 @@ import time
 
 from oslo_log import log as logging
 from tempest import config
+from tempest import exceptions
 from tempest.lib import decorators
 import testtools
 
@@ -21,7 +22,6 @@ from glance_multiapi_tests.multiapi import patching
 from glance_multiapi_tests.tests import multiapi_base
 from glance_multiapi_tests.tests import multiapi_scenario_base
 from glance_multiapi_tests.tests import restoration
-from glance_multiapi_tests.tests import skips
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
@@ -39,8 +39,8 @@ class KeystoneEndpointSwitchoverTest(
     def skip_checks(cls):
         """Skip unless the switchover is enabled."""
         super().skip_checks()
-        skips.skip_unless_opted_in(
-            cls, 'glance_multiapi', 'run_switchover',
+        cls.skip_unless_opted_in(
+            'glance_multiapi', 'run_switchover',
             'patches keystoneEndpoint (every user\'s image endpoint moves)')
 
     @classmethod
@@ -53,7 +53,7 @@ class KeystoneEndpointSwitchoverTest(
             api = deployment.apis.get(wanted)
             if api is None or api.is_edge or (
                     wanted == deployment.keystone_endpoint):
-                raise ValueError(
+                raise exceptions.InvalidConfiguration(
                     '[glance_multiapi] switchover_target %r must name a '
                     'non-edge API other than keystoneEndpoint %s; APIs: %s'
                     % (wanted, deployment.keystone_endpoint,
@@ -120,8 +120,8 @@ class KeystoneEndpointSwitchoverTest(
                       'switchover cannot be judged:\n%s' %
                       '\n'.join(problems))
         before_data = self.image_data()
-        with self.talking_to(self.images_client, 'uploading before the '
-                             'switch'):
+        with self.fail_on_client_error(self.images_client,
+                                       'uploading before the switch'):
             before_image = self.upload_image(self.images_client,
                                              'pre-switch', before_data)
         # NOTE: guarded before the patch, so that a failing patch or wait,
@@ -139,12 +139,12 @@ class KeystoneEndpointSwitchoverTest(
         self.addDetail('convergence', testtools.content.text_content(
             '%s -> %s: %.1f s\n%s' % (
                 original, target.name, took, self._moves(before, after))))
-        self.assert_within_bounds(*over_bounds)
+        self.assertWithinBounds(*over_bounds)
         target = after.apis[target.name]
         data = self.image_data()
         with self.checking('store:%s' % target.name):
-            with self.talking_to(self.images_client, 'uploading after the '
-                                 'switch'):
+            with self.fail_on_client_error(self.images_client,
+                                           'uploading after the switch'):
                 image = self.upload_image(self.images_client, 'post-switch',
                                           data)
             self.assertEqual(
@@ -166,7 +166,7 @@ class KeystoneEndpointSwitchoverTest(
                      ', '.join(sorted(old_stores)), target.name,
                      ', '.join(target.stores))
             return
-        with self.talking_to(self.images_client, 'downloading the '
-                             'pre-switch image'):
-            self.assert_round_trip(self.images_client, before_image['id'],
-                                   before_data)
+        with self.fail_on_client_error(self.images_client,
+                                       'downloading the pre-switch image'):
+            self.assertRoundTrip(self.images_client, before_image['id'],
+                                 before_data)

@@ -36,11 +36,11 @@ class UploaderBasicsTest(uploader_base.UploaderScenarioTest):
     def test_upload_image(self):
         """One source image becomes one active, tagged, named image."""
         key, entry, _ = self.new_image('upl-straight')
-        result = self.uploader({key: entry}).run()
+        result = self.run_uploader({key: entry}).run()
         self.assertExit(result, 0)
         image = self.assertOneActive(key, entry, result)
         self.assertEqual(self.glance_name(key, entry), image['name'])
-        self.assertIn(self.tag(entry), image['tags'])
+        self.assertIn(self.expected_tag(entry), image['tags'])
         if self.opts.property_prefix:
             for name, value in entry.items():
                 self.assertEqual(str(value), image.get(
@@ -52,7 +52,7 @@ class UploaderBasicsTest(uploader_base.UploaderScenarioTest):
     def test_uploaded_image_is_community(self):
         """alt sees it only with visibility=community and cannot change it."""
         key, entry, _ = self.new_image('upl-community')
-        result = self.uploader({key: entry}).run()
+        result = self.run_uploader({key: entry}).run()
         self.assertExit(result, 0)
         image = self.assertOneActive(key, entry, result)
         self.assertEqual('community', image['visibility'],
@@ -85,11 +85,11 @@ class UploaderBasicsTest(uploader_base.UploaderScenarioTest):
         source kind.
         """
         key, entry, _ = self.new_image('upl-rerun')
-        first = self.uploader({key: entry}).run()
+        first = self.run_uploader({key: entry}).run()
         self.assertExit(first, 0)
         image = self.assertOneActive(key, entry, first)
         self.remove_source(key, entry)
-        second = self.uploader({key: entry}).run()
+        second = self.run_uploader({key: entry}).run()
         self.assertReused(second, key, entry, 'the second run')
         again = self.assertOneActive(key, entry, second)
         self.assertEqual(image['id'], again['id'])
@@ -99,13 +99,14 @@ class UploaderBasicsTest(uploader_base.UploaderScenarioTest):
     def _run_ok_and_broken(self, prefix):
         """A run that works and one whose source breaks half way."""
         key, entry, _ = self.new_image(prefix + '-ok')
-        result = self.uploader({key: entry}).run()
+        result = self.run_uploader({key: entry}).run()
         self.assertExit(result, 0)
         bad_key, bad_entry, _ = self.new_image(prefix + '-cut', broken=True)
-        failed = self.uploader({bad_key: bad_entry}).run()
+        failed = self.run_uploader({bad_key: bad_entry}).run()
         self.assertNotEqual(0, failed.code, 'a source that broke half way '
                             'was accepted: %s' % failed.describe())
-        self.assertEqual([], self.named(self.images, bad_key, bad_entry),
+        self.assertEqual([], self.images_named(self.images, bad_key,
+                                               bad_entry),
                          'an image from a broken source reached Glance')
         return result, failed
 
@@ -142,10 +143,10 @@ class UploaderBasicsTest(uploader_base.UploaderScenarioTest):
         key, entry, data = self.new_image('upl-md5')
         entry['md5'] = uploader_fixtures.md5_of(data + b'x')
         self.addCleanup(self.delete_named, self.glance_name(key, entry))
-        failed = self.uploader({key: entry}).run()
+        failed = self.run_uploader({key: entry}).run()
         self.assertNotEqual(0, failed.code, 'a wrong md5 was accepted: %s'
                             % failed.describe())
-        self.assertEqual([], self.named(self.images, key, entry),
+        self.assertEqual([], self.images_named(self.images, key, entry),
                          'an image with a wrong md5 is in Glance under the '
                          'md5 tag')
         left = self.images.list_images(
@@ -178,7 +179,7 @@ class UploaderOciTest(uploader_base.UploaderScenarioTest):
         entry = {'uri': uri, 'md5': uploader_fixtures.md5_of(data),
                  'image-format': 'raw', 'commit-tag': '1.0'}
         self.addCleanup(self.delete_named, self.glance_name(key, entry))
-        result = self.uploader({key: entry}).run()
+        result = self.run_uploader({key: entry}).run()
         self.assertExit(result, 0)
         image = self.assertOneActive(key, entry, result)
         self.assertEqual(len(data), image['size'])

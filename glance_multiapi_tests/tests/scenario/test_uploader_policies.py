@@ -25,6 +25,8 @@ from tempest import config
 from tempest.lib import decorators
 from tempest.lib import exceptions as lib_exc
 
+from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.tests import disturbance as disturbance_mod
 from glance_multiapi_tests.tests import uploader_base
 from glance_multiapi_tests.tests import uploader_fixtures
 from glance_multiapi_tests.tests import waiters
@@ -62,13 +64,13 @@ class UploaderForeignImagesTest(uploader_base.UploaderScenarioTest):
             raise self.skipException('foreign_queued_policy is not refuse')
         key, entry, _ = self.new_image('upl-foreign-refuse')
         foreign, before = self._foreign_queued(key, entry)
-        result = self.uploader({key: entry}).run()
+        result = self.run_uploader({key: entry}).run()
         self.assertExit(result, self.opts.foreign_queued_exit_code)
         self.assertIn(foreign['id'], result.output(),
                       'the uploader did not name the foreign image %s: %s'
                       % (foreign['id'], result.describe()))
         self.assertUntouched(before, foreign['id'])
-        mine = [i['id'] for i in self.named(self.images, key, entry)
+        mine = [i['id'] for i in self.images_named(self.images, key, entry)
                 if i['id'] != foreign['id']]
         self.assertEqual([], mine, 'images were uploaded despite the '
                          'foreign queued image')
@@ -80,7 +82,7 @@ class UploaderForeignImagesTest(uploader_base.UploaderScenarioTest):
             raise self.skipException('foreign_queued_policy is not ignore')
         key, entry, _ = self.new_image('upl-foreign-ignore')
         foreign, before = self._foreign_queued(key, entry)
-        result = self.uploader({key: entry}).run()
+        result = self.run_uploader({key: entry}).run()
         self.assertExit(result, 0)
         image = self.assertOneActive(key, entry, result,
                                      exclude=(foreign['id'],))
@@ -109,7 +111,7 @@ class UploaderForeignImagesTest(uploader_base.UploaderScenarioTest):
             timeout=CONF.image.build_timeout)
         before = self._snapshot(foreign['id'])
         self.remove_source(key, entry)
-        result = self.uploader({key: entry}).run()
+        result = self.run_uploader({key: entry}).run()
         self.assertReused(result, key, entry, 'the uploader',
                           failed='the uploader did not reuse the foreign '
                           'active image %s' % foreign['id'])
@@ -136,8 +138,8 @@ class UploaderOwnQueuedTest(uploader_base.UploaderScenarioTest):
         grace = max(self.opts.wait_queued_image, 2 * self.opts.saving_hold)
         key, entry, data = self.new_image('upl-own-queued-saving')
         queued = self.queued_image(self.images, key, entry)
-        run = self.uploader({key: entry},
-                            env={'WAIT_QUEUED_IMAGE': str(grace)}).start()
+        run = self.run_uploader({key: entry},
+                                env={'WAIT_QUEUED_IMAGE': str(grace)}).start()
         self._wait_until_busy(run, key, entry, queued, grace / 2.0)
         if run.finished():
             self.fail('the uploader ended within the WAIT_QUEUED_IMAGE '
@@ -155,7 +157,7 @@ class UploaderOwnQueuedTest(uploader_base.UploaderScenarioTest):
         try:
             waiters.wait_for(run.finished, what='uploader to exit',
                              timeout=self.opts.saving_hold, interval=0.5)
-        except waiters.Timeout:
+        except polling.PollTimeout:
             pass
         else:
             self.fail('uploader did not wait for our image %s, which '
@@ -186,13 +188,13 @@ class UploaderOwnQueuedTest(uploader_base.UploaderScenarioTest):
             if run.finished() or self.downloads(key, entry):
                 return True
             return any(i['id'] != queued['id']
-                       for i in self.named(self.images, key, entry))
+                       for i in self.images_named(self.images, key, entry))
         # NOTE: the uploader works on Glance meanwhile; a 5xx or timeout
         # of the listing is "not yet".
         try:
             waiters.wait_for(busy, what='uploader to download or create',
                              timeout=timeout, interval=0.2,
-                             disturbance=waiters.Disturbance(
+                             disturbance=disturbance_mod.Disturbance(
                                  'uploader run beside our queued image'))
-        except waiters.Timeout:
+        except polling.PollTimeout:
             pass

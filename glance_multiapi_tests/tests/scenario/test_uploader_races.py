@@ -25,6 +25,7 @@ import fixtures
 from tempest import config
 from tempest.lib import decorators
 
+from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.tests import uploader_base
 from glance_multiapi_tests.tests import uploader_fixtures
 from glance_multiapi_tests.tests import waiters
@@ -108,12 +109,12 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
                 lambda: self.source.downloads(path) or run.finished(),
                 what='uploader to download %s' % path,
                 timeout=self.opts.saving_hold)
-        except waiters.Timeout:
+        except polling.PollTimeout:
             pass
         try:
             waiters.wait_for(run.finished, what='uploader to exit',
                              timeout=self.opts.saving_hold, interval=0.5)
-        except waiters.Timeout:
+        except polling.PollTimeout:
             return
         result = run.wait()
         self.fail('uploader did not wait for image %s, which is still %s: '
@@ -127,8 +128,8 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
             gate = self.useFixture(StartingGate(data, count,
                                                 self.opts.saving_hold))
             entry = dict(entry, uri=gate.url)
-        self.assertEqual([], self.named(self.images, key, entry))
-        runs = [self.uploader({key: entry}) for _ in range(count)]
+        self.assertEqual([], self.images_named(self.images, key, entry))
+        runs = [self.run_uploader({key: entry}) for _ in range(count)]
         for run in runs:
             run.start()
         results = [run.wait() for run in runs]
@@ -151,7 +152,7 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
         """Our queued leftover is deleted; exactly one active remains."""
         key, entry, _ = self.new_image('upl-own-queued')
         stale = self.queued_image(self.images, key, entry)
-        result = self.uploader({key: entry}).run()
+        result = self.run_uploader({key: entry}).run()
         self.assertExit(result, 0)
         image = self.assertOneActive(key, entry, result)
         self.assertNotEqual(stale['id'], image['id'])
@@ -164,12 +165,12 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
         """A concurrent saving upload is awaited and reused, not doubled."""
         key, entry, data = self.new_image('upl-saving')
         saving = self._saving(key, entry, data)
-        run = self.uploader({key: entry}).start()
+        run = self.run_uploader({key: entry}).start()
         self._wait_download_then_hold(run, key, saving)
         saving.release('complete')
         result = run.wait()
         self.assertExit(result, 0)
-        self.assert_within_bounds(self.record_figure(
+        self.assertWithinBounds(self.record_figure(
             'uploader_saving_wait_seconds', result.duration,
             source=self.opts.source, outcome='completed'))
         image = self.assertOneActive(key, entry, result)
@@ -183,12 +184,12 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
         """A saving upload that fails (queued again) is deleted, replaced."""
         key, entry, data = self.new_image('upl-saving-failed')
         saving = self._saving(key, entry, data)
-        run = self.uploader({key: entry}).start()
+        run = self.run_uploader({key: entry}).start()
         self._wait_download_then_hold(run, key, saving)
         saving.release('abort')
         result = run.wait()
         self.assertExit(result, 0)
-        self.assert_within_bounds(self.record_figure(
+        self.assertWithinBounds(self.record_figure(
             'uploader_saving_wait_seconds', result.duration,
             source=self.opts.source, outcome='aborted'))
         image = self.assertOneActive(key, entry, result)

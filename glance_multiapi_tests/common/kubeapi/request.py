@@ -10,19 +10,21 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""What a request to the embedded Kubernetes-style API asks, and how it
-is answered: the verb and resource read from the path, the answer raised
-as a Response, and the body of a get or list (JSON, or a Table for
-kubectl). Shared by kubeapi_server.py and kubeapi_stored.py.
+"""What a request to the Kubernetes API stand-in asks, and its answer.
+
+The verb and resource read from the path (against the stand-in's
+``resources.Resources``), the answer raised as a Response, and the body
+of a get or list: JSON, or a Table when kubectl asks for one. A list
+honours labelSelector as the API server parses it.
 """
 
 import datetime
 import json
 import re
 
-from glance_multiapi_tests.localcloud import kubeobjects
-from glance_multiapi_tests.localcloud import kuberbac
-from glance_multiapi_tests.localcloud import kubetables
+from glance_multiapi_tests.common.kubeapi import resources as resources_mod
+from glance_multiapi_tests.common.kubeapi import status
+from glance_multiapi_tests.common.kubeapi import tables
 
 MERGE_PATCH = 'application/merge-patch+json'
 VERBS_BY_METHOD = {'GET': 'get', 'PATCH': 'patch', 'PUT': 'update',
@@ -39,19 +41,25 @@ class Response(Exception):
 
 
 class Request(object):
-    """What a resource request asks for, parsed from its path."""
+    """What a resource request asks for, parsed from its path.
 
-    def __init__(self, method, path, query):
+    served: the stand-in's resources.Resources; a path of a resource it
+    does not serve is a 404 Response, as on an API server without the
+    CRD.
+    """
+
+    def __init__(self, method, path, query, served):
         self.method = method
         self.query = query
         self.resource = None
         self.namespace = None
         self.name = None
+        self.group = self.version = None
         self.discovery = False
         # NOTE: set once the token is known (the audit log names who).
         self.user = None
         parts = [p for p in path.split('/') if p]
-        self._parse(parts)
+        self._parse(parts, served)
         verb = VERBS_BY_METHOD.get(method, method.lower())
         if method == 'GET' and not self.name:
             verb = 'list'
@@ -61,7 +69,7 @@ class Request(object):
             verb = 'watch'
         self.verb = verb
 
-    def _parse(self, parts):
+    def _parse(self, parts, served):
         if parts[:2] == ['api', 'v1']:
             group, version, rest = '', 'v1', parts[2:]
         elif parts[:1] == ['apis'] and len(parts) >= 3:
@@ -77,18 +85,19 @@ class Request(object):
             self.namespace, plural, tail = rest[1], rest[2], rest[3:]
         else:
             plural, tail = rest[0], rest[1:]
-        self.resource = kubeobjects.find(group, version, plural)
+        self.resource = served.find(group, version, plural)
         if self.resource is None or len(tail) > 1:
-            raise Response(404, kuberbac.no_such_path())
+            raise Response(404, status.no_such_path())
         self.name = tail[0] if tail else None
         if self.namespace and not self.resource.namespaced:
-            raise Response(404, kuberbac.no_such_path())
+            raise Response(404, status.no_such_path())
         # NOTE: a namespaced object has no cluster-wide path; only the
         # collection may be listed across namespaces.
         if self.name and self.resource.namespaced and not self.namespace:
-            raise Response(404, kuberbac.no_such_path())
+            raise Response(404, status.no_such_path())
 
     def audit(self, code):
+        """The audit log's record of this request and its answer."""
         return {'verb': self.verb, 'apiGroup': self.resource.group,
                 'resource': self.resource.plural, 'name': self.name or '',
                 'namespace': self.namespace or '', 'code': code,
@@ -103,8 +112,13 @@ def json_body(body):
     try:
         return json.loads(body or b'null')
     except ValueError as exc:
-        raise Response(400, kuberbac.bad_request(
+        raise Response(400, status.bad_request(
             'error decoding body: %s' % exc))
+
+
+def content_type(headers):
+    """The media type of a request body, without its parameters."""
+    return (headers.get('Content-Type') or '').split(';')[0].strip()
 
 
 _SET_RE = re.compile(r'^\s*(!?)\s*([A-Za-z0-9_./-]+)\s*(?:(notin|in)\s*'
@@ -142,7 +156,7 @@ def selector_matcher(text):
             continue
         match = _SET_RE.match(part)
         if not match or (match.group(1) and match.group(3)):
-            raise Response(400, kuberbac.bad_request(
+            raise Response(400, status.bad_request(
                 'unable to parse requirement: %r' % part.strip()))
         negate, key, op, values = match.groups()
         if op:
@@ -155,10 +169,11 @@ def selector_matcher(text):
     return lambda labels: all(test(labels or {}) for test in tests)
 
 
-def listing(res, items, headers, request, single=False):
+def listing(res, items, headers, request, single=False, version=None):
     """One object or a List of items; a Table when kubectl asks.
 
-    A list honours the request's labelSelector.
+    A list honours the request's labelSelector; version: the List's
+    resourceVersion when the store keeps one.
     """
     if not single and request.query.get('labelSelector'):
         matches = selector_matcher(request.query['labelSelector'][0])
@@ -167,6 +182,8 @@ def listing(res, items, headers, request, single=False):
     accept = headers.get('Accept') or ''
     if 'as=Table' in accept:
         include = request.query.get('includeObject', ['Metadata'])[0]
-        return kubetables.table(res, items, datetime.datetime.now(
+        return tables.table(res, items, datetime.datetime.now(
             datetime.timezone.utc), include)
-    return items[0] if single else kubeobjects.object_list(res, items)
+    if single:
+        return items[0]
+    return resources_mod.object_list(res, items, version)

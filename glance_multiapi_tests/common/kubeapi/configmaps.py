@@ -12,12 +12,13 @@
 
 """Namespaced ConfigMaps kept in a directory, with Kubernetes semantics.
 
-Shared by the embedded cloud's Kubernetes API (stored in its state dir)
-and the uploader scenarios' own loopback API (a temp dir): get, list,
+The stand-in's stored objects (the embedded cloud keeps them in its
+state dir, the uploader scenarios' API in a temp dir): get, list,
 create, replace (update), merge patch and delete, each refusing what the
 API server refuses (409 on an existing name or a stale resourceVersion,
 404 on a missing one, 422 on an invalid name or data). One JSON file per
 object, written atomically; one lock per store serialises writers.
+``answer`` serves one request for them.
 """
 
 import datetime
@@ -29,6 +30,9 @@ import threading
 import uuid
 
 from glance_multiapi_tests.common import jsonmerge
+from glance_multiapi_tests.common.kubeapi import request as request_mod
+from glance_multiapi_tests.common.kubeapi import resources
+from glance_multiapi_tests.common.kubeapi import status as status_mod
 
 # NOTE: RFC 1123 names as the API server validates them
 # (k8s.io/apimachinery/pkg/util/validation).
@@ -39,6 +43,13 @@ _DATA_KEY = re.compile(r'^[-._a-zA-Z0-9]+$')
 # NOTE: a ConfigMap may hold at most 1 MiB (MaxSecretSize, core/v1).
 MAX_BYTES = 1024 * 1024
 COUNTER = '.resource-version'
+RESOURCE = resources.Resource(
+    '', 'v1', 'configmaps', 'ConfigMap', 'configmap', ('cm',), True,
+    ('create', 'delete', 'get', 'list', 'patch', 'update'))
+# NOTE: on a ConfigMap (string data, no lists) a strategic merge patch is
+# a merge patch; the kubernetes client sends either for a dict body.
+PATCH_TYPES = (request_mod.MERGE_PATCH,
+               'application/strategic-merge-patch+json')
 
 
 class StoreError(Exception):
@@ -52,12 +63,9 @@ class StoreError(Exception):
 
     def status(self, name=None):
         """The v1 Status body the API server answers with."""
-        body = {'kind': 'Status', 'apiVersion': 'v1', 'metadata': {},
-                'status': 'Failure', 'message': self.message,
-                'reason': self.reason, 'code': self.code}
-        if name:
-            body['details'] = {'name': name, 'kind': 'configmaps'}
-        return body
+        return status_mod.status(
+            self.code, self.reason, self.message,
+            {'name': name, 'kind': 'configmaps'} if name else None)
 
 
 def _not_found(name):
@@ -271,3 +279,36 @@ class Store(object):
             if os.path.exists(temp):
                 os.unlink(temp)
             raise
+
+
+def answer(store, request, headers, body):
+    """(code, answer) of a request for ConfigMaps: any namespace, all verbs.
+
+    NOTE: unlike a real cluster, a namespace exists as soon as a
+    ConfigMap is written into it, so a client may use its own.
+    """
+    ns, name = request.namespace, request.name
+    try:
+        if request.verb == 'list':
+            return 200, request_mod.listing(
+                request.resource, store.list(ns), headers, request,
+                version=store.resource_version())
+        if request.verb == 'get':
+            return 200, request_mod.listing(
+                request.resource, [store.get(ns, name)], headers, request,
+                single=True)
+        if request.verb == 'delete':
+            return 200, store.delete(ns, name)
+        if request.verb == 'patch':
+            kind = request_mod.content_type(headers)
+            if kind not in PATCH_TYPES:
+                raise request_mod.Response(
+                    415, status_mod.unsupported_media_type(kind))
+        document = request_mod.json_body(body)
+        if request.verb == 'create':
+            return 201, store.create(ns, document)
+        if request.verb == 'update':
+            return 200, store.replace(ns, name, document)
+        return 200, store.patch(ns, name, document)
+    except StoreError as exc:
+        raise request_mod.Response(exc.code, exc.status(name))

@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""meta.k8s.io/v1 Tables of the embedded API, for ``kubectl get``.
+"""meta.k8s.io/v1 Tables of the Kubernetes API stand-in, for kubectl get.
 
 kubectl asks the server for a Table and prints its columns; these are
 the CRDs' additionalPrinterColumns (plus Name and Age, as the API server

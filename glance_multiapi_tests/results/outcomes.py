@@ -1,0 +1,128 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The tests' outcomes as tempest and stestr recorded them: a subunit stream.
+
+The map takes a test's verdict (passed, failed, skipped, unfinished),
+a class's set-up skip or failure and a tearDownClass failure from the
+run's subunit stream when it is given (``glance-multiapi-report
+--subunit``, or test-operator's ``tempest_results.subunit`` beside the
+records); the workers' own test-end records stand in where no stream
+is. A failure keeps the message the test recorded when both agree that
+it failed: it is the exception's text, where the stream holds a
+traceback.
+
+NOTE: the workers still record how each test ended (tests/recording.py)
+because the map must be right while the run goes on and after a run
+that was killed, and no stream can be read then: stestr's runner holds
+it in a buffered temporary file of its repository until the run ends,
+and each worker writes only its own part, to a pipe. In a test-operator
+pod the stream (tempest_results.subunit) is written after tempest
+exits, when no worker of the plugin is left to rebuild the map.
+"""
+
+from glance_multiapi_tests.results import inventory
+from glance_multiapi_tests.results import model
+from glance_multiapi_tests.results import subunit_stream
+
+PLUGIN = 'glance_multiapi_tests.tests.'
+# NOTE: the name test-operator's run_tempest.sh gives the stream.
+TEST_OPERATOR_STREAM = 'tempest_results.subunit'
+VERDICTS = {'pass': model.PASSED, 'fail': model.FAILED,
+            'skip': model.SKIPPED, 'error': model.UNFINISHED}
+
+
+class Outcomes(object):
+    """What one run's stream says of the plugin's tests.
+
+    tests: {bare id: (verdict, message)}; classes: {class: (verdict,
+    message)} of setUpClass; teardowns: {class: message} of a failed
+    tearDownClass.
+    """
+
+    def __init__(self):
+        self.tests = {}
+        self.classes = {}
+        self.teardowns = {}
+
+    def take_into(self, run):
+        """Put these outcomes over what run's workers recorded (model)."""
+        for bare, (status, message) in self.tests.items():
+            state = run.test(bare)
+            end = state['end'] or {}
+            # NOTE: the test's own words (the exception) when both agree.
+            if end.get('status') != status or not end.get('message'):
+                state['end'] = {'status': status, 'message': message}
+        for cls, (status, message) in self.classes.items():
+            if status == model.SKIPPED:
+                run.class_skips[cls] = message
+            elif status == model.FAILED:
+                run.class_errors[cls] = message
+        for cls, message in self.teardowns.items():
+            run.teardown_errors.setdefault(cls, message)
+
+
+class OutcomesError(Exception):
+    """A stream that cannot be used; the message names it."""
+
+
+def _message(raw, verdict):
+    """A skip's reason, else the last line of the traceback, else ''."""
+    details = raw['details']
+    names = ('reason',) if verdict == model.SKIPPED else ('traceback',)
+    for name in names:
+        try:
+            text = details[name].as_text()
+        except Exception:  # noqa: B902 - missing, or a binary attachment
+            continue
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        if lines:
+            return lines[0] if verdict == model.SKIPPED else lines[-1]
+    return ''
+
+
+def _inner(test_id, kind):
+    """'module.Class' of 'setUpClass (module.Class)', else None."""
+    prefix = kind + ' ('
+    if test_id.startswith(prefix) and test_id.endswith(')'):
+        return test_id[len(prefix):-1]
+    return None
+
+
+def read(path):
+    """The Outcomes of the plugin's tests in the subunit stream at path."""
+    found = Outcomes()
+
+    def on_test(raw):
+        verdict = VERDICTS.get(subunit_stream.OUTCOMES.get(raw['status']))
+        if verdict is None:
+            return
+        test_id = raw['id']
+        message = _message(raw, verdict)
+        setup = _inner(test_id, 'setUpClass')
+        teardown = _inner(test_id, 'tearDownClass')
+        if setup and setup.startswith(PLUGIN):
+            found.classes[setup] = (verdict, message)
+        elif teardown and teardown.startswith(PLUGIN):
+            if verdict == model.FAILED:
+                found.teardowns[teardown] = message
+        elif test_id.startswith(PLUGIN):
+            found.tests[inventory.bare_id(test_id)] = (verdict, message)
+
+    try:
+        stream = open(path, 'rb')
+    except OSError as exc:
+        raise OutcomesError('cannot read the subunit stream %s: %s' % (
+            path, exc.strerror or exc))
+    with stream:
+        subunit_stream.for_each_test(stream, on_test)
+    return found
