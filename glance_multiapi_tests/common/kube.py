@@ -246,8 +246,10 @@ class Client:
 
     def describe_object(self, obj_name, resource):
         """'Glance openstack/glance via the Kubernetes API at URL'."""
+        # NOTE: the name comes from the answer; real ones are short.
         return '%s %s/%s via the Kubernetes API at %s' % (
-            resource.kind, self.namespace, obj_name, self.server)
+            resource.kind, self.namespace,
+            documents.short(str(obj_name), 100), self.server)
 
     def get(self, resource, name):
         """The object as a dict."""

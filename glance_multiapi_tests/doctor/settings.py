@@ -20,6 +20,7 @@ names the file and, where it can, the option.
 """
 
 import dataclasses
+import math
 import os
 import ssl
 import urllib.parse
@@ -115,10 +116,18 @@ def _check_values(conf, where):
 def _check_timeouts(conf, where):
     for name in TIMEOUTS:
         value = getattr(conf.glance_multiapi, name)
-        if value <= 0:
+        # NOTE: "name =" gives None; nan and inf pass oslo.config's float
+        # and would reach the socket layer.
+        if value is None:
             raise ConfigProblem('%s: [glance_multiapi] %s: invalid value: '
-                                '%s seconds is not positive' % (
-                                    where, name, value))
+                                'empty; give a number of seconds' % (
+                                    where, name))
+        if not math.isfinite(value) or value <= 0:
+            raise ConfigProblem('%s: [glance_multiapi] %s: invalid value: '
+                                '%s seconds is not %s' % (
+                                    where, name, value, 'positive' if
+                                    math.isfinite(value) else 'a finite '
+                                    'number'))
 
 
 def url_problem(url):
