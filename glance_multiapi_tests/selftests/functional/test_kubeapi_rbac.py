@@ -71,7 +71,8 @@ class KubeApiRbacTest(kube_base.RoleCloudTestCase):
         self.assertEqual({'verb': 'patch', 'apiGroup': 'core.openstack.org',
                           'resource': 'openstackcontrolplanes',
                           'name': 'openstack', 'namespace': 'openstack',
-                          'code': 403}, self.audit()[-1])
+                          'code': 403, 'user': kube_base.USER},
+                         self.audit()[-1])
         self.assertEqual('api0', self.cli_spec()['keystoneEndpoint'])
 
     def test_resource_names_and_scope_limit_the_grant(self):
@@ -114,6 +115,6 @@ class KubeApiRbacTest(kube_base.RoleCloudTestCase):
             os.path.join(folder, 'cloud'), 'up', '--kube-role', path),
             capture_output=True, text=True, timeout=120)
         self.assertEqual(22, proc.returncode, proc.stderr)
-        self.assertEqual(['glance-multiapi-cloud: error: %s holds no '
+        self.assertEqual(['glance-multiapi-cloud: error: %s: no '
                           'document of kind Role' % path],
                          proc.stderr.splitlines())
