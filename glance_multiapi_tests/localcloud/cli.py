@@ -14,6 +14,7 @@
 
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -68,6 +69,11 @@ DEMO_SPEC = {'keystoneEndpoint': 'api0', 'glanceAPIs': {
     'edge0': _api_spec('edge', 'ceph2', ('ceph0', 'ceph2'))}}
 
 
+def _whole_seconds(text):
+    """argparse type: positive seconds, rounded up (oslo's IntOpt)."""
+    return int(math.ceil(cli_errors.positive_seconds(text)))
+
+
 def build_parser():
     common = cli_errors.OneLineParser(add_help=False)
     common.add_argument(
@@ -119,6 +125,13 @@ def build_parser():
                          'quorum queues), "embedded" one worker and '
                          "oslo.messaging's queue manager (default: "
                          '%(default)s)')
+    up.add_argument('--heat-rpc-timeout', metavar='SECONDS',
+                    type=_whole_seconds,
+                    default=heatconf.RPC_TIMEOUT,
+                    help='how long heat-api waits for heat-engine '
+                         '(rpc_response_timeout; default %(default)s): the '
+                         'tests that stop the engine wait less with a short '
+                         'one')
     up.add_argument('--kube-role', metavar='FILE', action='append',
                     default=[],
                     help='RBAC manifests (ServiceAccounts, their token '
@@ -250,6 +263,7 @@ def run(args, out):
                  with_fileserver=not args.no_fileserver,
                  base_port=args.base_port, with_heat=args.with_heat,
                  heat_profile=args.heat_profile, kube_roles=args.kube_role,
+                 heat_rpc_timeout=args.heat_rpc_timeout,
                  kube_namespace=args.kube_namespace,
                  kube_account=args.kube_service_account,
                  with_tls=args.tls,

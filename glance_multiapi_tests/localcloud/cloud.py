@@ -82,7 +82,8 @@ def _wipe(state):
 def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
        with_fileserver=True, base_port=None, log=print, with_heat=False,
        kube_roles=(), kube_namespace=None, kube_account=None,
-       heat_profile=heatconf.DEFAULT_PROFILE, with_tls=False):
+       heat_profile=heatconf.DEFAULT_PROFILE, with_tls=False,
+       heat_rpc_timeout=heatconf.RPC_TIMEOUT):
     """Start a whole cloud in state.root; stop everything on failure.
 
     Every component prepares and starts in turn without waiting, so they
@@ -93,7 +94,8 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     every Kubernetes API request is then authorised by; kube_account: the
     service account the kubeconfig acts as (default: the one they bind);
     kube_namespace: where the control plane's objects live (openstack).
-    heat_profile: which heat.conf heat runs with (heatconf.py).
+    heat_profile: which heat.conf heat runs with (heatconf.py);
+    heat_rpc_timeout: its rpc_response_timeout (seconds).
     with_tls: keystone and the Glance APIs serve https (tlsmode.py).
     """
     spec = spec_mod.load(spec_text, spec_source)
@@ -127,6 +129,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
                               'heat': with_heat,
                               'tls': with_tls,
                               'heat_profile': heat_profile,
+                              'heat_rpc_timeout': heat_rpc_timeout,
                               'kube_namespace': namespace,
                               'kube_account': kube_account}}
     enabled = components.enabled(state)

@@ -30,6 +30,8 @@ HEAT_HINT = 'install heat-requirements.txt (openstack-heat) into this venv'
 # in-progress stack work on SIGTERM (components/heat.py gives it a margin
 # more before SIGKILL).
 ENGINE_GRACE = 60
+# NOTE: rpc_response_timeout unless up --heat-rpc-timeout says otherwise.
+RPC_TIMEOUT = 30
 PERIODIC_INTERVAL = 10
 
 HEAT_CONF = """[DEFAULT]
@@ -41,8 +43,8 @@ num_engine_workers = {engine_workers}
 periodic_interval = {periodic}
 graceful_shutdown_timeout = {grace}
 # NOTE: API calls wait this long for the engine; a stopped engine must
-# fail them quickly, not after the default 60 s.
-rpc_response_timeout = 30
+# fail them quickly, not after the default 60 s (up --heat-rpc-timeout).
+rpc_response_timeout = {rpc_timeout}
 heat_metadata_server_url = {cfn_url}
 heat_waitcondition_server_url = {cfn_url}/v1/waitcondition
 stack_user_domain_name = heat
@@ -163,7 +165,9 @@ def render(state, *, transport_url, keystone_url):
         heat_etc=heat_etc(), keystone_url=keystone_url,
         heat_password=state.password('heat'),
         domain_admin_password=state.password('heat_domain_admin'),
-        rpc_queue_options=rpc_queue_options)
+        rpc_queue_options=rpc_queue_options,
+        rpc_timeout=state.data.get('options', {}).get(
+            'heat_rpc_timeout', RPC_TIMEOUT))
 
 
 def write(state, text):

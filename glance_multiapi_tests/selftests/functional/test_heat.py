@@ -58,7 +58,9 @@ class HeatCloudTestCase(base.CloudTestCase):
 
     # NOTE: the shared functional cloud has no heat; this one does.
     cloud_env = ENV_HEAT_CLOUD
-    up_args = ('--with-heat',)
+    # NOTE: heat-api waits 10 s, not 30, for an engine that is gone: the
+    # tests that stop or lose it would otherwise wait that at every call.
+    up_args = ('--with-heat', '--heat-rpc-timeout', '10')
 
     def overrides(self):
         # NOTE: a stuck stack must fail in 45 s, not the 5 minutes a
@@ -155,10 +157,10 @@ class HeatChecksTest(HeatCloudTestCase):
         # NOTE: the ReplicaSet's new pod never runs (ImagePullBackOff):
         # the rollout must time out naming the Deployment and the pod.
         # NOTE: the stack cannot be deleted without an engine: its cleanup
-        # waits build_timeout in vain.
+        # waits build_timeout in vain, each call the RPC timeout.
         status, details = self._restart_scenario(
-            'pod-not-replaced=heat-engine', restart_timeout=30,
-            build_timeout=40)
+            'pod-not-replaced=heat-engine', restart_timeout=20,
+            build_timeout=20)
         self.assertEqual('fail', status, details[-2000:])
         self.assertIn('waiting for Deployment heat-engine (namespace '
                       'openstack) to roll out again', details,
@@ -223,7 +225,11 @@ class HeatOperatorProfileTest(HeatCloudTestCase):
     """
 
     cloud_env = ENV_OPERATOR_HEAT_CLOUD
-    up_args = ('--with-heat', '--heat-profile', 'operator')
+    # NOTE: the operator leaves rpc_response_timeout at oslo's 60 s; a
+    # short one only shortens the waits on a stopped engine, it changes
+    # no verdict (HeatCloudTestCase).
+    up_args = ('--with-heat', '--heat-profile', 'operator',
+               '--heat-rpc-timeout', '10')
 
     def test_operator_heat_conf(self):
         with open(os.path.join(self.state_dir, 'heat', 'heat.conf')) as f:
