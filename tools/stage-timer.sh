@@ -10,7 +10,9 @@
 #                    $RESULTS/timings.txt (a table for CI logs) when
 #                    RESULTS is set.
 # Times are date +%s.%N, arithmetic in awk (on every Debian and RPM
-# base system; bc is not).
+# base system; bc is not). The table ends with how busy the machine's
+# cores were meanwhile (Linux /proc/stat; left out elsewhere): a run that
+# keeps them half idle waits, and more at once would finish sooner.
 
 _stage_names=()
 _stage_secs=()
@@ -20,6 +22,14 @@ _stage_open=""
 _stage_row=""
 _stage_t0=""
 _stage_started=$(date +%s.%N)
+
+# _stage_cpu: "busy idle" clock ticks of every core since boot.
+_stage_cpu() {
+    [ -r /proc/stat ] || return 0
+    awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' \
+        /proc/stat
+}
+_stage_cpu0=$(_stage_cpu)
 
 _stage_now() { date +%s.%N; }
 _stage_minus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a - b }'; }
@@ -44,6 +54,18 @@ stage_record() {
     _stage_secs+=("$(awk -v s="$2" 'BEGIN { printf "%.1f", s }')")
 }
 
+# _stage_busy: "cores busy  N %" since the script started, when known.
+_stage_busy() {
+    local now
+    now=$(_stage_cpu)
+    [ -n "$now" ] && [ -n "$_stage_cpu0" ] || return 0
+    awk -v a="$_stage_cpu0" -v b="$now" 'BEGIN {
+        split(a, x, " "); split(b, y, " ")
+        busy = y[1] - x[1]; all = busy + y[2] - x[2]
+        if (all > 0) printf "%-34s %8.0f %%\n", "cores busy (whole machine)", \
+            100 * busy / all }'
+}
+
 stage_table() {
     stage_end
     local title=${1:-stages} i wall out
@@ -54,6 +76,7 @@ stage_table() {
             printf '%-34s %8s\n' "${_stage_names[$i]}" "${_stage_secs[$i]}"
         done
         printf '%-34s %8s\n' "wall (whole run)" "$wall"
+        _stage_busy
     )
     echo "$out"
     if [ -n "${RESULTS:-}" ] && [ -d "$RESULTS" ]; then

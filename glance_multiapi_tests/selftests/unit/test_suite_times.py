@@ -132,9 +132,12 @@ class StageTimerTest(testtools.TestCase):
         lines = proc.stdout.splitlines()
         self.assertEqual('== main job (seconds)', lines[0])
         # NOTE: a part recorded while a stage runs is listed after it.
-        self.assertEqual(['set-up', 'cloud', 'a', 'wall'],
+        self.assertEqual(['set-up', 'cloud', 'a', 'wall', 'cores'],
                          [line.split()[0] for line in lines[1:]])
         self.assertEqual('12.3', lines[3].split()[-1])
+        # NOTE: how busy the machine was, a share of its cores' time.
+        self.assertRegex(lines[5], r'^cores busy \(whole machine\) +'
+                         r'[0-9]+ %$')
         with open(os.path.join(results, 'timings.txt')) as f:
             self.assertEqual(proc.stdout, f.read())
 
