@@ -110,7 +110,7 @@ class RunTestsSummaryTest(testtools.TestCase):
             self.assertEqual(
                 ['set-up', 'lint', 'unit', 'python-matrix', 'coexistence',
                  'test-operator', 'test-operator-disruptive', 'functional',
-                 'reports', 'wall'],
+                 'reports', 'wall', 'cores'],
                 [row.split()[0] for row in table.splitlines()[1:]])
             slowest = out[out.index('== the ten slowest tests'):]
             # NOTE: the two passes of the stubs (pkg.T.test_a, test_b),
