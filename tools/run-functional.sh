@@ -50,17 +50,21 @@ export GLANCE_MULTIAPI_FUNCTIONAL_ARTIFACTS="$ARTIFACTS_DIR"
 # NOTE: four workers. The classes that share the first cloud run one at
 # a time in one (they inject faults into it); the uploader's classes, on
 # the second cloud, in two; the classes that bring up clouds of their
-# own (OWN_CLOUD) in the fourth. They wait on their clouds much of the
-# time (a serial run keeps the two cores a fifth busy), so the three
-# together take about the longest one's time. SERIAL=1: one worker.
+# own (OWN_CLOUD) in a third, but for the one in the fourth (FOURTH).
+# They wait on their clouds much of the time (a serial run keeps the two
+# cores a fifth busy), so the four together take about the longest one's
+# time. SERIAL=1: one worker.
 OWN_CLOUD='test_heat|test_kubeapi_heat|test_tls|test_kubeapi_rbac'
 OWN_CLOUD+='|test_dcn_layout|test_role_without_patch|test_cli_bad_input'
 UPLOADER='test_uploader_scenarios|test_uploader_chaos|test_uploader_cli'
 # NOTE: half the broken-uploader rows and half the chaos kills (the B
-# classes) get a fourth worker on the uploader's cloud: they inject no
-# fault, only run uploaders, and mostly wait.
-SECOND_UPLOADER='test_uploader_scenarios\.TestBrokenUploadersB'
-SECOND_UPLOADER+='|test_uploader_chaos\.TestUploaderChaosB'
+# classes) share the fourth worker on the uploader's cloud: they inject no
+# fault, only run uploaders, and mostly wait. The heat operator profile's
+# class (a cloud of its own, about 350 s) joins them: it was the own-cloud
+# worker's second longest, and that worker the run's critical path.
+FOURTH='test_uploader_scenarios\.TestBrokenUploadersB'
+FOURTH+='|test_uploader_chaos\.TestUploaderChaosB'
+FOURTH+='|test_heat\.HeatOperatorProfileTest'
 prefix='glance_multiapi_tests\.selftests\.functional\.'
 workers=$work/workers.yaml
 if [ -n "${SERIAL:-}" ]; then
@@ -70,10 +74,10 @@ else
         printf -- "- worker: ['^%s(?!(%s|%s)\\.)']\n" "$prefix" \
             "$OWN_CLOUD" "$UPLOADER"
         printf -- "- worker: ['^%s(?!(%s)\\.)(%s)\\.']\n" "$prefix" \
-            "$SECOND_UPLOADER" "$UPLOADER"
-        printf -- "- worker: ['^%s(%s)\\.']\n" "$prefix" "$OWN_CLOUD"
-        printf -- "- worker: ['^%s(%s)\\.']\n" "$prefix" \
-            "$SECOND_UPLOADER"
+            "$FOURTH" "$UPLOADER"
+        printf -- "- worker: ['^%s(?!(%s)\\.)(%s)\\.']\n" "$prefix" \
+            "$FOURTH" "$OWN_CLOUD"
+        printf -- "- worker: ['^%s(%s)\\.']\n" "$prefix" "$FOURTH"
     } > "$workers"
 fi
 "$VENV/bin/stestr" --test-path ./glance_multiapi_tests/selftests/functional \
