@@ -17,3 +17,14 @@ from glance_multiapi_tests.localcloud.runtime import sqlite_tuning
 sqlite_tuning.install()
 
 from keystone.wsgi.api import application  # noqa: E402,F401,H306
+from keystone.common.rbac_enforcer import enforcer  # noqa: E402,H306
+
+# NOTE: keystone publishes its policy enforcer before it registers the
+# rules (RBACEnforcer._enforcer), so a fresh process whose first requests
+# come on several threads at once can find identity:validate_token
+# undefined and deny it: glance then answered 401 to a member after a
+# keystone restart under load (functional test_stress_shared_database).
+# Built once here, before uwsgi serves, as the server would on its first
+# request (deprecation warnings per rule suppressed, as in a request).
+enforcer.RBACEnforcer.suppress_deprecation_warnings = True
+enforcer.RBACEnforcer()._enforcer.load_rules()
