@@ -7,7 +7,9 @@
 # (cloud-requirements.txt, heat-requirements.txt) are left out on purpose,
 # as in a test-operator pod. Then, under that interpreter, the package is
 # byte-compiled (syntax the version lacks) and the unit tests run: none of
-# them may need the cloud's services.
+# them may need the cloud's services. Their property tests run with
+# the Hypothesis profile MATRIX_HYPOTHESIS_PROFILE (default "matrix", a
+# few examples each; selftests/fuzzing.py).
 # Interpreters come from pyenv ($(pyenv root)/versions/<version>.*, or
 # $PYENV_ROOT, or ~/.pyenv when pyenv is not on PATH) or from PATH. A
 # version with no interpreter is SKIPPED (one skipped result, its reason
@@ -161,8 +163,11 @@ for version in "${VERSIONS[@]}"; do
     # belongs to the main unit test run.
     sub=$RESULTS/$tag-unit.subunit
     rm -rf "$RESULTS/$tag-stestr" && mkdir -p "$RESULTS/$tag-stestr"
-    "$venv/bin/stestr" --repo-url "$RESULTS/$tag-stestr" run --subunit \
-        > "$sub" 2> "$RESULTS/$tag-unit.log"
+    # NOTE: the property tests with the matrix profile's few examples
+    # (selftests/fuzzing.py): the unit stage runs them with 200 each.
+    HYPOTHESIS_PROFILE=${MATRIX_HYPOTHESIS_PROFILE:-matrix} \
+        "$venv/bin/stestr" --repo-url "$RESULTS/$tag-stestr" run \
+        --subunit > "$sub" 2> "$RESULTS/$tag-unit.log"
     cat "$sub" >> "$STREAM"
     rm -rf "$PYTHONPYCACHEPREFIX"
     unset PYTHONPYCACHEPREFIX TEMPEST_CONFIG_DIR

@@ -31,6 +31,15 @@ class TestProfiles(testtools.TestCase):
         self.assertGreaterEqual(
             settings.get_profile('thorough').max_examples, 5000)
 
+    def test_matrix_runs_a_few_derandomised_examples(self):
+        # NOTE: enough to run each parser's property under another
+        # interpreter; the 200 are the unit stage's.
+        matrix = settings.get_profile('matrix')
+        self.assertGreaterEqual(matrix.max_examples, 20)
+        self.assertLess(matrix.max_examples,
+                        settings.get_profile('ci').max_examples)
+        self.assertTrue(matrix.derandomize)
+
     def test_no_profile_keeps_an_example_database(self):
         # NOTE: a database would be a .hypothesis folder left in the tree.
         for name in fuzzing.PROFILE_EXAMPLES:
