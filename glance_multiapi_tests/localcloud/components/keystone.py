@@ -43,6 +43,12 @@ key_repository = {root}/credential-keys
 [identity]
 # NOTE: a test cloud only; the default costs ~200x more per token.
 password_hash_rounds = 4
+[cache]
+# NOTE: keystone-operator enables keystone's cache (memcached;
+# templates/keystoneapi/config/keystone.conf); the one process here
+# keeps it in its memory.
+enabled = true
+backend = dogpile.cache.memory
 [oslo_policy]
 enforce_new_defaults = True
 enforce_scope = False
