@@ -29,6 +29,7 @@ import yaml
 from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.localcloud import ports
 from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.selftests import cli_runs
 from glance_multiapi_tests.selftests.functional import base
 
 STRESS_THREADS = 8
@@ -293,20 +294,7 @@ class TestCloudLifecycle(base.CloudTestCase):
 
     def processes_of(self, path):
         """Pids whose environment or command line mention path."""
-        found = []
-        needle = path.encode()
-        for entry in os.listdir('/proc'):
-            if not entry.isdigit() or int(entry) == os.getpid():
-                continue
-            for name in ('environ', 'cmdline'):
-                try:
-                    with open('/proc/%s/%s' % (entry, name), 'rb') as f:
-                        if needle in f.read():
-                            found.append(int(entry))
-                            break
-                except OSError:
-                    pass
-        return found
+        return cli_runs.processes_naming(path)
 
     def assertOneLineError(self, proc, code, *needles):
         self.assertEqual(code, proc.returncode, proc.stderr)

@@ -19,12 +19,9 @@ with the module's own error (UploaderError with code 2 or 22,
 MalformedInput or InputUnavailable), in one line naming the file.
 """
 
-import os
 
-import fixtures
 from hypothesis import given
 from hypothesis import strategies as st
-import testtools
 
 from glance_multiapi_tests.imagecheck import errors as check_errors
 from glance_multiapi_tests.imagecheck import loader
@@ -76,20 +73,7 @@ class _Args(object):
         return None
 
 
-class FileFuzzing(testtools.TestCase):
-
-    def setUp(self):
-        super().setUp()
-        self.folder = self.useFixture(fixtures.TempDir()).path
-
-    def write(self, name, data):
-        path = os.path.join(self.folder, name)
-        with open(path, 'wb') as f:
-            f.write(data)
-        return path
-
-
-class TestUploaderFuzzing(FileFuzzing):
+class TestUploaderFuzzing(fuzzing.FileFuzzing):
 
     @given(fuzzing.raw_bytes(IMAGES_INFO))
     def test_images_info_is_images_or_exit_22(self, data):
@@ -118,7 +102,7 @@ class TestUploaderFuzzing(FileFuzzing):
         self.assertGreaterEqual(settings.in_progress_timeout, 1)
 
 
-class TestImageCheckFuzzing(FileFuzzing):
+class TestImageCheckFuzzing(fuzzing.FileFuzzing):
 
     def read(self, data, what):
         path = self.write('input.yaml', data)

@@ -21,10 +21,8 @@ error, in one line naming the file (or the input).
 import json
 import os
 
-import fixtures
 from hypothesis import given
 from hypothesis import strategies as st
-import testtools
 import yaml
 
 from glance_multiapi_tests.common import documents
@@ -50,17 +48,7 @@ CONTROLPLANE_PATCH = {'spec': {'glance': {'enabled': True, 'template':
                                           PATCH['spec']}}}
 
 
-class TestSpecFuzzing(testtools.TestCase):
-
-    def setUp(self):
-        super().setUp()
-        self.folder = self.useFixture(fixtures.TempDir()).path
-
-    def write(self, name, data):
-        path = os.path.join(self.folder, name)
-        with open(path, 'wb') as f:
-            f.write(data)
-        return path
+class TestSpecFuzzing(fuzzing.FileFuzzing):
 
     @given(fuzzing.texts({'spec': SPEC}), fuzzing.texts(SPEC))
     def test_spec_text_is_a_spec_or_a_spec_error(self, whole, bare):
@@ -118,17 +106,11 @@ class TestSpecFuzzing(testtools.TestCase):
             fuzzing.check_refusal(self, exc)
 
 
-class TestRoleFuzzing(testtools.TestCase):
-
-    def setUp(self):
-        super().setUp()
-        self.folder = self.useFixture(fixtures.TempDir()).path
+class TestRoleFuzzing(fuzzing.FileFuzzing):
 
     @given(fuzzing.raw_bytes(ROLE))
     def test_role_file_is_rules_or_a_role_error(self, data):
-        path = os.path.join(self.folder, 'role.yaml')
-        with open(path, 'wb') as f:
-            f.write(data)
+        path = self.write('role.yaml', data)
         try:
             kubeapi.check_rbac([path], 'openstack')
         except kuberbac.RoleError as exc:
