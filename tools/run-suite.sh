@@ -198,17 +198,22 @@ seed_workspace "$oci_ws"
 
 DISRUPTIVE='\[.*\bdisruptive\b.*\]'
 HEAT_RESTART='glance_multiapi_tests\.tests\.scenario\.test_heat_engine_restart'
+# NOTE: the checks that read heat or its Deployments: they wait for the
+# heat-engine restart to end, the rest of the main pass does not.
+HEAT_CHECKS='glance_multiapi_tests\.tests\.api\.'
+HEAT_CHECKS+='(test_heat_services|test_consolidated_images)\.'
 # NOTE: the disruptive scenarios are serial: tempest gives each the whole
 # cloud, waiting until no other test class runs (a shared lock in
 # [oslo_concurrency] lock_path). With the OCI pass beside the main pass
-# such a wait lasted until the OCI pass ended, so they run first, alone,
-# and then the rest of the main pass and the OCI pass run side by side.
-# The heat-engine restart disturbs heat alone and the others Glance
-# alone, so on this cloud, which nobody else uses, the restart runs at
-# the same time in a workspace of its own with a lock_path of its own
-# (on a cluster the CRs keep them serial: other users share it). Its
+# such a wait lasted until the OCI pass ended, so the Glance ones run
+# first, alone, and then the rest of the main pass and the OCI pass run
+# side by side. The heat-engine restart disturbs heat alone and the others
+# Glance alone, so on this cloud, which nobody else uses, the restart
+# runs at the same time in a workspace of its own with a lock_path of its
+# own (on a cluster the CRs keep them serial: other users share it), and
+# the heat checks after it there, while the two passes already run. Its
 # folder is called tempest, as the main pass's: the records of a run are
-# labelled with their folder's name, and this is the main pass's run.
+# labelled with their folder's name, and these are the main pass's runs.
 heat_ws=$work/heat-restart/tempest
 mkdir -p "$heat_ws/etc" "$heat_ws/locks"
 cp "$state/tempest/.stestr.conf" "$heat_ws/"
@@ -230,14 +235,25 @@ with os.fdopen(fd, 'w') as f:
     parser.write(f)
 PYEOF
 echo "== tempest: the disruptive scenarios first (serial; the heat-engine" \
-    "restart beside them, its console: $RESULTS/suite-heat-restart.log)"
+    "restart beside them, then the heat checks, its console:" \
+    "$RESULTS/suite-heat-restart.log)"
 stage_begin "tempest: disruptive scenarios"
+heat_times=$work/heat.times
 (
-    cd "$heat_ws" && "$tempest" run --config-file "$heat_conf" \
-        --regex "^$HEAT_RESTART" --concurrency 1 \
-        > "$RESULTS/suite-heat-restart.log" 2>&1
+    t0=$(date +%s.%N)
+    cd "$heat_ws" || exit 1
+    "$tempest" run --config-file "$heat_conf" --regex "^$HEAT_RESTART" \
+        --concurrency 1 > "$RESULTS/suite-heat-restart.log" 2>&1
     rc=$?
     "$stestr" last --subunit > "$work/suite-heat-restart.subunit"
+    echo "$t0 $(date +%s.%N)" > "$heat_times"
+    "$tempest" run --config-file "$heat_conf" --regex "^$HEAT_CHECKS" \
+        --concurrency "${CONCURRENCY:-2}" \
+        >> "$RESULTS/suite-heat-restart.log" 2>&1
+    checks_rc=$?
+    "$stestr" last --subunit > "$work/suite-heat-checks.subunit"
+    echo "$t0 $(date +%s.%N)" > "$heat_times"
+    [ "$rc" = 0 ] && rc=$checks_rc
     exit $rc
 ) &
 heat_pid=$!
@@ -245,11 +261,7 @@ heat_pid=$!
     --regex "^(?!$HEAT_RESTART)glance_multiapi_tests\..*$DISRUPTIVE" \
     --concurrency "${CONCURRENCY:-2}")
 rc=$?
-wait "$heat_pid"
-heat_rc=$?
-[ "$rc" = 0 ] && rc=$heat_rc
 (cd "$state/tempest" && "$stestr" last --subunit \
-    | cat - "$work/suite-heat-restart.subunit" \
     > "$work/suite-disruptive.subunit")
 
 echo "== tempest: the rest of the suite, and the uploader scenarios from" \
@@ -269,13 +281,22 @@ oci_times=$work/oci.times
 oci_pid=$!
 main_t0=$(date +%s.%N)
 (cd "$state/tempest" && "$tempest" run --regex '^glance_multiapi_tests\.' \
-    --exclude-regex "$DISRUPTIVE" --concurrency "${CONCURRENCY:-2}")
+    --exclude-regex "$DISRUPTIVE|^$HEAT_CHECKS" \
+    --concurrency "${CONCURRENCY:-2}")
 main_rc=$?
 [ "$main_rc" != 0 ] && rc=$main_rc
 stage_record "  main pass" "$(_stage_minus "$(date +%s.%N)" "$main_t0")"
+wait "$heat_pid"
+heat_rc=$?
+[ "$heat_rc" != 0 ] && rc=$heat_rc
+echo "== tempest: the heat-engine restart, then the heat checks (results)"
+grep -E '^(\{[0-9]+\} |Ran: | - (Passed|Skipped|Failed))' \
+    "$RESULTS/suite-heat-restart.log" | sed 's/^/heat: /'
 # NOTE: one stream of the main pass: subunit v2 streams concatenate.
 (cd "$state/tempest" && "$stestr" last --subunit) \
-    | cat "$work/suite-disruptive.subunit" - > "$RESULTS/suite.subunit"
+    | cat "$work/suite-disruptive.subunit" \
+        "$work/suite-heat-restart.subunit" "$work/suite-heat-checks.subunit" \
+        - > "$RESULTS/suite.subunit"
 wait "$oci_pid"
 oci_rc=$?
 stage_end
@@ -283,6 +304,12 @@ if [ -s "$oci_times" ]; then
     read -r oci_t0 oci_t1 < "$oci_times"
     stage_record "  OCI pass (concurrently)" "$(_stage_minus "$oci_t1" \
         "$oci_t0")"
+fi
+# NOTE: timed from the start of the disruptive scenarios' stage.
+if [ -s "$heat_times" ]; then
+    read -r heat_t0 heat_t1 < "$heat_times"
+    stage_record "  heat restart, heat checks" \
+        "$(_stage_minus "$heat_t1" "$heat_t0")"
 fi
 echo "== tempest: uploader scenarios from an OCI source (results)"
 grep -E '^(\{[0-9]+\} |Ran: |Totals| - (Passed|Skipped|Failed))' \

@@ -224,6 +224,8 @@ def status_report(state):
                                                      verify=verify)}
     report['faults'] = ['%s=%s' % tuple(f) if f[1] else f[0]
                         for f in state.data.get('faults', [])]
+    report['startup'] = {'seconds': state.data.get('startup_seconds'),
+                         'steps': state.data.get('startup_steps', {})}
     return report
 
 
@@ -245,6 +247,12 @@ def _print_status(report, out):
 def _print_summary(state, out):
     report = status_report(state)
     _print_status(report, out)
+    steps = state.data.get('startup_steps') or {}
+    slowest = sorted(steps.items(), key=lambda kv: -kv[1])[:3]
+    if slowest:
+        # NOTE: the whole list is in status -o json (startup).
+        out.write('slowest steps of up: %s\n' % ', '.join(
+            '%s %.1f s' % kv for kv in slowest))
     out.write(
         'up in %.1f s. Use it:\n'
         '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=demo\n'

@@ -145,23 +145,30 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
             kubeapi.install_rbac(state, rbac_texts)
         began = time.monotonic()
         started = []
+        steps = _Steps()
         try:
             for comp in enabled:
-                note = comp.prepare(state)
-                if note:
-                    log(note)
-                started += comp.start(state)
-                state.save()
-            keystone.wait_ready(state, started)
-            admin = keystone.admin(state)
+                with steps.timed('%s start' % _name(comp)):
+                    note = comp.prepare(state)
+                    if note:
+                        log(note)
+                    started += comp.start(state)
+                    state.save()
+            with steps.timed('keystone ready'):
+                keystone.wait_ready(state, started)
+                admin = keystone.admin(state)
             for comp in enabled:
-                comp.register(state, admin)
+                with steps.timed('%s register' % _name(comp)):
+                    comp.register(state, admin)
             for comp in enabled:
                 if comp is not keystone:
-                    comp.wait_ready(state, started)
-            reconcile(state)
+                    with steps.timed('%s ready' % _name(comp)):
+                        comp.wait_ready(state, started)
+            with steps.timed('reconcile'):
+                reconcile(state)
             state.data['startup_seconds'] = round(
                 time.monotonic() - began, 1)
+            state.data['startup_steps'] = steps.seconds
             state.save()
         except BaseException:
             _stop_all(state)
@@ -171,6 +178,30 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
                 shutil.rmtree(state.root, ignore_errors=True)
             raise
     return state
+
+
+def _name(comp):
+    return comp.__name__.rsplit('.', 1)[-1]
+
+
+class _Steps(object):
+    """Seconds of each step of ``up``, in order (``status -o json``).
+
+    Components start at once and are awaited in turn, so a "ready" step
+    is what was still left to wait for; an ``up`` that was slow says
+    where (e.g. a keystone that took 30 s to answer).
+    """
+
+    def __init__(self):
+        self.seconds = {}
+
+    @contextlib.contextmanager
+    def timed(self, step):
+        began = time.monotonic()
+        try:
+            yield
+        finally:
+            self.seconds[step] = round(time.monotonic() - began, 2)
 
 
 # NOTE: how long "down" lets a service stop after SIGTERM: heat-engine's
