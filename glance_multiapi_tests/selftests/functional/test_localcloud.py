@@ -180,11 +180,24 @@ class TestLocalCloud(base.CloudTestCase):
         self.assertGreater(made, 1000)
         self._assert_apis_ready()
 
-    def test_api_restarts_under_client_load_never_lose_a_port(self):
+    # NOTE: and one test per Glance API: all three in one took 142 s in
+    # a CI run on two cores.
+    def _api_restarts_under_client_load(self, index):
         apis = sorted(self.doc()['spec']['glanceAPIs'])
-        made = self.restart_under_load(['glance-' + api for api in apis])
+        if index >= len(apis):
+            self.skipTest('this cloud has %d Glance APIs' % len(apis))
+        made = self.restart_under_load(['glance-' + apis[index]])
         self.assertGreater(made, 1000)
         self._assert_apis_ready()
+
+    def test_first_api_restarts_under_client_load_never_lose_a_port(self):
+        self._api_restarts_under_client_load(0)
+
+    def test_second_api_restarts_under_client_load_never_lose_a_port(self):
+        self._api_restarts_under_client_load(1)
+
+    def test_third_api_restarts_under_client_load_never_lose_a_port(self):
+        self._api_restarts_under_client_load(2)
 
     def _assert_apis_ready(self):
         status = json.loads(self.cli('status', '-o', 'json').stdout)
