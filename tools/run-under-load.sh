@@ -10,8 +10,9 @@
 # (default 2: one busy worker per core of a 2-core machine), bounded by
 # HOG_SECONDS (default 3600; the hog stops then, or when the run ends,
 # whichever is first). Each run's results go to $RESULTS/load-N/ (RESULTS
-# defaults to results-load). Exit status: 0 when every run passed, 1
-# when one failed, 2 on bad usage, 3 when stress-ng is missing.
+# defaults to results-load), its console to $RESULTS/load-N.console.log.
+# Exit status: 0 when every run passed, 1 when one failed, 2 on bad
+# usage, 3 when stress-ng is missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in
@@ -60,11 +61,15 @@ for run in $(seq 1 "$RUNS"); do
     stress-ng --cpu "$HOG_WORKERS" --timeout "${HOG_SECONDS}s" --quiet &
     hog=$!
     start=$(date +%s)
-    RESULTS=$out "$runner" > "$out/console.log" 2>&1
+    # NOTE: the console beside the run's folder, not in it: run-tests.sh
+    # empties its results folder first, and a log it removed while this
+    # wrote to it was lost.
+    console=$base/load-$run.console.log
+    RESULTS=$out "$runner" > "$console" 2>&1
     rc=$?
     seconds=$(( $(date +%s) - start ))
     stop_hog
-    result=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$out/console.log" |
+    result=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$console" |
         tail -1)
     line=$(printf 'run %d of %d: %s, rc %d, %d s: %s' "$run" "$RUNS" \
         "$what" "$rc" "$seconds" "${result:-no result line}")
@@ -72,7 +77,7 @@ for run in $(seq 1 "$RUNS"); do
     summary+=("$line")
     if [ "$rc" != 0 ]; then
         failed=$((failed + 1))
-        grep -E '(FAIL|fail)' "$out/console.log" | head -20 | sed 's/^/  /'
+        grep -E '(FAIL|fail)' "$console" | head -20 | sed 's/^/  /'
     fi
 done
 printf '== %s beside stress-ng --cpu %d: %d of %d runs failed\n' "$what" \
