@@ -145,6 +145,10 @@ class CloudTestCase(testtools.TestCase):
                 ' '.join(args), proc.returncode, proc.stderr.strip()))
         return proc
 
+    def doc(self):
+        """The cloud's Glance CR-shaped document (``get -o json``)."""
+        return json.loads(self.cli('get', '-o', 'json', check=True).stdout)
+
     def verify(self, url):
         """The cloud's CA for an https URL (localcloud/certs.py), else True."""
         if url.startswith('https:'):

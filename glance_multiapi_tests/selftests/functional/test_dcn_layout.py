@@ -32,7 +32,7 @@ class DcnLayoutTest(base.CloudTestCase):
     up_args = ('--no-registry', '--no-fileserver')
 
     def test_default_spec_is_dcn(self):
-        doc = json.loads(self.cli('get', '-o', 'json', check=True).stdout)
+        doc = self.doc()
         spec = doc['spec']
         self.assertEqual('api0', spec['keystoneEndpoint'])
         self.assertEqual(

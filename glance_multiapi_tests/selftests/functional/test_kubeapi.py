@@ -59,9 +59,6 @@ def oscp_patch(endpoint):
 class KubeApiTest(kube_base.KubeCloudTestCase):
     """kubectl and the kubernetes client see and change the cloud."""
 
-    def doc(self):
-        return json.loads(self.cli('get', '-o', 'json', check=True).stdout)
-
     def other_api(self, doc):
         return sorted(a for a in doc['spec']['glanceAPIs']
                       if a != doc['spec']['keystoneEndpoint'])[0]

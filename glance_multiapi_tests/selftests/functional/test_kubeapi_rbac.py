@@ -17,7 +17,6 @@ under a Role that lacks the control plane's patch rule, or reuses the one
 named by GLANCE_MULTIAPI_KUBE_RBAC_CLOUD.
 """
 
-import json
 import os
 import shutil
 import subprocess
@@ -102,8 +101,7 @@ class KubeApiRbacTest(kube_base.RoleCloudTestCase):
         self.assertEqual(0, self.kubectl('get', 'glances').returncode)
 
     def cli_spec(self):
-        return json.loads(self.cli('get', '-o', 'json',
-                                   check=True).stdout)['spec']
+        return self.doc()['spec']
 
     def test_up_refuses_a_file_without_a_role(self):
         folder = tempfile.mkdtemp(prefix='gmt-bad-role-')

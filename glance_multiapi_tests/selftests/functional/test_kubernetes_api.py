@@ -57,8 +57,7 @@ class KubernetesApiTest(base.CloudTestCase):
             return [json.loads(line) for line in f if line.strip()]
 
     def cli_spec(self):
-        return json.loads(self.cli('get', '-o', 'json', check=True).stdout)[
-            'spec']
+        return self.doc()['spec']
 
     def test_discover_and_patch_the_control_plane(self):
         opts = self.opts()

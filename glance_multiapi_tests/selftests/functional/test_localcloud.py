@@ -80,9 +80,6 @@ class TestLocalCloud(base.CloudTestCase):
         with open(os.path.join(self.state_dir, 'clouds.yaml')) as f:
             self.clouds = yaml.safe_load(f)['clouds']
 
-    def doc(self):
-        return json.loads(self.cli('get', '-o', 'json', check=True).stdout)
-
     def image_services(self):
         _token, catalog = self.token_and_catalog()
         return [{e['interface']: e['url'] for e in svc['endpoints']}

@@ -28,9 +28,6 @@ class TestRestartsUnderLoad(base.CloudTestCase):
 
     cloud_env = 'GLANCE_MULTIAPI_FUNCTIONAL_RESTART_CLOUD'
 
-    def doc(self):
-        return json.loads(self.cli('get', '-o', 'json', check=True).stdout)
-
     # NOTE: two tests of a few services each rather than one of all of
     # them, so that neither runs past two minutes on two cores.
     def test_restarts_under_client_load_never_lose_a_port(self):

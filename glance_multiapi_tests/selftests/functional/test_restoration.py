@@ -75,11 +75,8 @@ class RestorationTest(base.CloudTestCase):
         self.addCleanup(self.force_original)
         self.addCleanup(self.cli, 'patch', '--clear-faults')
 
-    def glance_cr(self):
-        return json.loads(self.cli('get', '-o', 'json', check=True).stdout)
-
     def spec_endpoint(self):
-        return self.glance_cr()['spec']['keystoneEndpoint']
+        return self.doc()['spec']['keystoneEndpoint']
 
     def force_original(self):
         if self.spec_endpoint() != ORIGINAL:
@@ -94,7 +91,7 @@ class RestorationTest(base.CloudTestCase):
     def assertBackOnOriginal(self):
         """The spec, status and catalog name api0 again (polled)."""
         def check():
-            cr = self.glance_cr()
+            cr = self.doc()
             status = cr['status']['apiEndpoint']
             wanted = [{i: status['%s-%s' % (ORIGINAL, i)]
                        for i in ('public', 'internal')}]

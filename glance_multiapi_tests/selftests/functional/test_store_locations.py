@@ -18,7 +18,6 @@ and the placement checks pass healthy and fail, or say why they cannot
 judge, under the store faults.
 """
 
-import json
 import uuid
 
 import requests
@@ -38,8 +37,7 @@ class StoreLocationsTest(base.CloudTestCase):
     """Each API serves its own stores; the checks see where bytes are."""
 
     def _internal(self, api):
-        doc = json.loads(self.cli('get', '-o', 'json', check=True).stdout)
-        return doc['status']['apiEndpoint'][api + '-internal']
+        return self.doc()['status']['apiEndpoint'][api + '-internal']
 
     def _upload(self, url, headers):
         verify = self.verify(url)
