@@ -247,8 +247,8 @@ def _print_status(report, out):
 def _print_summary(state, out):
     report = status_report(state)
     _print_status(report, out)
-    steps = state.data.get('startup_steps') or {}
-    slowest = sorted(steps.items(), key=lambda kv: -kv[1])[:3]
+    slowest = sorted(report['startup']['steps'].items(),
+                     key=lambda kv: -kv[1])[:3]
     if slowest:
         # NOTE: the whole list is in status -o json (startup).
         out.write('slowest steps of up: %s\n' % ', '.join(
