@@ -59,14 +59,15 @@ OWN_CLOUD+='|test_dcn_layout|test_role_without_patch|test_cli_bad_input'
 OWN_CLOUD+='|test_restarts_under_load'
 UPLOADER='test_uploader_scenarios|test_uploader_chaos|test_uploader_cli'
 # NOTE: half the broken-uploader rows and half the chaos kills (the B
-# classes) share the fourth worker on the uploader's cloud: they inject no
-# fault, only run uploaders, and mostly wait. The heat operator profile's
-# class (a cloud of its own, about 350 s) joins them: it was the own-cloud
-# worker's second longest, and that worker the run's critical path. So do
-# the restarts under load (a cloud of their own, about 200 s in CI),
-# which were the first worker's, then the critical path.
+# and D classes) share the fourth worker on the uploader's cloud: they
+# inject no fault, only run uploaders, and mostly wait. The heat
+# operator profile's class (a cloud of its own, about 350 s) joins them:
+# it was the own-cloud worker's second longest, and that worker the
+# run's critical path. So do the restarts under load (a cloud of their
+# own, about 200 s in CI), which were the first worker's, then the
+# critical path.
 FOURTH='test_uploader_scenarios\.TestBrokenUploadersB'
-FOURTH+='|test_uploader_chaos\.TestUploaderChaosB'
+FOURTH+='|test_uploader_chaos\.TestUploaderChaos[BD]'
 FOURTH+='|test_heat\.HeatOperatorProfileTest'
 FOURTH+='|test_restarts_under_load'
 prefix='glance_multiapi_tests\.selftests\.functional\.'

@@ -36,9 +36,11 @@ from glance_multiapi_tests.uploader import glance
 from glance_multiapi_tests.uploader import inputs
 
 UPLOADER = uploader_runs.UPLOADER
-# NOTE: in two halves of RUNS // 2 (tests of their own, so that two
-# workers share them), each with its own random sequence.
+# NOTE: in PARTS parts (tests of their own, so that two workers share
+# them and none runs for two minutes), each with its own random sequence:
+# part N takes runs N, N + PARTS, ...
 RUNS = 10
+PARTS = 4
 IMAGE_SIZE = 96 << 20
 # NOTE: the stderr line after which the kill timer starts, and how long
 # after it the kill may land: every phase of the protocol gets hit.
@@ -129,20 +131,22 @@ class TestUploaderChaos(uploader_runs.UploaderRunTestCase):
             self.conn.image.delete_image(image.id, ignore_missing=True)
 
     def test_kill_9_then_rerun_leaves_one_image(self):
-        """The first half of the kills."""
+        """The first part of the kills."""
         self._kill_9_then_rerun(0)
 
-    def _kill_9_then_rerun(self, half):
+    def _kill_9_then_rerun(self, part):
         seed = int(os.environ.get('GLANCE_MULTIAPI_CHAOS_SEED',
-                                  '1410')) + half
+                                  '1410')) + part
         rng = random.Random(seed)
         uri, md5 = self.serve(IMAGE_SIZE, 'uploader-chaos',
                               random_bytes=8 << 20)
         tag = inputs.TAG_PREFIX + md5
-        rows = ['seed %d, %d runs, %d MiB image, WAIT_QUEUED_IMAGE=%d'
-                % (seed, RUNS // 2, IMAGE_SIZE >> 20, GRACE)]
+        runs = range(RUNS)[part::PARTS]
+        rows = ['seed %d, runs %s of %d, %d MiB image, WAIT_QUEUED_IMAGE=%d'
+                % (seed, ','.join(map(str, runs)), RUNS, IMAGE_SIZE >> 20,
+                   GRACE)]
         started = time.monotonic()
-        for index in range(half * (RUNS // 2), (half + 1) * (RUNS // 2)):
+        for index in runs:
             stage, spread = STAGES[rng.randrange(len(STAGES))]
             delay = round(rng.uniform(0, spread), 2)
             key = 'uploader-chaos-%d-%s' % (index, uuid.uuid4().hex[:8])
@@ -177,13 +181,29 @@ class TestUploaderChaos(uploader_runs.UploaderRunTestCase):
         self.addDetail('chaos', content.text_content(report))
         path = os.environ.get('GLANCE_MULTIAPI_CHAOS_REPORT')
         if path:
-            with open(path, 'a' if half else 'w') as out:
+            with open(path, 'a' if part else 'w') as out:
                 out.write(report)
 
 
 class TestUploaderChaosB(TestUploaderChaos):
-    """The second half, in a worker of its own (run-functional.sh)."""
+    """The second part, in a worker of its own (run-functional.sh)."""
 
     def test_kill_9_then_rerun_leaves_one_image(self):
-        """The second half of the kills."""
+        """The second part of the kills."""
         self._kill_9_then_rerun(1)
+
+
+class TestUploaderChaosC(TestUploaderChaos):
+    """The third part, in the first part's worker."""
+
+    def test_kill_9_then_rerun_leaves_one_image(self):
+        """The third part of the kills."""
+        self._kill_9_then_rerun(2)
+
+
+class TestUploaderChaosD(TestUploaderChaos):
+    """The fourth part, in the second part's worker."""
+
+    def test_kill_9_then_rerun_leaves_one_image(self):
+        """The fourth part of the kills."""
+        self._kill_9_then_rerun(3)
