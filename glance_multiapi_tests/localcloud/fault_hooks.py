@@ -138,11 +138,16 @@ class Fault(object):
         """Whether a pod deletion of that Deployment is acted upon."""
         return True
 
-    def rpc_timeout(self, since_restart):
+    def rpc_timeout(self, since_restart, lifted=False):
         """None when heat-api's RPC call to heat-engine goes through.
 
         Else the seconds heat-api waits before the call fails with
         MessagingTimeout. since_restart: seconds since the last
-        ``restart heat-engine`` began (None: never restarted).
+        ``restart heat-engine`` began (None: never restarted); lifted:
+        a call that lifted_by() names was relayed since then.
         """
         return None
+
+    def lifted_by(self, method):
+        """Whether relaying RPC method ends this fault's failing calls."""
+        return False

@@ -268,33 +268,53 @@ class HeatRpcTimeout(fault_hooks.Fault):
     name = 'heat-rpc-timeout'
     needs_heat = True
     arg_kind = 'seconds[:delay]'
-    help = ('for SECONDS after a "restart heat-engine" began, every call '
-            'heat-api relays to heat-engine fails (after DELAY s, default '
-            '0) with MessagingTimeout, which heat-api answers with its own '
-            '500 body (an "error" without "message"), as when the engine '
-            'does not answer within rpc_response_timeout; the cloud\'s own '
-            'probes are spared; e.g. heat-rpc-timeout=20:2')
+    # NOTE: the window that never ends on its own: it lasts until heat-api
+    # relays the first stack delete after the restart began, so a test's
+    # own cleanup ends it instead of waiting out a window long enough to
+    # outlast any restart.
+    UNTIL_DELETE = 'delete'
+    help = ('for SECONDS after a "restart heat-engine" began (SECONDS '
+            '"delete": until heat-api relays its first stack delete after '
+            'it, which goes through), every call heat-api relays to '
+            'heat-engine fails (after DELAY s, default 0) with '
+            'MessagingTimeout, which heat-api answers with its own 500 body '
+            '(an "error" without "message"), as when the engine does not '
+            'answer within rpc_response_timeout; the cloud\'s own probes are '
+            'spared; e.g. heat-rpc-timeout=20:2, heat-rpc-timeout=delete')
 
     def _numbers(self):
         seconds, _sep, delay = (self.arg or '').partition(':')
-        return float(seconds), float(delay or 0)
+        if seconds == self.UNTIL_DELETE:
+            return float('inf'), float(delay or 0)
+        seconds = float(seconds)
+        if seconds == float('inf'):
+            raise ValueError(seconds)
+        return seconds, float(delay or 0)
 
     def check_arg(self):
         try:
             seconds, delay = self._numbers()
         except ValueError:
             seconds = delay = -1
-        if seconds <= 0 or delay < 0:
+        if not seconds > 0 or not 0 <= delay < float('inf'):
             raise errors.Invalid('fault %s needs SECONDS[:DELAY], SECONDS '
-                                 'above 0, e.g. %s=20 or %s=20:2, got %r' % (
-                                     self.name, self.name, self.name,
+                                 'above 0 or "%s", e.g. %s=20, %s=20:2 or '
+                                 '%s=%s, got %r' % (
+                                     self.name, self.UNTIL_DELETE, self.name,
+                                     self.name, self.name, self.UNTIL_DELETE,
                                      self.arg))
 
-    def rpc_timeout(self, since_restart):
+    def rpc_timeout(self, since_restart, lifted=False):
         seconds, delay = self._numbers()
         if since_restart is None or not 0 <= since_restart < seconds:
             return None
+        if lifted and seconds == float('inf'):
+            return None
         return delay
+
+    def lifted_by(self, method):
+        return (self._numbers()[0] == float('inf') and
+                method == 'delete_stack')
 
 
 # -- stores: where the bytes are (issue #12, placement by location) --------

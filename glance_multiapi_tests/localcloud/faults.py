@@ -119,12 +119,15 @@ class Faults(object):
     def acts_on_delete(self, deployment):
         return all(item.acts_on_delete(deployment) for item in self.active)
 
-    def rpc_timeout(self, since_restart):
+    def rpc_timeout(self, since_restart, lifted=False):
         for item in self.active:
-            delay = item.rpc_timeout(since_restart)
+            delay = item.rpc_timeout(since_restart, lifted)
             if delay is not None:
                 return delay
         return None
+
+    def lifted_by(self, method):
+        return any(item.lifted_by(method) for item in self.active)
 
 
 def describe():

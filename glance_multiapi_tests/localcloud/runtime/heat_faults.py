@@ -34,6 +34,10 @@ _PROBE_ENVIRON = 'HTTP_' + PROBE_HEADER.upper().replace('-', '_')
 # NOTE: in the heat folder of the state dir; holds time.time() of the
 # moment the last "restart heat-engine" began.
 RESTART_MARKER = 'engine-restart-began'
+# NOTE: written when heat-api relays the call that ends a fault's failing
+# calls (heat-rpc-timeout=delete: the first stack delete); it counts for
+# the restart marked before it only.
+LIFTED_MARKER = 'engine-rpc-fault-lifted'
 _request = threading.local()
 
 
@@ -41,28 +45,57 @@ def marker_path(state_dir):
     return os.path.join(state_dir, 'heat', RESTART_MARKER)
 
 
-def mark_restart(state_dir):
-    """Record that a heat-engine restart begins now."""
-    with open(marker_path(state_dir), 'w') as f:
+def _mark(path):
+    with open(path, 'w') as f:
         f.write('%.6f\n' % time.time())
 
 
-def since_restart(state_dir):
-    """Seconds since the last heat-engine restart began, or None."""
+def _marked(path):
     try:
-        with open(marker_path(state_dir)) as f:
-            # NOTE: never below 0: the mark is rounded, and may be read
-            # in the same microsecond it was written.
-            return max(0.0, time.time() - float(f.read()))
+        with open(path) as f:
+            return float(f.read())
     except (OSError, ValueError):
         return None
 
 
-def rpc_delay(state_dir):
-    """None, or the seconds before a relayed call fails (fault active)."""
+def mark_restart(state_dir):
+    """Record that a heat-engine restart begins now."""
+    _mark(marker_path(state_dir))
+
+
+def since_restart(state_dir):
+    """Seconds since the last heat-engine restart began, or None."""
+    began = _marked(marker_path(state_dir))
+    # NOTE: never below 0: the mark is rounded, and may be read in the
+    # same microsecond it was written.
+    return None if began is None else max(0.0, time.time() - began)
+
+
+def _lifted_path(state_dir):
+    return os.path.join(state_dir, 'heat', LIFTED_MARKER)
+
+
+def lifted(state_dir):
+    """Whether a lifting call was relayed since the last restart began."""
+    began = _marked(marker_path(state_dir))
+    done = _marked(_lifted_path(state_dir))
+    return began is not None and done is not None and done >= began
+
+
+def rpc_delay(state_dir, method=None):
+    """None, or the seconds before a relayed call fails (fault active).
+
+    method: the RPC method heat-api relays; one that ends the fault's
+    failing calls (Faults.lifted_by) goes through, and so does every
+    call after it until the next restart.
+    """
     state = state_mod.State(state_dir).load()
-    return faults_mod.Faults.of_state(state).rpc_timeout(
-        since_restart(state_dir))
+    faults = faults_mod.Faults.of_state(state)
+    since = since_restart(state_dir)
+    if since is not None and method and faults.lifted_by(method):
+        _mark(_lifted_path(state_dir))
+        return None
+    return faults.rpc_timeout(since, lifted(state_dir))
 
 
 def install(application, state_dir):
@@ -74,7 +107,7 @@ def install(application, state_dir):
 
     def call(self, ctxt, msg, version=None, timeout=None):
         if not getattr(_request, 'probe', False):
-            delay = rpc_delay(state_dir)
+            delay = rpc_delay(state_dir, msg[0])
             if delay is not None:
                 # NOTE: a slow failure, as heat-api waits out its RPC
                 # timeout; bounded by the fault's DELAY.

@@ -41,16 +41,15 @@ RESTART = _T + 'scenario.test_heat_engine_restart.HeatEngineRestartTest.' \
     'test_restart_engine_during_stack_create'
 # NOTE: heat-rpc-timeout windows, counted from the restart's start: one
 # that ends while the stack is still in progress (SLOW waits 30 s), and
-# one that outlasts the scenario's window (the restart, about 30 s here
-# as the old engine drains SLOW while its replacement gets Ready, plus
-# NEVER_END_GRACE) by 15 s, but not the stack cleanup's (build_timeout
-# 120 s after that); no longer, since the test waits the whole window
-# out. The never-ending windows' tests give terminal_timeout only 20 s:
-# a failure that outlasts 20 s outlasts 45 s the same way, and the test
-# takes 50 s less (two tests, each once over 120 s).
+# one that never ends on its own: it lasts until the test's own cleanup
+# deletes the stack (heat-rpc-timeout=delete), so the test waits out no
+# window sized to outlast the restart, and its stack needs no SLOW
+# resource to keep the restart long. The never-ending windows' tests
+# give terminal_timeout only 20 s: a failure that outlasts 20 s outlasts
+# 45 s the same way.
 RPC_TIMEOUTS_END = 20
 NEVER_END_GRACE = 20
-RPC_TIMEOUTS_OUTLAST = 30 + NEVER_END_GRACE + 15
+RPC_TIMEOUTS_NEVER_END = 'heat-rpc-timeout=delete'
 SLOW_FOR_RPC_TIMEOUTS = {'in_progress_seconds': 30}
 # NOTE: what must never reach the user: tempest's own KeyError on heat's
 # 500 body, or a traceback from inside its rest client.
@@ -195,8 +194,7 @@ class HeatChecksTest(HeatCloudTestCase):
 
     def test_rpc_timeouts_that_never_end_fail_scenario(self):
         status, details = self._restart_scenario(
-            'heat-rpc-timeout=%d' % RPC_TIMEOUTS_OUTLAST,
-            terminal_timeout=NEVER_END_GRACE, **SLOW_FOR_RPC_TIMEOUTS)
+            RPC_TIMEOUTS_NEVER_END, terminal_timeout=NEVER_END_GRACE)
         self.assertEqual('fail', status, details[-3000:])
         self.assertIn('then heat-api kept failing: ', details,
                       details[-3000:])
@@ -273,8 +271,7 @@ class HeatOperatorProfileTest(HeatCloudTestCase):
 
     def test_operator_rpc_timeouts_that_never_end_fail_naming_them(self):
         status, details = self._restart_scenario(
-            'heat-rpc-timeout=%d' % RPC_TIMEOUTS_OUTLAST,
-            terminal_timeout=NEVER_END_GRACE, **SLOW_FOR_RPC_TIMEOUTS)
+            RPC_TIMEOUTS_NEVER_END, terminal_timeout=NEVER_END_GRACE)
         self.assertEqual('fail', status, details[-3000:])
         self.assertIn('then heat-api kept failing: ', details,
                       details[-3000:])

@@ -18,6 +18,7 @@ import io
 import os
 import shutil
 import tempfile
+import time
 
 import fixtures
 import testtools
@@ -140,7 +141,8 @@ class HeatFaultsTest(testtools.TestCase):
                       with_heat=False)
 
     def test_rpc_timeout_needs_seconds(self):
-        for arg in (None, '', '0', 'x', '20:-1', '20:y'):
+        for arg in (None, '', '0', 'x', '20:-1', '20:y', 'nan', 'inf',
+                    'delete:inf', 'Delete'):
             exc = self.assertRaises(errors.Invalid, faults.Faults,
                                     [['heat-rpc-timeout', arg]], SPEC)
             self.assertIn('fault heat-rpc-timeout needs SECONDS[:DELAY]',
@@ -156,6 +158,39 @@ class HeatFaultsTest(testtools.TestCase):
         self.assertEqual(1.5, active.rpc_timeout(19.9))
         self.assertIsNone(active.rpc_timeout(20))
         self.assertIsNone(faults.Faults([], SPEC).rpc_timeout(1))
+
+    def test_rpc_timeout_until_delete_ends_when_lifted(self):
+        active = faults.Faults([['heat-rpc-timeout', 'delete:0.5']], SPEC)
+        self.assertIsNone(active.rpc_timeout(None))
+        self.assertEqual(0.5, active.rpc_timeout(0))
+        self.assertEqual(0.5, active.rpc_timeout(1e6))
+        self.assertIsNone(active.rpc_timeout(1, lifted=True))
+        self.assertTrue(active.lifted_by('delete_stack'))
+        self.assertFalse(active.lifted_by('show_stack'))
+        # NOTE: a timed window is not ended by a delete.
+        timed = faults.Faults([['heat-rpc-timeout', '20']], SPEC)
+        self.assertFalse(timed.lifted_by('delete_stack'))
+        self.assertEqual(0, timed.rpc_timeout(1, lifted=True))
+
+    def test_rpc_delay_lifted_by_the_first_delete_of_a_restart(self):
+        root = tempfile.mkdtemp(prefix='gmt-unit-heat-')
+        self.addCleanup(shutil.rmtree, root, ignore_errors=True)
+        os.mkdir(os.path.join(root, 'heat'))
+        state = state_mod.State(root)
+        state.data = {'spec': SPEC,
+                      'faults': [['heat-rpc-timeout', 'delete']]}
+        state.save()
+        # NOTE: no restart yet: a delete neither fails nor lifts.
+        self.assertIsNone(heat_faults.rpc_delay(root, 'delete_stack'))
+        self.assertFalse(heat_faults.lifted(root))
+        heat_faults.mark_restart(root)
+        self.assertEqual(0, heat_faults.rpc_delay(root, 'show_stack'))
+        self.assertIsNone(heat_faults.rpc_delay(root, 'delete_stack'))
+        self.assertIsNone(heat_faults.rpc_delay(root, 'show_stack'))
+        # NOTE: the next restart fails calls again until its own delete.
+        with open(heat_faults.marker_path(root), 'w') as f:
+            f.write('%.6f\n' % (time.time() + 1))
+        self.assertEqual(0, heat_faults.rpc_delay(root, 'show_stack'))
 
     def test_rpc_delay_reads_faults_and_restart_marker(self):
         root = tempfile.mkdtemp(prefix='gmt-unit-heat-')
