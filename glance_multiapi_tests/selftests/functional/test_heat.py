@@ -44,9 +44,10 @@ RESTART = _T + 'scenario.test_heat_engine_restart.HeatEngineRestartTest.' \
 # one that never ends on its own: it lasts until the test's own cleanup
 # deletes the stack (heat-rpc-timeout=delete), so the test waits out no
 # window sized to outlast the restart, and its stack needs no SLOW
-# resource to keep the restart long. The never-ending windows' tests
-# give terminal_timeout only 20 s: a failure that outlasts 20 s outlasts
-# 45 s the same way.
+# resource to keep the restart long. The never-ending windows' tests,
+# and the operator profile's stranded stacks, give terminal_timeout only
+# 20 s: a failure or a stack that outlasts 20 s outlasts 45 s the same
+# way.
 RPC_TIMEOUTS_END = 20
 NEVER_END_GRACE = 20
 RPC_TIMEOUTS_NEVER_END = 'heat-rpc-timeout=delete'
@@ -248,10 +249,8 @@ class HeatOperatorProfileTest(HeatCloudTestCase):
         # and the stack stays CREATE_IN_PROGRESS (README, "heat-engine
         # restart"). Should heat or the operator fix it, this fails and
         # the README note changes.
-        results = self.run_tempest(RESTART.replace('.', r'\.'),
-                                   overrides=self.overrides())
-        (status, details), = [v for k, v in results.items()
-                              if RESTART in k]
+        status, details = self._restart_scenario(
+            terminal_timeout=NEVER_END_GRACE)
         self.assertEqual('fail', status, details[-2000:])
         self.assertIn('stayed in progress', details, details[-2000:])
         self.assertIn('after INIT_COMPLETE, slow CREATE_COMPLETE; '
@@ -263,7 +262,7 @@ class HeatOperatorProfileTest(HeatCloudTestCase):
         # own verdict: the stack is stranded.
         status, details = self._restart_scenario(
             'heat-rpc-timeout=%d:2' % RPC_TIMEOUTS_END,
-            **SLOW_FOR_RPC_TIMEOUTS)
+            terminal_timeout=NEVER_END_GRACE, **SLOW_FOR_RPC_TIMEOUTS)
         self.assertEqual('fail', status, details[-3000:])
         self.assertIn('stayed in progress', details, details[-3000:])
         self.assertRpcTimeoutsSeen(details)
