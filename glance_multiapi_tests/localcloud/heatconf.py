@@ -145,6 +145,11 @@ def profile(state):
                                              DEFAULT_PROFILE)
 
 
+def engine_workers(state):
+    """How many heat-engine workers (num_engine_workers) the cloud runs."""
+    return PROFILES[profile(state)]['engine_workers']
+
+
 def render(state, *, transport_url, keystone_url):
     """The heat.conf text of this cloud, as its profile says.
 
