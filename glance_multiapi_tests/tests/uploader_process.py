@@ -29,6 +29,7 @@ import time
 import uuid
 
 import fixtures
+import psutil
 import yaml
 
 from glance_multiapi_tests.common import trust
@@ -159,6 +160,31 @@ class UploaderRun(fixtures.Fixture):
 
     def finished(self):
         return self.process.poll() is not None
+
+    def reached_network(self):
+        """Whether the run's processes have opened a TCP connection yet.
+
+        What any uploader does first, whatever it is written in: get a
+        token from keystone, then ask Glance. Seen from outside (psutil,
+        the process and its children), so the uploader stays unmodified;
+        once seen, it stays true for the run.
+        """
+        if getattr(self, '_reached', False):
+            return True
+        try:
+            top = psutil.Process(self.process.pid)
+            tree = [top] + top.children(recursive=True)
+        except psutil.Error:
+            return False
+        for proc in tree:
+            try:
+                conns = proc.net_connections(kind='tcp')
+            except psutil.Error:
+                continue
+            if any(c.raddr for c in conns):
+                self._reached = True
+                return True
+        return False
 
     def _read(self, stream):
         stream.seek(0)

@@ -20,6 +20,7 @@ queued behaviours the uploader under test promises.
 """
 
 import io
+import time
 
 from tempest import config
 from tempest.lib import decorators
@@ -134,13 +135,19 @@ class UploaderOwnQueuedTest(uploader_base.UploaderScenarioTest):
         upload: the image must not be deleted, nor taken for a foreign
         one, and the uploader must still wait saving_hold seconds later.
         """
-        # NOTE: a grace long enough to start the held upload inside it.
-        grace = max(self.opts.wait_queued_image, 2 * self.opts.saving_hold)
+        # NOTE: the grace, counted from our image's creation, holds the
+        # uploader's start, saving_hold for it to act on what it found,
+        # and saving_hold more to start the held upload inside it: four
+        # holds, so that a start as long as two (a loaded node) still
+        # leaves the uploader its time to look before our image saves.
+        hold = self.opts.saving_hold
+        grace = max(self.opts.wait_queued_image, 4 * hold)
         key, entry, data = self.new_image('upl-own-queued-saving')
         queued = self.queued_image(self.images, key, entry)
+        deadline = time.monotonic() + grace - hold
         run = self.run_uploader({key: entry},
                                 env={'WAIT_QUEUED_IMAGE': str(grace)}).start()
-        self._wait_until_busy(run, key, entry, queued, grace / 2.0)
+        self._wait_until_busy(run, key, entry, queued, hold, deadline)
         if run.finished():
             self.fail('the uploader ended within the WAIT_QUEUED_IMAGE '
                       'grace (%d s) of our queued image %s, now %s: %s'
@@ -178,12 +185,26 @@ class UploaderOwnQueuedTest(uploader_base.UploaderScenarioTest):
         except lib_exc.NotFound:
             return 'deleted'
 
-    def _wait_until_busy(self, run, key, entry, queued, timeout):
+    def _wait_until_busy(self, run, key, entry, queued, timeout, deadline):
         """Until the uploader has downloaded or made its own record.
 
         Either means it has looked at (or is about to settle) the queued
-        image; on timeout it is still inside the grace, so go on.
+        image; after timeout s it is still inside the grace, so go on.
+        The timeout counts from the uploader's first connection (one that
+        is still starting, on a loaded node, has looked at nothing), and
+        ends at deadline (time.monotonic()) whatever happened.
         """
+        def left():
+            return max(0.0, deadline - time.monotonic())
+
+        try:
+            waiters.wait_for(lambda: run.finished() or run.reached_network(),
+                             what='uploader to open its first connection',
+                             timeout=left(), interval=0.1)
+        except polling.PollTimeout:
+            pass
+        timeout = min(timeout, left())
+
         def busy():
             if run.finished() or self.downloads(key, entry):
                 return True
