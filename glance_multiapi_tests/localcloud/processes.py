@@ -14,9 +14,9 @@
 
 Each service runs in its own session (process group) so that stopping it
 also stops whatever it forked (uwsgi workers). Only pids recorded in this
-state dir are ever signalled, and only while their start time (psutil's
-create_time) still matches the recorded one, so a recycled pid is never
-hit.
+state dir are ever signalled, and only while their start (clock ticks
+since boot, which a step of the wall clock leaves alone) still matches
+the recorded one, so a recycled pid is never hit.
 """
 
 import contextlib
@@ -166,19 +166,27 @@ def _read_pidfile(state, name):
 
 
 def _start_time(pid):
-    """When pid started (seconds since the epoch), None if it is gone."""
+    """When pid started, in clock ticks since boot (a string), else None.
+
+    Ticks since boot, as the kernel keeps them, not seconds since the
+    epoch: a step of the wall clock (NTP after a suspend, a VM resumed or
+    forked) moves psutil's create_time of every process at once, and every
+    cloud then looked stopped (a CI run lost its clouds that way).
+    """
     try:
-        return psutil.Process(pid).create_time()
+        since_boot = psutil.Process(pid).create_time() - psutil.boot_time()
     except psutil.Error:
         return None
+    return str(int(round(since_boot * os.sysconf('SC_CLK_TCK'))))
 
 
 def _as_epoch(start_time):
     """A pidfile's start time in seconds since the epoch, else None.
 
-    NOTE: an older release recorded the kernel's start time in clock
-    ticks since boot (a string), from which psutil's create_time is
-    made the same way.
+    The start is recorded in clock ticks since boot (a string), and made
+    into the epoch with the boot time read now, as psutil's create_time
+    is: both move together when the wall clock steps. A number is a
+    start recorded by an earlier release, in seconds since the epoch.
     """
     if isinstance(start_time, str) and start_time.isdigit():
         return psutil.boot_time() + int(start_time) / os.sysconf(
