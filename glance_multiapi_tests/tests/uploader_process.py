@@ -177,8 +177,12 @@ class UploaderRun(fixtures.Fixture):
         except psutil.Error:
             return False
         for proc in tree:
+            # NOTE: net_connections since psutil 6; connections before (a
+            # stock image may carry an older one).
+            listing = getattr(proc, 'net_connections', None) or getattr(
+                proc, 'connections')
             try:
-                conns = proc.net_connections(kind='tcp')
+                conns = listing(kind='tcp')
             except psutil.Error:
                 continue
             if any(c.raddr for c in conns):
