@@ -304,17 +304,19 @@ class HeatRpcTimeout(fault_hooks.Fault):
                                      self.name, self.name, self.UNTIL_DELETE,
                                      self.arg))
 
+    def _until_delete(self):
+        return self._numbers()[0] == float('inf')
+
     def rpc_timeout(self, since_restart, lifted=False):
         seconds, delay = self._numbers()
         if since_restart is None or not 0 <= since_restart < seconds:
             return None
-        if lifted and seconds == float('inf'):
+        if lifted and self._until_delete():
             return None
         return delay
 
     def lifted_by(self, method):
-        return (self._numbers()[0] == float('inf') and
-                method == 'delete_stack')
+        return self._until_delete() and method == 'delete_stack'
 
 
 # -- stores: where the bytes are (issue #12, placement by location) --------

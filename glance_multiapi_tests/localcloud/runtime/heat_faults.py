@@ -63,23 +63,18 @@ def mark_restart(state_dir):
     _mark(marker_path(state_dir))
 
 
-def since_restart(state_dir):
-    """Seconds since the last heat-engine restart began, or None."""
-    began = _marked(marker_path(state_dir))
-    # NOTE: never below 0: the mark is rounded, and may be read in the
-    # same microsecond it was written.
-    return None if began is None else max(0.0, time.time() - began)
-
-
 def _lifted_path(state_dir):
     return os.path.join(state_dir, 'heat', LIFTED_MARKER)
 
 
-def lifted(state_dir):
-    """Whether a lifting call was relayed since the last restart began."""
-    began = _marked(marker_path(state_dir))
+def _lifted_since(state_dir, began):
     done = _marked(_lifted_path(state_dir))
     return began is not None and done is not None and done >= began
+
+
+def lifted(state_dir):
+    """Whether a lifting call was relayed since the last restart began."""
+    return _lifted_since(state_dir, _marked(marker_path(state_dir)))
 
 
 def rpc_delay(state_dir, method=None):
@@ -91,11 +86,16 @@ def rpc_delay(state_dir, method=None):
     """
     state = state_mod.State(state_dir).load()
     faults = faults_mod.Faults.of_state(state)
-    since = since_restart(state_dir)
-    if since is not None and method and faults.lifted_by(method):
+    began = _marked(marker_path(state_dir))
+    if began is None:
+        return faults.rpc_timeout(None)
+    # NOTE: never below 0: the mark is rounded, and may be read in the
+    # same microsecond it was written.
+    since = max(0.0, time.time() - began)
+    if method and faults.lifted_by(method):
         _mark(_lifted_path(state_dir))
         return None
-    return faults.rpc_timeout(since, lifted(state_dir))
+    return faults.rpc_timeout(since, _lifted_since(state_dir, began))
 
 
 def install(application, state_dir):

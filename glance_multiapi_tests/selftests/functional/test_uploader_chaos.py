@@ -186,7 +186,7 @@ class TestUploaderChaos(uploader_runs.UploaderRunTestCase):
 
 
 class TestUploaderChaosB(TestUploaderChaos):
-    """The second part, in a worker of its own (run-functional.sh)."""
+    """The second part, in the fourth worker (run-functional.sh)."""
 
     def test_kill_9_then_rerun_leaves_one_image(self):
         """The second part of the kills."""
