@@ -66,6 +66,8 @@ def session_pids(sid):
 class RestorationTest(base.CloudTestCase):
     """Each way a switchover can end leaves the cloud on api0."""
 
+    cloud_env = base.ENV_SECOND_FAULT_CLOUD
+
     def setUp(self):
         super().setUp()
         self.assertEqual(ORIGINAL, self.spec_endpoint(),
