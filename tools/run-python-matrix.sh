@@ -148,10 +148,13 @@ for version in "${VERSIONS[@]}"; do
     fi
     [ -n "$summary_python" ] || summary_python=$ROOT/$venv/bin/python
 
-    # NOTE: bytecode goes to a folder of the run's, not into the tree;
-    # an empty tempest config folder keeps any tempest.conf of the
+    # NOTE: bytecode goes to a folder of the venv's, not into the tree,
+    # and stays for the next run: made anew each run, it cost every
+    # version's run the compiling of tempest and its libraries again (a
+    # source changed since is compiled again, so compileall still reads
+    # it). An empty tempest config folder keeps any tempest.conf of the
     # machine's from being read by modules that load tempest's config.
-    export PYTHONPYCACHEPREFIX=$RESULTS/$tag-pycache
+    export PYTHONPYCACHEPREFIX=$ROOT/$venv/pycache
     export TEMPEST_CONFIG_DIR=$RESULTS/$tag-tempest-etc
     mkdir -p "$TEMPEST_CONFIG_DIR"
     label="python-matrix [$("$python" -V 2>&1)]"
@@ -176,7 +179,6 @@ for version in "${VERSIONS[@]}"; do
         --exclude-regex "$RUNNER_TESTS" \
         --subunit > "$sub" 2> "$RESULTS/$tag-unit.log"
     cat "$sub" >> "$STREAM"
-    rm -rf "$PYTHONPYCACHEPREFIX"
     unset PYTHONPYCACHEPREFIX TEMPEST_CONFIG_DIR
     line=$("$venv/bin/python" tools/subunit_summary.py --list-failures "$sub")
     echo "$line" | sed "s/^/$label: unit: /"
