@@ -56,16 +56,30 @@ record() {
     [ "$1" = success ] || echo "coexistence: FAILED: $2"
 }
 
-# This plugin, from the work tree, into its own folder (fresh every run).
+# This plugin, from the work tree, into its own folder: built again
+# when a file that goes into it changed (the key: every such file's
+# content), else reused. NOTE: built every run it took 124 s of a warm
+# run's 376 s on two busy cores (pbr, pip, the wheel).
 own="$VENV/own-plugin"
+# Outside a git work tree there is no list of files: built every run.
+if files=$(git ls-files -co --exclude-standard -- glance_multiapi_tests \
+        setup.cfg setup.py requirements.txt 2>/dev/null); then
+    own_key=$(echo "$files" | sort | while read -r f; do
+        [ -f "$f" ] && sha1sum "$f"; done | sha1sum | cut -c1-16)
+else
+    own_key=unknown-$RANDOM$RANDOM
+fi
 install_own() {
     rm -rf "$own"
     _pip_quiet "$VENV/bin/pip" install -q --no-deps --no-build-isolation \
-        --target "$own" .
+        --target "$own" . && echo "$own_key" > "$own/.built-from"
 }
 # NOTE: pbr takes the version from git twice per build; a commit landing
 # in between fails the build, which a second try does not meet.
-if install_own || install_own; then
+if [ "$(cat "$own/.built-from" 2>/dev/null)" = "$own_key" ]; then
+    echo "coexistence: $own reused (no file of the plugin changed)"
+    record success install-this-plugin
+elif install_own || install_own; then
     record success install-this-plugin
 else
     record fail install-this-plugin
