@@ -283,6 +283,10 @@ class RestorationTest(base.CloudTestCase):
 class OptInTest(base.CloudTestCase):
     """Unless tempest.conf opts in, no scenario touches the deployment."""
 
+    # NOTE: it reads the spec the classes of its module change, so it
+    # shares their cloud and their worker (tools/run-functional.sh).
+    cloud_env = base.ENV_SECOND_FAULT_CLOUD
+
     def test_disruptive_scenarios_skip_without_their_option(self):
         results = self.run_tempest(
             r'glance_multiapi_tests\.tests\.scenario\.test_(switchover|'
