@@ -64,9 +64,10 @@ export GLANCE_MULTIAPI_FUNCTIONAL_ARTIFACTS="$ARTIFACTS_DIR"
 # a time in one (they inject faults into it); the uploader's classes, on
 # the second cloud, in two; the classes that bring up clouds of their
 # own (OWN_CLOUD) in a third, but for the one in the fourth (FOURTH);
-# the fault classes of the third cloud (SECOND_FAULT) in the fifth.
+# the fault classes of the third cloud and the heat restart faults
+# (SECOND_FAULT) in the fifth.
 # They wait on their clouds much of the time (a serial run keeps the two
-# cores a fifth busy), so the four together take about the longest one's
+# cores a fifth busy), so the five together take about the longest one's
 # time. SERIAL=1: one worker.
 OWN_CLOUD='test_heat|test_kubeapi_heat|test_tls|test_kubeapi_rbac'
 OWN_CLOUD+='|test_dcn_layout|test_role_without_patch|test_cli_bad_input'
@@ -85,8 +86,11 @@ FOURTH+='|test_uploader_chaos\.TestUploaderChaos[BD]'
 FOURTH+='|test_heat\.HeatOperatorProfileTest'
 FOURTH+='|test_restarts_under_load'
 # NOTE: the fault classes that took the first worker longest (in a CI
-# run: about 440 and 180 s of its 1,300).
+# run: about 440 and 180 s of its 1,300), and the broken heat-engine
+# restarts (a heat cloud of their own; about 450 s of the third
+# worker's 1,640 in a warm run on two busy cores).
 SECOND_FAULT='test_multiapi_faults|test_restoration'
+SECOND_FAULT+='|test_heat\.HeatRestartFaultsTest'
 prefix='glance_multiapi_tests\.selftests\.functional\.'
 workers=$work/workers.yaml
 if [ -n "${SERIAL:-}" ]; then
@@ -97,8 +101,8 @@ else
             "$OWN_CLOUD" "$UPLOADER" "$SECOND_FAULT"
         printf -- "- worker: ['^%s(?!(%s)\\.)(%s)\\.']\n" "$prefix" \
             "$FOURTH" "$UPLOADER"
-        printf -- "- worker: ['^%s(?!(%s)\\.)(%s)\\.']\n" "$prefix" \
-            "$FOURTH" "$OWN_CLOUD"
+        printf -- "- worker: ['^%s(?!(%s|%s)\\.)(%s)\\.']\n" "$prefix" \
+            "$FOURTH" "$SECOND_FAULT" "$OWN_CLOUD"
         printf -- "- worker: ['^%s(%s)\\.']\n" "$prefix" "$FOURTH"
         printf -- "- worker: ['^%s(%s)\\.']\n" "$prefix" "$SECOND_FAULT"
     } > "$workers"
