@@ -1,8 +1,6 @@
 #!/bin/bash
-# Bring up the shared embedded clouds (one for the classes that inject
-# faults, one for the uploader's classes, one for the longest fault
-# classes; SERIAL=1: one for all), run the functional self-tests against
-# them (faults are injected and cleared by patch), take them down.
+# Bring up ONE embedded cloud, run the functional self-tests against it
+# (they share it; faults are injected and cleared by patch), take it down.
 # Extra arguments go to "stestr run" (e.g. a test filter).
 # Writes the subunit stream to ${RESULTS:-results}/functional.subunit
 # (with functional.junit.xml and functional.html beside it). When the run
@@ -24,50 +22,37 @@ cloud_workdir functional
 cloud_artifacts "$ARTIFACTS_DIR/shared" --only-on-failure
 
 # NOTE: the uploader's classes share a second cloud: they inject no
-# faults, so they need not wait for the classes that do. The classes of
-# SECOND_FAULT (below) inject theirs into a third cloud, beside those of
-# the first. All three come up at once (SERIAL=1: everything uses the
-# first one).
+# faults, so they need not wait for the classes that do; both clouds come
+# up at once (SERIAL=1: the uploader's classes use the first one too).
 uploader_state=$state
-second_state=$state
-also_up=()
 if [ -z "${SERIAL:-}" ]; then
     uploader_state=$work/uploader-cloud
-    second_state=$work/second-fault-cloud
-    for also in uploader second-fault; do
-        cloud_also "$work/$also-cloud" "$ARTIFACTS_DIR/$also"
-        "$VENV/bin/glance-multiapi-cloud" --state-dir "$work/$also-cloud" \
-            up -q > "$work/$also-up.log" 2>&1 &
-        also_up+=("$also:$!")
-    done
+    cloud_also "$uploader_state" "$ARTIFACTS_DIR/uploader"
+    "$VENV/bin/glance-multiapi-cloud" --state-dir "$uploader_state" up -q \
+        > "$work/uploader-up.log" 2>&1 &
+    uploader_up=$!
 fi
 if ! "$VENV/bin/glance-multiapi-cloud" --state-dir "$state" up; then
     rc=$?
     wait
     exit $rc
 fi
-for also in "${also_up[@]}"; do
-    if ! wait "${also#*:}"; then
-        echo "run-functional: the ${also%%:*} cloud did not come up:" >&2
-        cat "$work/${also%%:*}-up.log" >&2
-        wait
-        exit 1
-    fi
-done
+if [ -n "${uploader_up:-}" ] && ! wait "$uploader_up"; then
+    echo "run-functional: the uploader's cloud did not come up:" >&2
+    cat "$work/uploader-up.log" >&2
+    exit 1
+fi
 export GLANCE_MULTIAPI_FUNCTIONAL_CLOUD="$state"
 export GLANCE_MULTIAPI_FUNCTIONAL_UPLOADER_CLOUD="$uploader_state"
-export GLANCE_MULTIAPI_FUNCTIONAL_SECOND_FAULT_CLOUD="$second_state"
 # NOTE: the clouds the test classes bring up themselves are gone when the
 # run ends; base.CloudTestCase keeps theirs here, dropped below on success.
 export GLANCE_MULTIAPI_FUNCTIONAL_ARTIFACTS="$ARTIFACTS_DIR"
-# NOTE: five workers. The classes that share the first cloud run one at
+# NOTE: four workers. The classes that share the first cloud run one at
 # a time in one (they inject faults into it); the uploader's classes, on
 # the second cloud, in two; the classes that bring up clouds of their
-# own (OWN_CLOUD) in a third, but for the one in the fourth (FOURTH);
-# the fault classes of the third cloud and the heat restart faults
-# (SECOND_FAULT) in the fifth.
+# own (OWN_CLOUD) in a third, but for the one in the fourth (FOURTH).
 # They wait on their clouds much of the time (a serial run keeps the two
-# cores a fifth busy), so the five together take about the longest one's
+# cores a fifth busy), so the four together take about the longest one's
 # time. SERIAL=1: one worker.
 OWN_CLOUD='test_heat|test_kubeapi_heat|test_tls|test_kubeapi_rbac'
 OWN_CLOUD+='|test_dcn_layout|test_role_without_patch|test_cli_bad_input'
@@ -85,26 +70,19 @@ FOURTH='test_uploader_scenarios\.TestBrokenUploadersB'
 FOURTH+='|test_uploader_chaos\.TestUploaderChaos[BD]'
 FOURTH+='|test_heat\.HeatOperatorProfileTest'
 FOURTH+='|test_restarts_under_load'
-# NOTE: the fault classes that took the first worker longest (in a CI
-# run: about 440 and 180 s of its 1,300), and the broken heat-engine
-# restarts (a heat cloud of their own; about 450 s of the third
-# worker's 1,640 in a warm run on two busy cores).
-SECOND_FAULT='test_multiapi_faults|test_restoration'
-SECOND_FAULT+='|test_heat\.HeatRestartFaultsTest'
 prefix='glance_multiapi_tests\.selftests\.functional\.'
 workers=$work/workers.yaml
 if [ -n "${SERIAL:-}" ]; then
     printf -- "- worker: ['^%s']\n" "$prefix" > "$workers"
 else
     {
-        printf -- "- worker: ['^%s(?!(%s|%s|%s)\\.)']\n" "$prefix" \
-            "$OWN_CLOUD" "$UPLOADER" "$SECOND_FAULT"
+        printf -- "- worker: ['^%s(?!(%s|%s)\\.)']\n" "$prefix" \
+            "$OWN_CLOUD" "$UPLOADER"
         printf -- "- worker: ['^%s(?!(%s)\\.)(%s)\\.']\n" "$prefix" \
             "$FOURTH" "$UPLOADER"
-        printf -- "- worker: ['^%s(?!(%s|%s)\\.)(%s)\\.']\n" "$prefix" \
-            "$FOURTH" "$SECOND_FAULT" "$OWN_CLOUD"
+        printf -- "- worker: ['^%s(?!(%s)\\.)(%s)\\.']\n" "$prefix" \
+            "$FOURTH" "$OWN_CLOUD"
         printf -- "- worker: ['^%s(%s)\\.']\n" "$prefix" "$FOURTH"
-        printf -- "- worker: ['^%s(%s)\\.']\n" "$prefix" "$SECOND_FAULT"
     } > "$workers"
 fi
 "$VENV/bin/stestr" --test-path ./glance_multiapi_tests/selftests/functional \

@@ -45,11 +45,6 @@ ENV_CLOUD = 'GLANCE_MULTIAPI_FUNCTIONAL_CLOUD'
 # NOTE: the uploader's classes inject no faults; tools/run-functional.sh
 # gives them a cloud of their own, so they run beside the classes that do.
 ENV_UPLOADER_CLOUD = 'GLANCE_MULTIAPI_FUNCTIONAL_UPLOADER_CLOUD'
-# NOTE: a second cloud for faults: the fault classes of the first one
-# took a worker more than 20 minutes on two cores, the run's critical
-# path; the longest of them inject faults here instead, in a worker of
-# their own, one class at a time.
-ENV_SECOND_FAULT_CLOUD = 'GLANCE_MULTIAPI_FUNCTIONAL_SECOND_FAULT_CLOUD'
 ENV_ARTIFACTS = 'GLANCE_MULTIAPI_FUNCTIONAL_ARTIFACTS'
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',
                                      '..'))

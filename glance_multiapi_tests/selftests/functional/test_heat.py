@@ -14,8 +14,8 @@
 
 The shared functional cloud has no heat, so these classes bring up their
 own with ``up --with-heat`` (about a minute more each), or reuse the ones
-named by GLANCE_MULTIAPI_HEAT_CLOUD, GLANCE_MULTIAPI_HEAT_FAULTS_CLOUD and
-GLANCE_MULTIAPI_OPERATOR_HEAT_CLOUD (``--heat-profile operator``).
+named by GLANCE_MULTIAPI_HEAT_CLOUD and GLANCE_MULTIAPI_OPERATOR_HEAT_CLOUD
+(``--heat-profile operator``).
 """
 
 import json
@@ -31,7 +31,6 @@ from glance_multiapi_tests.selftests.functional import base
 
 ENV_HEAT_CLOUD = 'GLANCE_MULTIAPI_HEAT_CLOUD'
 ENV_OPERATOR_HEAT_CLOUD = 'GLANCE_MULTIAPI_OPERATOR_HEAT_CLOUD'
-ENV_HEAT_FAULTS_CLOUD = 'GLANCE_MULTIAPI_HEAT_FAULTS_CLOUD'
 _T = 'glance_multiapi_tests.tests.'
 SERVICES = _T + 'api.test_heat_services.HeatServicesTest.'
 API_TESTS = ('test_orchestration_version_document',
@@ -162,26 +161,6 @@ class HeatChecksTest(HeatCloudTestCase):
                       'engines: 1 new, 0 old listed', details,
                       details[-2000:])
 
-    def test_rpc_timeouts_that_end_in_the_window_pass_scenario(self):
-        status, details = self._restart_scenario(
-            'heat-rpc-timeout=%d' % RPC_TIMEOUTS_END,
-            **SLOW_FOR_RPC_TIMEOUTS)
-        self.assertEqual('success', status, details[-3000:])
-        self.assertIn('reached CREATE_COMPLETE', details, details[-3000:])
-        self.assertRpcTimeoutsSeen(details)
-        self.assertNoTempestInternals(details)
-
-
-class HeatRestartFaultsTest(HeatCloudTestCase):
-    """Each broken engine restart fails the restart scenario.
-
-    A heat cloud of its own, in another worker than HeatChecksTest's
-    (tools/run-functional.sh): in one class they took 1,063 s of a warm
-    project run on two busy cores, that run's longest worker.
-    """
-
-    cloud_env = ENV_HEAT_FAULTS_CLOUD
-
     def test_restart_that_restarts_nothing_fails_scenario(self):
         # NOTE: a restart command that does nothing must not pass: the
         # stack completes but no new engine was ever listed.
@@ -217,6 +196,15 @@ class HeatRestartFaultsTest(HeatCloudTestCase):
                       details, details[-2000:])
         self.assertRegex(details, r'pods: heat-engine-\S+ Terminating not '
                          r'Ready', details[-2000:])
+
+    def test_rpc_timeouts_that_end_in_the_window_pass_scenario(self):
+        status, details = self._restart_scenario(
+            'heat-rpc-timeout=%d' % RPC_TIMEOUTS_END,
+            **SLOW_FOR_RPC_TIMEOUTS)
+        self.assertEqual('success', status, details[-3000:])
+        self.assertIn('reached CREATE_COMPLETE', details, details[-3000:])
+        self.assertRpcTimeoutsSeen(details)
+        self.assertNoTempestInternals(details)
 
     def test_rpc_timeouts_that_never_end_fail_scenario(self):
         status, details = self._restart_scenario(

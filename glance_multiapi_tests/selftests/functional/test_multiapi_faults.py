@@ -50,8 +50,6 @@ ALL_MULTIAPI = (r'glance_multiapi_tests\.tests\.(api\.test_(endpoints|'
 class MultiApiFaultsTest(base.CloudTestCase):
     """Each injected fault fails the check meant to catch it."""
 
-    cloud_env = base.ENV_SECOND_FAULT_CLOUD
-
     def overrides(self):
         # NOTE: a not-reconciled patch must fail within seconds, not the
         # five minutes a real cluster gets. The serial lock is already this

@@ -66,8 +66,6 @@ def session_pids(sid):
 class RestorationTest(base.CloudTestCase):
     """Each way a switchover can end leaves the cloud on api0."""
 
-    cloud_env = base.ENV_SECOND_FAULT_CLOUD
-
     def setUp(self):
         super().setUp()
         self.assertEqual(ORIGINAL, self.spec_endpoint(),
@@ -282,10 +280,6 @@ class RestorationTest(base.CloudTestCase):
 
 class OptInTest(base.CloudTestCase):
     """Unless tempest.conf opts in, no scenario touches the deployment."""
-
-    # NOTE: it reads the spec the classes of its module change, so it
-    # shares their cloud and their worker (tools/run-functional.sh).
-    cloud_env = base.ENV_SECOND_FAULT_CLOUD
 
     def test_disruptive_scenarios_skip_without_their_option(self):
         results = self.run_tempest(
