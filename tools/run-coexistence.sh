@@ -62,10 +62,13 @@ record() {
 # run's 376 s on two busy cores (pbr, pip, the wheel).
 own="$VENV/own-plugin"
 # Outside a git work tree there is no list of files: built every run.
-if files=$(git ls-files -co --exclude-standard -- glance_multiapi_tests \
-        setup.cfg setup.py requirements.txt 2>/dev/null); then
-    own_key=$(echo "$files" | sort | while read -r f; do
-        [ -f "$f" ] && sha1sum "$f"; done | sha1sum | cut -c1-16)
+# NOTE: one sha1sum for all files; a tracked file deleted from the work
+# tree is left out of the sums (its error dropped), which changes the key.
+own_files=(git ls-files -z -co --exclude-standard -- glance_multiapi_tests
+           setup.cfg setup.py requirements.txt)
+if "${own_files[@]}" > /dev/null 2>&1; then
+    own_key=$("${own_files[@]}" | sort -z | xargs -0 -r sha1sum 2>/dev/null \
+        | sha1sum | cut -c1-16)
 else
     own_key=unknown-$RANDOM$RANDOM
 fi
