@@ -34,6 +34,7 @@ import urllib3
 
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import ports as ports_mod
+from glance_multiapi_tests.localcloud import speed
 from glance_multiapi_tests.common import polling
 
 STOP_TIMEOUT = 10.0
@@ -327,12 +328,16 @@ def last_log_line(state, name, pattern=None):
     return lines[-1][:300] if lines else ''
 
 
-def wait_http(state, name, url, ok_status=(200,), timeout=60,
+def wait_http(state, name, url, ok_status=(200,), timeout=None,
               verify=False):
     """Poll url until it answers one of ok_status; fail fast if name died.
 
     verify: requests' verify= for an https url (a CA file or False).
+    timeout: seconds; by default what the machine's measured speed gives
+    (speed.ready_timeout).
     """
+    if timeout is None:
+        timeout = speed.ready_timeout((state.data or {}).get('speed'))
     record = _read_pidfile(state, name)
     seen = {'last': 'no answer yet'}
 

@@ -29,6 +29,12 @@ a loaded one gets the time it needs:
   starts on the new engine. Four starts of the cloud's CLI, at least
   WAIT_FLOOR.
 
+And one wait of the cloud's own: how long a service it starts may take
+to answer its first request (``processes.wait_http``). Keystone alone
+took 30 to 35 s on a loaded 2-core machine, and more than a fixed 60 s
+when three clouds came up at once; sixty CLI starts, at least
+READY_FLOOR.
+
 Pure arithmetic apart from ``measure``.
 """
 
@@ -40,6 +46,7 @@ import time
 
 HOLD_FLOOR = 4
 WAIT_FLOOR = 6
+READY_FLOOR = 60
 # NOTE: what a Python uploader pays before its first request.
 CLIENT_START = [sys.executable, '-c', 'import openstack, requests']
 
@@ -66,3 +73,9 @@ def saving_hold(speed):
 
 def in_progress_seconds(speed):
     return max(WAIT_FLOOR, int(math.ceil(4 * speed['cli_start'])))
+
+
+def ready_timeout(speed):
+    """Seconds a started service may take to answer; speed may be None."""
+    cli_start = (speed or {}).get('cli_start', 0)
+    return max(READY_FLOOR, int(math.ceil(60 * cli_start)))

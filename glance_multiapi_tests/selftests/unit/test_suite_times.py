@@ -154,6 +154,15 @@ class SpeedTest(testtools.TestCase):
         self.assertEqual(10, speed.saving_hold(slow))
         self.assertEqual(9, speed.in_progress_seconds(slow))
 
+    def test_ready_timeout_grows_with_a_slow_machine_above_its_floor(self):
+        from glance_multiapi_tests.localcloud import speed
+        self.assertEqual(speed.READY_FLOOR,
+                         speed.ready_timeout({'cli_start': 0.4}))
+        self.assertEqual(132, speed.ready_timeout({'cli_start': 2.2}))
+        # NOTE: a state written before speed was measured.
+        self.assertEqual(speed.READY_FLOOR, speed.ready_timeout(None))
+        self.assertEqual(speed.READY_FLOOR, speed.ready_timeout({}))
+
     def test_measure_times_real_starts(self):
         from glance_multiapi_tests.localcloud import speed
         found = speed.measure()
