@@ -19,6 +19,7 @@ takes it down afterwards. What the checks of a running cloud read of it
 (processes, sockets, file modes) is in cloud_inspect.py.
 """
 
+import atexit
 import configparser
 import contextlib
 import io
@@ -76,54 +77,29 @@ CHURN_PACE = 0.005
 CHURN_PER_RESTART = 50
 
 
-class CloudTestCase(testtools.TestCase):
-    """A test against a running embedded cloud.
+class _OwnedCloud(object):
+    """A cloud a test class brought up itself (not a shared one)."""
 
-    Subclasses that need another kind of cloud set cloud_env (the variable
-    naming a shared one) and up_args (extra ``up`` arguments).
-    """
+    def __init__(self, key, name):
+        self.key = key
+        self.name = name
+        self.folder = tempfile.mkdtemp(prefix='gmt-functional-')
+        self.state_dir = os.path.join(self.folder, 'cloud')
 
-    state_dir = None
-    _owned_dir = None
-    cloud_env = ENV_CLOUD
-    up_args = ()
-
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        shared = os.environ.get(cls.cloud_env)
-        if shared:
-            cls.state_dir = os.path.abspath(shared)
-            return
-        cls._owned_dir = tempfile.mkdtemp(prefix='gmt-functional-')
-        cls.state_dir = os.path.join(cls._owned_dir, 'cloud')
-        proc = subprocess.run(
-            cli_argv(cls.state_dir, 'up', '-q', *cls.up_args),
-            capture_output=True, text=True, timeout=600)
-        if proc.returncode:
-            cls._teardown_owned()
-            raise RuntimeError('could not bring up a cloud (up %s): %s' % (
-                ' '.join(cls.up_args), proc.stderr.strip()))
-
-    @classmethod
-    def _teardown_owned(cls):
-        if not cls._owned_dir:
-            return
+    def down(self):
         try:
-            cls._keep_artifacts()
+            self._keep_artifacts()
         except (OSError, subprocess.SubprocessError) as exc:
             # NOTE: the cloud must go whether or not its logs were kept.
             LOG.warning('could not keep the artifacts of %s: %s',
-                        cls.state_dir, exc)
+                        self.state_dir, exc)
         finally:
-            subprocess.run(cli_argv(cls.state_dir, 'down'),
+            subprocess.run(cli_argv(self.state_dir, 'down'),
                            capture_output=True)
-            shutil.rmtree(cls._owned_dir, ignore_errors=True)
-            cls._owned_dir = None
+            shutil.rmtree(self.folder, ignore_errors=True)
 
-    @classmethod
-    def _keep_artifacts(cls):
-        """Keep the logs of a cloud of the class's own, masked.
+    def _keep_artifacts(self):
+        """Keep its logs, masked, in a folder named after its class.
 
         tools/run-functional.sh names the folder and drops it when the
         run passed: only then is it known whether a log is needed.
@@ -134,13 +110,74 @@ class CloudTestCase(testtools.TestCase):
         subprocess.run(
             [sys.executable, os.path.join(REPO, 'tools',
                                           'collect_artifacts.py'),
-             '--state-dir', cls.state_dir, '--exit-code', '1',
-             os.path.join(folder, cls.__name__)],
+             '--state-dir', self.state_dir, '--exit-code', '1',
+             os.path.join(folder, self.name)],
             capture_output=True, timeout=300)
+
+
+# NOTE: the last cloud a class brought up itself stays up for the next
+# class of this process that wants the same kind (cloud_env and
+# up_args): HeatChecksTest and KubeApiHeatTest run one after the other
+# in one worker, and a heat cloud costs about a minute of both cores to
+# bring up. Any other class, or the process's exit, takes it down.
+_kept = []
+
+
+def _down_kept():
+    while _kept:
+        _kept.pop().down()
+
+
+atexit.register(_down_kept)
+
+
+class CloudTestCase(testtools.TestCase):
+    """A test against a running embedded cloud.
+
+    Subclasses that need another kind of cloud set cloud_env (the variable
+    naming a shared one) and up_args (extra ``up`` arguments).
+    """
+
+    state_dir = None
+    _owned = None
+    cloud_env = ENV_CLOUD
+    up_args = ()
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        shared = os.environ.get(cls.cloud_env)
+        if shared:
+            cls.state_dir = os.path.abspath(shared)
+            return
+        key = (cls.cloud_env, tuple(cls.up_args))
+        if _kept and _kept[-1].key == key:
+            cls._owned = _kept.pop()
+            cls.state_dir = cls._owned.state_dir
+            return
+        _down_kept()
+        cls._owned = _OwnedCloud(key, cls.__name__)
+        cls.state_dir = cls._owned.state_dir
+        proc = subprocess.run(
+            cli_argv(cls.state_dir, 'up', '-q', *cls.up_args),
+            capture_output=True, text=True, timeout=600)
+        if proc.returncode:
+            cls._teardown_owned()
+            raise RuntimeError('could not bring up a cloud (up %s): %s' % (
+                ' '.join(cls.up_args), proc.stderr.strip()))
+
+    @classmethod
+    def _teardown_owned(cls):
+        owned, cls._owned = cls._owned, None
+        if owned:
+            owned.down()
 
     @classmethod
     def tearDownClass(cls):
-        cls._teardown_owned()
+        # NOTE: kept for the next class (_kept), unless setUpClass failed.
+        if cls._owned:
+            _kept.append(cls._owned)
+            cls._owned = None
         super().tearDownClass()
 
     def cli(self, *args, check=False):

@@ -15,6 +15,7 @@
 import importlib.util
 import json
 import os
+import shutil
 import stat
 import subprocess
 
@@ -88,27 +89,77 @@ class WriteStatusTest(testtools.TestCase):
 
 
 class OwnedCloudTeardownTest(testtools.TestCase):
-    """base.CloudTestCase takes its cloud down when keeping logs fails."""
+    """base.CloudTestCase's clouds of their own: kept, reused, taken down."""
 
-    def test_down_and_removal_after_a_collection_timeout(self):
-        owned = self.useFixture(fixtures.TempDir()).path
-        calls = []
+    def setUp(self):
+        super().setUp()
+        self.calls = []
         self.useFixture(fixtures.MockPatch(
             'glance_multiapi_tests.selftests.functional.base.cli_argv',
-            side_effect=lambda *args: calls.append(args) or ['true']))
+            side_effect=lambda *args: self.calls.append(args) or ['true']))
+        self.useFixture(fixtures.MockPatch(
+            'glance_multiapi_tests.selftests.functional.base._kept', []))
+        self.useFixture(fixtures.EnvironmentVariable(base.ENV_ARTIFACTS))
 
-        class Owned(base.CloudTestCase):
-            _owned_dir = owned
-            state_dir = os.path.join(owned, 'cloud')
+    def owned(self):
+        cloud = base._OwnedCloud(('X', ()), 'Owned')
+        self.addCleanup(shutil.rmtree, cloud.folder, ignore_errors=True)
+        return cloud
 
-            @classmethod
-            def _keep_artifacts(cls):
-                raise subprocess.TimeoutExpired('collect_artifacts.py', 300)
+    def test_down_and_removal_after_a_collection_timeout(self):
+        cloud = self.owned()
 
-        Owned._teardown_owned()
-        self.assertEqual([(os.path.join(owned, 'cloud'), 'down')], calls)
-        self.assertFalse(os.path.exists(owned))
-        self.assertIsNone(Owned._owned_dir)
+        def timeout():
+            raise subprocess.TimeoutExpired('collect_artifacts.py', 300)
+
+        cloud._keep_artifacts = timeout
+        cloud.down()
+        self.assertEqual([(cloud.state_dir, 'down')], self.calls)
+        self.assertFalse(os.path.exists(cloud.folder))
+
+    def classes(self, env_a='GMT_UNIT_A', env_b='GMT_UNIT_B'):
+        class A(base.CloudTestCase):
+            cloud_env = env_a
+            up_args = ('--with-heat',)
+
+        class B(A):
+            cloud_env = env_b
+
+        for env in (env_a, env_b):
+            self.useFixture(fixtures.EnvironmentVariable(env))
+        return A, B
+
+    def test_next_class_of_the_same_kind_reuses_the_cloud(self):
+        a, b = self.classes(env_b='GMT_UNIT_A')
+        a.setUpClass()
+        a.tearDownClass()
+        b.setUpClass()
+        self.addCleanup(b._teardown_owned)
+        self.assertEqual(a.state_dir, b.state_dir)
+        self.assertEqual([(a.state_dir, 'up', '-q', '--with-heat')],
+                         self.calls)
+
+    def test_another_kind_takes_the_kept_cloud_down_first(self):
+        a, b = self.classes()
+        a.setUpClass()
+        a.tearDownClass()
+        self.assertTrue(os.path.isdir(os.path.dirname(a.state_dir)))
+        b.setUpClass()
+        self.addCleanup(b._teardown_owned)
+        self.assertNotEqual(a.state_dir, b.state_dir)
+        self.assertEqual([(a.state_dir, 'up', '-q', '--with-heat'),
+                          (a.state_dir, 'down'),
+                          (b.state_dir, 'up', '-q', '--with-heat')],
+                         self.calls)
+        self.assertFalse(os.path.exists(os.path.dirname(a.state_dir)))
+
+    def test_exit_takes_the_kept_cloud_down(self):
+        a, _b = self.classes()
+        a.setUpClass()
+        a.tearDownClass()
+        base._down_kept()
+        self.assertEqual((a.state_dir, 'down'), self.calls[-1])
+        self.assertEqual([], base._kept)
 
 
 class MaskFilesTest(testtools.TestCase):
