@@ -42,6 +42,8 @@ BACKING = _T + 'api.test_store_placement.StorePlacementTest.' \
 GROW_SHRINK = _T + 'scenario.test_grow_shrink.GrowShrinkTest.' \
     'test_add_and_remove_api'
 
+API_CHECKS = (r'glance_multiapi_tests\.tests\.api\.test_(endpoints|catalog|'
+              r'store_placement)')
 ALL_MULTIAPI = (r'glance_multiapi_tests\.tests\.(api\.test_(endpoints|'
                 r'catalog|store_placement)|scenario\.test_(switchover|'
                 r'grow_shrink))')
@@ -78,9 +80,11 @@ class MultiApiFaultsTest(base.CloudTestCase):
 
     def test_unresolvable_endpoint_fails_probe_only(self):
         # The seed's CI failure: the catalog's public host does not
-        # resolve. The probe names it; the other checks still run.
+        # resolve. The probe names it; the other checks still run. The
+        # scenarios are left out: nothing is asserted of them here, and
+        # they were a third of the test's time.
         with self.fault('unresolvable-endpoint'):
-            results = self.run_tempest(ALL_MULTIAPI, concurrency=2,
+            results = self.run_tempest(API_CHECKS, concurrency=2,
                                        overrides=self.overrides())
         self.assertOutcome(
             results, ENDPOINTS, 'fail',
