@@ -19,10 +19,12 @@ Run as ``python -m glance_multiapi_tests.localcloud.runtime.heat_engine
 
 import sys
 
+from glance_multiapi_tests.localcloud import runtime
 from glance_multiapi_tests.localcloud.runtime import sqlite_tuning
 
 
 def main():
+    runtime.leave_working_folder_off_sys_path()
     sqlite_tuning.install()
     # NOTE: imported late so the hooks are in place before heat makes
     # its first engine.

@@ -12,8 +12,10 @@
 
 """uwsgi entry point of one Glance API of the embedded cloud."""
 
+from glance_multiapi_tests.localcloud import runtime
 from glance_multiapi_tests.localcloud.runtime import sqlite_tuning
 
+runtime.uwsgi_sys_path()
 sqlite_tuning.install()
 
 from glance.wsgi.api import application  # noqa: E402,F401,H306

@@ -23,8 +23,10 @@ import os
 import sys
 
 from glance_multiapi_tests.localcloud.runtime import heat_faults
+from glance_multiapi_tests.localcloud import runtime
 from glance_multiapi_tests.localcloud.runtime import sqlite_tuning
 
+runtime.uwsgi_sys_path()
 sqlite_tuning.install()
 
 _MODULES = {'heat-api': 'heat.wsgi.api', 'heat-api-cfn': 'heat.wsgi.cfn'}

@@ -12,8 +12,10 @@
 
 """uwsgi entry point of the embedded cloud's Keystone."""
 
+from glance_multiapi_tests.localcloud import runtime
 from glance_multiapi_tests.localcloud.runtime import sqlite_tuning
 
+runtime.uwsgi_sys_path()
 sqlite_tuning.install()
 
 from keystone.wsgi.api import application  # noqa: E402,F401,H306

@@ -276,6 +276,7 @@ class DeploymentMapFaultsTest(_MapInBrowser, base.CloudTestCase):
                  r'catalog|store_placement)')
         argv, workspace = self.tempest_argv(regex, self.overrides(out))
         proc = subprocess.Popen(argv, cwd=workspace, start_new_session=True,
+                                env=base.tempest_env(),
                                 stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         self.addCleanup(proc.wait, 60)

@@ -116,6 +116,7 @@ class RestorationTest(base.CloudTestCase):
         self.addCleanup(out.close)
         proc = subprocess.Popen(argv, cwd=workspace, stdout=out,
                                 stderr=subprocess.DEVNULL,
+                                env=base.tempest_env(),
                                 start_new_session=True)
         self.addCleanup(self.kill_session, proc)
         polling.poll(lambda: (self.spec_endpoint() == TARGET or

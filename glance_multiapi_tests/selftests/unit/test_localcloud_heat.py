@@ -230,3 +230,32 @@ class HeatProfileOptionTest(testtools.TestCase):
         self.assertEqual("unknown heat profile 'lossy'; known: embedded, "
                          "operator", str(exc))
         self.assertEqual({}, state.data)
+
+
+class ServiceSysPathTest(testtools.TestCase):
+    """The services leave their working folder off sys.path (runtime)."""
+
+    def setUp(self):
+        super().setUp()
+        from glance_multiapi_tests.localcloud import runtime
+        self.runtime = runtime
+        folder = self.useFixture(fixtures.TempDir()).path
+        self.useFixture(fixtures.MockPatch('os.getcwd', return_value=folder))
+        self.folder = folder
+        self.path = ['', '.', folder, '/venv/site-packages', '/std']
+        self.useFixture(fixtures.MockPatch('sys.path', list(self.path)))
+
+    def test_working_folder_entries_go_the_rest_stay(self):
+        import sys
+        self.runtime.leave_working_folder_off_sys_path()
+        self.assertEqual(['/venv/site-packages', '/std'], sys.path)
+
+    def test_outside_uwsgi_the_wsgi_modules_change_nothing(self):
+        import sys
+        from unittest import mock
+        self.assertNotIn('uwsgi', sys.modules)
+        self.runtime.uwsgi_sys_path()
+        self.assertEqual(self.path, sys.path)
+        with mock.patch.dict(sys.modules, {'uwsgi': object()}):
+            self.runtime.uwsgi_sys_path()
+        self.assertEqual(['/venv/site-packages', '/std'], sys.path)
