@@ -20,7 +20,6 @@ takes it down afterwards. What the checks of a running cloud read of it
 """
 
 import atexit
-import configparser
 import contextlib
 import io
 import json
@@ -41,7 +40,7 @@ import yaml
 
 from glance_multiapi_tests.results import subunit_stream
 from glance_multiapi_tests.selftests.functional import cloud_inspect
-from glance_multiapi_tests import tests as plugin_tests
+from glance_multiapi_tests.selftests.functional import tempest_workspace
 
 ENV_CLOUD = 'GLANCE_MULTIAPI_FUNCTIONAL_CLOUD'
 # NOTE: the uploader's classes inject no faults; tools/run-functional.sh
@@ -76,41 +75,6 @@ CHURN_PACE = 0.005
 # and the service's imports; the registry's is shorter, keystone's
 # longer) and the client makes over a hundred a second.
 CHURN_PER_RESTART = 50
-
-
-def tempest_env(**extra):
-    """The environment of a tempest run: os.environ, PYTHONSAFEPATH, extra.
-
-    stevedore caches the entry points it lists in a file keyed by sys.path
-    and the mtimes of its entries. Each tempest run here works in a new
-    folder, which "python -m" puts first on sys.path, so every listing
-    and worker process rebuilt that cache (1 to 3.6 CPU-s each on a
-    loaded 2-core machine, about 150 times a stage). PYTHONSAFEPATH
-    (Python 3.11) leaves the working folder out; the tests come from the
-    top dir stestr puts there.
-    """
-    return dict(os.environ, PYTHONSAFEPATH='1', **extra)
-
-
-def _plugin_only_stestr_conf(source, dest):
-    """The cloud's .stestr.conf, discovering only this plugin's tests.
-
-    The cloud's workspace discovers as tempest does
-    (tempest/test_discover: tempest's own tests and every plugin's), and
-    so do the main job and the test-operator stage. The functional
-    self-tests run only this plugin's tests, always by regex, so they
-    look for them alone: a one-test run took 54 s and 10.4 CPU-s on a
-    loaded 2-core machine with tempest's discovery, 26 s and 6.5 CPU-s
-    without, and the functional stage runs tempest about a hundred times.
-    The test ids are the same (the top dir is the package's parent).
-    """
-    conf = configparser.ConfigParser(interpolation=None)
-    conf.read(source)
-    tests = os.path.dirname(os.path.abspath(plugin_tests.__file__))
-    conf.set('DEFAULT', 'test_path', tests)
-    conf.set('DEFAULT', 'top_dir', os.path.dirname(os.path.dirname(tests)))
-    with open(dest, 'w') as f:
-        conf.write(f)
 
 
 class _OwnedCloud(object):
@@ -292,7 +256,7 @@ class CloudTestCase(testtools.TestCase):
         argv, workspace = self.tempest_argv(regex, overrides, concurrency)
         return subprocess.run(argv, cwd=workspace, capture_output=True,
                               timeout=timeout,
-                              env=tempest_env(**(env or {})))
+                              env=tempest_workspace.env(**(env or {})))
 
     def tempest_argv(self, regex, overrides=None, concurrency=1):
         """(argv, workspace) of a tempest run on a copy of tempest.conf.
@@ -302,26 +266,8 @@ class CloudTestCase(testtools.TestCase):
         """
         workspace = tempfile.mkdtemp(prefix='gmt-tempest-')
         self.addCleanup(shutil.rmtree, workspace, ignore_errors=True)
-        source = os.path.join(self.state_dir, 'tempest')
-        _plugin_only_stestr_conf(os.path.join(source, '.stestr.conf'),
-                                 os.path.join(workspace, '.stestr.conf'))
-        conf = configparser.ConfigParser(interpolation=None)
-        conf.optionxform = str
-        conf.read(os.path.join(source, 'etc', 'tempest.conf'))
-        for group, values in (overrides or {}).items():
-            if group != 'DEFAULT' and not conf.has_section(group):
-                conf.add_section(group)
-            for key, value in values.items():
-                # NOTE: None removes the option, so its default applies.
-                if value is None:
-                    conf.remove_option(group, key)
-                else:
-                    conf.set(group, key, str(value))
-        conf.set('DEFAULT', 'log_dir', workspace)
-        os.makedirs(os.path.join(workspace, 'etc'))
-        conf_path = os.path.join(workspace, 'etc', 'tempest.conf')
-        with open(conf_path, 'w') as f:
-            conf.write(f)
+        conf_path = tempest_workspace.fill(
+            workspace, os.path.join(self.state_dir, 'tempest'), overrides)
         return ([os.path.join(BIN, 'tempest'), 'run', '--config-file',
                  conf_path, '--regex', regex, '--concurrency',
                  str(concurrency), '--subunit'], workspace)

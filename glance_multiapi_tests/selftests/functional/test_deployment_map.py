@@ -37,6 +37,7 @@ from glance_multiapi_tests.results import publish
 from glance_multiapi_tests.results import records
 from glance_multiapi_tests.selftests import browser
 from glance_multiapi_tests.selftests.functional import base
+from glance_multiapi_tests.selftests.functional import tempest_workspace
 from glance_multiapi_tests.selftests.functional import test_multiapi_faults
 from glance_multiapi_tests.selftests.unit import recorded_runs as runs
 
@@ -276,7 +277,7 @@ class DeploymentMapFaultsTest(_MapInBrowser, base.CloudTestCase):
                  r'catalog|store_placement)')
         argv, workspace = self.tempest_argv(regex, self.overrides(out))
         proc = subprocess.Popen(argv, cwd=workspace, start_new_session=True,
-                                env=base.tempest_env(),
+                                env=tempest_workspace.env(),
                                 stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         self.addCleanup(proc.wait, 60)

@@ -29,6 +29,7 @@ import subprocess
 
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.selftests.functional import base
+from glance_multiapi_tests.selftests.functional import tempest_workspace
 from glance_multiapi_tests.selftests.functional import test_kubeapi
 from glance_multiapi_tests.results import subunit_stream
 
@@ -116,7 +117,7 @@ class RestorationTest(base.CloudTestCase):
         self.addCleanup(out.close)
         proc = subprocess.Popen(argv, cwd=workspace, stdout=out,
                                 stderr=subprocess.DEVNULL,
-                                env=base.tempest_env(),
+                                env=tempest_workspace.env(),
                                 start_new_session=True)
         self.addCleanup(self.kill_session, proc)
         polling.poll(lambda: (self.spec_endpoint() == TARGET or
