@@ -25,6 +25,7 @@ import logging
 import os
 import sys
 
+from glance_multiapi_tests.common import syspath
 from glance_multiapi_tests.uploader import exitcodes
 from glance_multiapi_tests.uploader import inputs
 from glance_multiapi_tests.uploader import output
@@ -182,4 +183,10 @@ def _run(argv, environ, log):
 
 
 if __name__ == '__main__':
+    # NOTE: run as "python -m" in a folder of its own (the scenarios give
+    # each run a new one), this process would otherwise rebuild
+    # stevedore's entry-point cache, about 2 CPU-s per run; see
+    # common/syspath.py. Only here: main() also runs inside unit tests,
+    # whose sys.path must stay as it is.
+    syspath.leave_working_folder_off_sys_path()
     sys.exit(main())

@@ -18,28 +18,15 @@ argv it starts (uwsgi ``--module``, ``python -m``); nothing else imports
 them.
 """
 
-import os
 import sys
 
+from glance_multiapi_tests.common import syspath
 
-def leave_working_folder_off_sys_path():
-    """Drop the working folder from sys.path ('.', '' or its full path).
-
-    NOTE: stevedore caches the entry points it lists in a file keyed by
-    sys.path and the mtimes of its entries. The services run in their
-    cloud's state folder, which uwsgi ('.' and '') and "python -m" (its
-    full path) put on sys.path, and whose mtime changes with each save
-    of the state: every start of keystone, a Glance API or heat rebuilt
-    that cache (1 to 3.6 CPU-s on a loaded 2-core machine). Nothing is
-    imported from there: this package is already loaded, the services'
-    own from the venv.
-    """
-    try:
-        here = os.getcwd()
-    except OSError:
-        here = None
-    sys.path[:] = [entry for entry in sys.path
-                   if entry not in ('', '.') and entry != here]
+# NOTE: the services run in their cloud's state folder, whose mtime
+# changes with each save of the state; see common/syspath.py for what
+# that costs. heat_engine's main() calls this; the wsgi_* modules call
+# uwsgi_sys_path().
+leave_working_folder_off_sys_path = syspath.leave_working_folder_off_sys_path
 
 
 def uwsgi_sys_path():

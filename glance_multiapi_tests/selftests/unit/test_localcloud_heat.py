@@ -233,7 +233,7 @@ class HeatProfileOptionTest(testtools.TestCase):
 
 
 class ServiceSysPathTest(testtools.TestCase):
-    """The services leave their working folder off sys.path (runtime)."""
+    """Services and uploader leave their working folder off sys.path."""
 
     def setUp(self):
         super().setUp()
@@ -249,6 +249,19 @@ class ServiceSysPathTest(testtools.TestCase):
         import sys
         self.runtime.leave_working_folder_off_sys_path()
         self.assertEqual(['/venv/site-packages', '/std'], sys.path)
+
+    def test_the_uploader_and_the_services_share_one_rule(self):
+        from glance_multiapi_tests.common import syspath
+        self.assertIs(syspath.leave_working_folder_off_sys_path,
+                      self.runtime.leave_working_folder_off_sys_path)
+
+    def test_a_vanished_working_folder_drops_only_dot_and_empty(self):
+        import sys
+        self.useFixture(fixtures.MockPatch(
+            'os.getcwd', side_effect=FileNotFoundError(2, 'gone')))
+        self.runtime.leave_working_folder_off_sys_path()
+        self.assertEqual([self.folder, '/venv/site-packages', '/std'],
+                         sys.path)
 
     def test_outside_uwsgi_the_wsgi_modules_change_nothing(self):
         import sys
