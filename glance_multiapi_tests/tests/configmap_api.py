@@ -88,27 +88,28 @@ class ConfigMapNamespace(fixtures.Fixture):
         self.workdir = workdir
 
     def _setUp(self):
-        import kubernetes.client
         import kubernetes.config
+
+        from glance_multiapi_tests.common import kube_rest
 
         self.kubeconfig = self.opts.kubeconfig
         if not self.kubeconfig:
             self.kubeconfig = self.useFixture(
                 LoopbackConfigMapApi(self.workdir)).kubeconfig
-        client = kubernetes.config.new_client_from_config(
-            config_file=self.kubeconfig)
-        self.addCleanup(client.close)
-        self.api = kubernetes.client.CoreV1Api(client)
-        self._exception = kubernetes.client.exceptions.ApiException
+        # NOTE: plain JSON requests, not CoreV1Api: see common/kube_rest.
+        self.api = kube_rest.Client(kube_rest.configuration(
+            kubeconfig=self.kubeconfig))
+        self.addCleanup(self.api.close)
+        self._exception = kube_rest.ApiError
         _contexts, current = kubernetes.config.list_kube_config_contexts(
             config_file=self.kubeconfig)
         self.home = (current.get('context') or {}).get('namespace',
                                                        'default')
         self.namespace = 'upl-' + uuid.uuid4().hex[:12]
-        self._create_namespace(kubernetes.client)
+        self._create_namespace()
         self.addCleanup(self._delete, self.opts.configmap_name)
 
-    def _create_namespace(self, k8s):
+    def _create_namespace(self):
         """On a cluster the namespace must exist; make it, drop it after.
 
         NOTE: the stand-in refuses to create namespaces (the embedded
@@ -116,35 +117,39 @@ class ConfigMapNamespace(fixtures.Fixture):
         Namespaces, with 404) and accepts ConfigMaps in any.
         """
         try:
-            self.api.create_namespace(k8s.V1Namespace(
-                metadata=k8s.V1ObjectMeta(name=self.namespace)))
+            self.api.request('POST', '/api/v1/namespaces', {
+                'apiVersion': 'v1', 'kind': 'Namespace',
+                'metadata': {'name': self.namespace}})
         except self._exception as exc:
             if exc.status in (404, 405):
                 return
             raise
-        self.addCleanup(self._ignore_missing, self.api.delete_namespace,
-                        self.namespace)
+        self.addCleanup(self._ignore_missing,
+                        '/api/v1/namespaces/%s' % self.namespace)
 
-    def _ignore_missing(self, call, *args):
+    def _ignore_missing(self, path):
         try:
-            call(*args)
+            self.api.request('DELETE', path)
         except self._exception as exc:
             if exc.status != 404:
                 raise
 
+    def _path(self, name, namespace=None):
+        return '/api/v1/namespaces/%s/configmaps/%s' % (
+            namespace or self.namespace, name)
+
     def _delete(self, name):
-        self._ignore_missing(self.api.delete_namespaced_config_map, name,
-                             self.namespace)
+        self._ignore_missing(self._path(name))
 
     def read(self, namespace=None):
         """(data of the ConfigMap or None, where it was looked for)."""
         namespace = namespace or self.namespace
         where = 'ConfigMap %s/%s' % (namespace, self.opts.configmap_name)
         try:
-            found = self.api.read_namespaced_config_map(
-                self.opts.configmap_name, namespace)
+            found = self.api.request(
+                'GET', self._path(self.opts.configmap_name, namespace))
         except self._exception as exc:
             if exc.status == 404:
                 return None, where
             raise
-        return dict(found.data or {}), where
+        return dict(found.get('data') or {}), where

@@ -22,6 +22,9 @@ import tempfile
 
 import yaml
 
+# NOTE: plain JSON requests for the ConfigMap, not the kubernetes
+# client's CoreV1Api: see the module.
+from glance_multiapi_tests.common import kube_rest
 from glance_multiapi_tests.uploader import exitcodes
 
 # NOTE: the names Sylva's uploader job writes and its consumers read.
@@ -92,16 +95,16 @@ def configmap_target(configmap, namespace, key, environ):
     return name, namespace, key or CONFIGMAP_KEY
 
 
-def _load_client(kubernetes):
-    """A CoreV1Api from the pod's service account, else KUBECONFIG."""
+def _load_client(kube_config, kube_rest):
+    """A kube_rest.Client from the pod's service account, else KUBECONFIG."""
     try:
-        kubernetes.config.load_incluster_config()
-    except kubernetes.config.ConfigException:
+        config = kube_rest.configuration(in_cluster=True)
+    except kube_config.ConfigException:
         # NOTE: load_kube_config reads $KUBECONFIG (a path list too),
         # falling back to ~/.kube/config.
-        kubernetes.config.load_kube_config(
-            config_file=os.environ.get('KUBECONFIG') or None)
-    return kubernetes.client.CoreV1Api()
+        config = kube_rest.configuration(
+            kubeconfig=os.environ.get('KUBECONFIG') or None)
+    return kube_rest.Client(config)
 
 
 def merged(existing_text, text):
@@ -129,35 +132,34 @@ def write_configmap(name, namespace, key, text):
     absence is a clear error, not an import failure at start-up.
     """
     try:
-        import kubernetes
+        import kubernetes.config
     except ImportError:
         raise exitcodes.UploaderError(
             exitcodes.OUTPUT_ERROR,
             '--configmap needs the kubernetes python package, which is not '
             'installed')
     try:
-        api = _load_client(kubernetes)
-        ApiException = kubernetes.client.exceptions.ApiException
+        api = _load_client(kubernetes.config, kube_rest)
+        collection = '/api/v1/namespaces/%s/configmaps' % namespace
         for _attempt in range(CONFLICT_RETRIES):
-            body = kubernetes.client.V1ConfigMap(
-                metadata=kubernetes.client.V1ObjectMeta(name=name),
-                data={key: text})
+            body = {'apiVersion': 'v1', 'kind': 'ConfigMap',
+                    'metadata': {'name': name}, 'data': {key: text}}
             try:
-                api.create_namespaced_config_map(namespace, body)
+                api.request('POST', collection, body)
                 return
-            except ApiException as exc:
+            except kube_rest.ApiError as exc:
                 if exc.status != 409:
                     raise
-            current = api.read_namespaced_config_map(name, namespace)
-            data = dict(current.data or {})
+            current = api.request('GET', '%s/%s' % (collection, name))
+            data = dict(current.get('data') or {})
             data[key] = merged(data.get(key), text)
-            current.data = data
+            current['data'] = data
             try:
                 # NOTE: conditional on the resourceVersion just read, so
                 # a concurrent writer's images are not lost.
-                api.replace_namespaced_config_map(name, namespace, current)
+                api.request('PUT', '%s/%s' % (collection, name), current)
                 return
-            except ApiException as exc:
+            except kube_rest.ApiError as exc:
                 if exc.status not in (404, 409):
                     raise
         raise exitcodes.UploaderError(
@@ -174,6 +176,10 @@ def write_configmap(name, namespace, key, text):
 
 
 def _one_line(exc):
+    if isinstance(exc, kube_rest.ApiError):
+        # NOTE: kube_rest's own line: the request, the status and the
+        # API server's message.
+        return str(exc)
     status = getattr(exc, 'status', None)
     reason = getattr(exc, 'reason', None)
     if status and reason:
