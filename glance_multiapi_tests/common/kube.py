@@ -13,8 +13,10 @@
 """Reading and patching the deployment's objects through the Kubernetes API.
 
 The other way to a cluster besides the commands: the python ``kubernetes``
-client, with a kubeconfig or the pod's service account. The package is
-imported only when this access is used, so the plugin loads without it.
+package's loaders, with a kubeconfig or the pod's service account, and
+plain JSON requests over its connection pool (common/kube_rest.py; its
+typed APIs cost seconds of CPU to import). The package is imported only
+when this access is used, so the plugin loads without it.
 Every failure becomes one ``KubeError`` whose single line names the API
 server, the call, the object and what the HTTP status means; the
 client's exceptions and tracebacks never reach a test.
@@ -28,6 +30,7 @@ Glance CR), get of the run's own pod, list and delete of pods.
 
 import dataclasses
 import os
+import urllib.parse
 
 from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import errors
@@ -190,12 +193,16 @@ def connect(settings):
                             'used: %s' % (path, kube_errors.one_line(exc))
                             ) from None
         inside = False
-    # NOTE: urllib3 retries a connect error or a GET read timeout 3 times
-    # by default, so an API server that never answers would take four
-    # timeouts while the message names one; this module reports instead.
-    configuration.retries = 0
-    return Client(settings, k8s, k8s.client.ApiClient(configuration),
-                  credentials, inside, namespace_for(settings))
+    # NOTE: plain JSON requests over the client's connection pool, not
+    # its typed APIs (see common/kube_rest.py), one attempt each: urllib3
+    # would otherwise retry a connect error or a GET read timeout 3
+    # times, so an API server that never answers would take four
+    # timeouts while the message names one.
+    from glance_multiapi_tests.common import kube_rest
+    api = kube_rest.Client(configuration, connect_timeout=settings.timeout,
+                           read_timeout=settings.timeout)
+    return Client(settings, api, credentials, inside,
+                  namespace_for(settings))
 
 
 def _kubeconfig_path(settings):
@@ -219,18 +226,16 @@ def _kubeconfig_path(settings):
 class Client:
     """One connection to the API server; use it in a with block."""
 
-    def __init__(self, settings, k8s, api_client, credentials, inside,
-                 namespace):
+    def __init__(self, settings, api, credentials, inside, namespace):
         self.settings = settings
         self.namespace = namespace
-        self._k8s = k8s
-        self._api = api_client
+        self._api = api
         self._credentials = credentials
         self._in_cluster = inside
 
     @property
     def server(self):
-        return self._api.configuration.host
+        return self._api.host
 
     def __enter__(self):
         return self
@@ -253,38 +258,16 @@ class Client:
 
     def get(self, resource, name):
         """The object as a dict."""
-        if resource == DEPLOYMENT:
-            apps = self._k8s.client.AppsV1Api(self._api)
-            return self._call('get', resource, name,
-                              apps.read_namespaced_deployment, name,
-                              self.namespace)
-        if resource == POD:
-            core = self._k8s.client.CoreV1Api(self._api)
-            return self._call('get', resource, name,
-                              core.read_namespaced_pod, name,
-                              self.namespace)
-        return self._call('get', resource, name, self._custom().
-                          get_namespaced_custom_object, resource.group,
-                          resource.version, self.namespace, resource.plural,
-                          name)
+        return self._call('get', resource, name, 'GET')
 
     def list(self, resource, label_selector=None):
         """The objects of that resource in the namespace, as dicts.
 
         label_selector: only those it selects (kube selector syntax).
         """
-        kwargs = {'label_selector': label_selector} if label_selector else {}
-        if resource == POD:
-            core = self._k8s.client.CoreV1Api(self._api)
-            body = self._call('list', resource, None,
-                              core.list_namespaced_pod, self.namespace,
-                              **kwargs)
-        else:
-            body = self._call('list', resource, None, self._custom().
-                              list_namespaced_custom_object, resource.group,
-                              resource.version, self.namespace,
-                              resource.plural, **kwargs)
-        items = body.get('items') if isinstance(body, dict) else None
+        query = {'labelSelector': label_selector} if label_selector else None
+        body = self._call('list', resource, None, 'GET', query=query)
+        items = body.get('items')
         if not isinstance(items, list):
             raise self._error('list', resource, None,
                               'the answer has no items list')
@@ -299,20 +282,14 @@ class Client:
         if resource != POD:
             raise self._error('delete', resource, name, 'only pods are '
                               'deleted by this plugin')
-        core = self._k8s.client.CoreV1Api(self._api)
-        return self._call('delete', resource, name,
-                          core.delete_namespaced_pod, name, self.namespace)
+        return self._call('delete', resource, name, 'DELETE')
 
     def patch(self, resource, name, patch):
         """Apply a JSON merge patch; return the patched object."""
-        # NOTE: no _content_type: older clients refuse the argument, and
-        # every client since 12.0 sends custom object patches as merge
-        # patches (application/merge-patch+json), as the RBAC Role and the
-        # operators expect.
-        return self._call('patch', resource, name, self._custom().
-                          patch_namespaced_custom_object, resource.group,
-                          resource.version, self.namespace, resource.plural,
-                          name, patch)
+        # NOTE: a merge patch, as the RBAC Role and the operators expect
+        # (and as the kubernetes client sends custom object patches).
+        return self._call('patch', resource, name, 'PATCH', body=patch,
+                          content_type='application/merge-patch+json')
 
     def named_or_only(self, resource, name, option):
         """The object called name, else the only one in the namespace.
@@ -332,29 +309,37 @@ class Client:
                           'one %s must exist, but %s; set %s' % (
                               option, resource.kind, found, option))
 
-    def _custom(self):
-        return self._k8s.client.CustomObjectsApi(self._api)
+    def _path(self, resource, name, query):
+        """/api/v1/... for the core group, /apis/GROUP/... for the rest."""
+        top = ('/apis/%s' % resource.group if resource.group else '/api')
+        path = '%s/%s/namespaces/%s/%s' % (
+            top, resource.version, urllib.parse.quote(self.namespace),
+            resource.plural)
+        if name:
+            path += '/' + urllib.parse.quote(str(name), safe='')
+        if query:
+            path += '?' + urllib.parse.urlencode(query)
+        return path
 
-    def _call(self, verb, resource, name, method, *args, **kwargs):
-        exceptions = self._k8s.client.exceptions
+    def _call(self, verb, resource, name, method, query=None, body=None,
+              content_type='application/json'):
         import urllib3
+
+        from glance_multiapi_tests.common import kube_rest
         try:
-            # NOTE: a (connect, read) pair: clients before 34 ignore a
-            # single float timeout.
-            response = method(*args, _preload_content=False,
-                              _request_timeout=(self.settings.timeout,
-                                                self.settings.timeout),
-                              **kwargs)
-            data = response.data
-        except exceptions.ApiException as exc:
-            raise self._error(verb, resource, name, kube_errors.explain(
-                exc, verb, resource, name, self.namespace,
-                self._credentials, self._in_cluster)) from None
+            answer = self._api.send(method, self._path(resource, name, query),
+                                    body, content_type)
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             raise self._error(verb, resource, name, kube_errors.unreachable(
                 exc, self.settings.timeout)) from None
+        if not 200 <= answer.status < 300:
+            refusal = kube_rest.ApiError(answer.status, answer.reason, '',
+                                         body=answer.data)
+            raise self._error(verb, resource, name, kube_errors.explain(
+                refusal, verb, resource, name, self.namespace,
+                self._credentials, self._in_cluster))
         try:
-            body = documents.load_json(data)
+            body = documents.load_json(answer.data)
         except documents.DocumentError as exc:
             raise self._error(verb, resource, name, 'the answer is %s' % (
                 exc)) from None

@@ -38,10 +38,13 @@ READ_TIMEOUT = 30.0
 class ApiError(Exception):
     """A refused or failed request: status 0 when none was answered."""
 
-    def __init__(self, status, reason, message):
+    def __init__(self, status, reason, message, body=None):
         super().__init__(message)
         self.status = status
         self.reason = reason
+        # NOTE: the answer's text (a Status document), as the client's
+        # ApiException.body: common/kube_errors.explain reads it.
+        self.body = body
 
 
 def configuration(kubeconfig=None, context=None, in_cluster=False):
@@ -82,7 +85,13 @@ class Client:
                                         read=read_timeout)
         self._agent = 'glance-multiapi-tests/%s' % version.version_string()
 
-    def request(self, method, path, body=None):
+    def send(self, method, path, body=None,
+             content_type='application/json'):
+        """The urllib3 answer, whatever its status.
+
+        urllib3's HTTPError when none came (refused, timed out, TLS);
+        retries=False: one request, so a message can name one timeout.
+        """
         headers = {'Accept': 'application/json',
                    'User-Agent': self._agent}
         # NOTE: the loaders keep the token ("Bearer ...") under
@@ -97,11 +106,15 @@ class Client:
         data = None
         if body is not None:
             data = json.dumps(body).encode('utf-8')
-            headers['Content-Type'] = 'application/json'
+            headers['Content-Type'] = content_type
+        return self._pool.request(method, self.host + path, body=data,
+                                  headers=headers, timeout=self._timeout,
+                                  retries=False)
+
+    def request(self, method, path, body=None):
+        """The answer's JSON document; ApiError unless a 2xx came."""
         try:
-            answer = self._pool.request(
-                method, self.host + path, body=data, headers=headers,
-                timeout=self._timeout, retries=False)
+            answer = self.send(method, path, body)
         except self._urllib3.exceptions.HTTPError as exc:
             raise ApiError(0, None, '%s %s%s: no answer: %s' % (
                 method, self.host, path, _first_line(exc))) from None
@@ -110,7 +123,8 @@ class Client:
             raise ApiError(answer.status, answer.reason,
                            '%s %s%s: HTTP %s %s%s' % (
                                method, self.host, path, answer.status,
-                               answer.reason, _status_message(text)))
+                               answer.reason, _status_message(text)),
+                           body=text)
         try:
             return json.loads(text) if text.strip() else None
         except ValueError:
