@@ -78,19 +78,25 @@ class KubeRestTest(testtools.TestCase):
         self.assertIn('PUT %s%s: HTTP 409 Conflict' % (self.client.host,
                                                        path), str(exc))
 
-    def test_the_older_clients_token_key_is_sent_too(self):
-        config = kube_rest.configuration(kubeconfig=self.kubeconfig)
-        # NOTE: the loader's refresh hook would put 'BearerToken' back.
-        config.refresh_api_key_hook = None
-        token = config.api_key.pop('BearerToken')
-        client = kube_rest.Client(config)
-        self.addCleanup(client.close)
-        path = '/api/v1/namespaces/upl-c/configmaps'
-        exc = self.assertRaises(kube_rest.ApiError, client.request, 'GET',
-                                path)
-        self.assertEqual(401, exc.status)
-        config.api_key['authorization'] = token
-        self.assertEqual([], client.request('GET', path)['items'])
+    def test_the_token_is_found_under_either_clients_key(self):
+        """'BearerToken' (kubernetes 37 here) or 'authorization' (35)."""
+        for other in ('authorization', 'BearerToken'):
+            config = kube_rest.configuration(kubeconfig=self.kubeconfig)
+            # NOTE: the loader's refresh hook would put its key back.
+            config.refresh_api_key_hook = None
+            used = 'BearerToken' if 'BearerToken' in config.api_key else (
+                'authorization')
+            if used == other:
+                continue
+            token = config.api_key.pop(used)
+            client = kube_rest.Client(config)
+            self.addCleanup(client.close)
+            path = '/api/v1/namespaces/upl-c/configmaps'
+            exc = self.assertRaises(kube_rest.ApiError, client.request,
+                                    'GET', path)
+            self.assertEqual(401, exc.status)
+            config.api_key[other] = token
+            self.assertEqual([], client.request('GET', path)['items'])
 
     def test_wrong_token_is_one_line_and_exit_8(self):
         with open(self.kubeconfig) as f:
