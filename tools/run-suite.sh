@@ -161,29 +161,17 @@ seed_workspace() {
 }
 
 # NOTE: the OCI pass and the heat-engine restart's workspace look for this
-# plugin's tests alone: test_path at its tests package, top_dir at the
-# package's parent, so the test ids are the same. The disruptive run and
+# plugin's tests alone (localcloud/tempestconf.py, the same test ids, as
+# the functional self-tests' runs do). The disruptive run and
 # the main pass discover as tempest does (its own tests and every
 # plugin's), as users run it, and so prove that discovery; the two side
 # runs repeated it in each of their processes (2 to 4 CPU-s each) while
 # the main pass needed the same two cores.
 plugin_only_stestr_conf() {
-    "$VENV/bin/python" - "$state/tempest/.stestr.conf" "$1/.stestr.conf" \
-        <<'PYEOF'
-import configparser
-import os
-import sys
-
-import glance_multiapi_tests.tests
-
-conf = configparser.ConfigParser(interpolation=None)
-conf.read(sys.argv[1])
-tests = os.path.dirname(os.path.abspath(glance_multiapi_tests.tests.__file__))
-conf.set('DEFAULT', 'test_path', tests)
-conf.set('DEFAULT', 'top_dir', os.path.dirname(os.path.dirname(tests)))
-with open(sys.argv[2], 'w') as f:
-    conf.write(f)
-PYEOF
+    "$VENV/bin/python" -c 'import sys
+from glance_multiapi_tests.localcloud import tempestconf
+tempestconf.plugin_only_stestr_conf(*sys.argv[1:])' \
+        "$state/tempest/.stestr.conf" "$1/.stestr.conf"
 }
 
 # NOTE: the scenarios run from one kind of source per pass; the main pass

@@ -156,3 +156,25 @@ def write_all(state):
                 'group_regex=([^\\.]*\\.)*\n' % (
                     discover, os.path.dirname(os.path.dirname(
                         tempest.__file__))))
+
+
+def plugin_only_stestr_conf(source, dest):
+    """Write dest: the .stestr.conf source, discovering this plugin alone.
+
+    test_path at the plugin's tests package, top_dir at the package's
+    parent, so the test ids stay those of tempest's own discovery
+    (tempest/test_discover: tempest's tests and every plugin's). For the
+    runs that only ever select this plugin's tests by regex: the
+    functional self-tests' and the main job's side runs. A one-test run
+    took 54 s and 10.4 CPU-s with tempest's discovery on a loaded 2-core
+    machine, 26 s and 6.5 CPU-s without.
+    """
+    from glance_multiapi_tests import tests as plugin_tests
+
+    conf = configparser.ConfigParser(interpolation=None)
+    conf.read(source)
+    tests = os.path.dirname(os.path.abspath(plugin_tests.__file__))
+    conf.set('DEFAULT', 'test_path', tests)
+    conf.set('DEFAULT', 'top_dir', os.path.dirname(os.path.dirname(tests)))
+    with open(dest, 'w') as f:
+        conf.write(f)

@@ -20,7 +20,7 @@ plugin's tests; and the environment the run gets.
 import configparser
 import os
 
-from glance_multiapi_tests import tests as plugin_tests
+from glance_multiapi_tests.localcloud import tempestconf
 
 
 def env(**extra):
@@ -37,27 +37,6 @@ def env(**extra):
     return dict(os.environ, PYTHONSAFEPATH='1', **extra)
 
 
-def _plugin_only_stestr_conf(source, dest):
-    """The cloud's .stestr.conf, discovering only this plugin's tests.
-
-    The cloud's workspace discovers as tempest does
-    (tempest/test_discover: tempest's own tests and every plugin's), and
-    so do the main job and the test-operator stage. The functional
-    self-tests run only this plugin's tests, always by regex, so they
-    look for them alone: a one-test run took 54 s and 10.4 CPU-s on a
-    loaded 2-core machine with tempest's discovery, 26 s and 6.5 CPU-s
-    without, and the functional stage runs tempest about a hundred times.
-    The test ids are the same (the top dir is the package's parent).
-    """
-    conf = configparser.ConfigParser(interpolation=None)
-    conf.read(source)
-    tests = os.path.dirname(os.path.abspath(plugin_tests.__file__))
-    conf.set('DEFAULT', 'test_path', tests)
-    conf.set('DEFAULT', 'top_dir', os.path.dirname(os.path.dirname(tests)))
-    with open(dest, 'w') as f:
-        conf.write(f)
-
-
 def fill(workspace, source, overrides=None):
     """Fill workspace from source (the cloud's tempest folder); conf path.
 
@@ -65,8 +44,12 @@ def fill(workspace, source, overrides=None):
     tempest.conf; a value of None removes the option, so its default
     applies. tempest.log goes into the workspace.
     """
-    _plugin_only_stestr_conf(os.path.join(source, '.stestr.conf'),
-                             os.path.join(workspace, '.stestr.conf'))
+    # NOTE: the cloud's workspace discovers as tempest does, and so do
+    # the main job's disruptive run and main pass and the test-operator
+    # stage; these runs always select this plugin's tests by regex.
+    tempestconf.plugin_only_stestr_conf(
+        os.path.join(source, '.stestr.conf'),
+        os.path.join(workspace, '.stestr.conf'))
     conf = configparser.ConfigParser(interpolation=None)
     conf.optionxform = str
     conf.read(os.path.join(source, 'etc', 'tempest.conf'))
