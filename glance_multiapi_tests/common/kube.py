@@ -163,12 +163,11 @@ def _client_package():
 def connect(settings):
     """A Client for settings; KubeError when no access can be built."""
     k8s = _client_package()
-    configuration = k8s.client.Configuration()
+    from glance_multiapi_tests.common import kube_rest
     if in_cluster(settings):
         credentials = "the pod's service-account token"
         try:
-            k8s.config.load_incluster_config(
-                client_configuration=configuration)
+            configuration = kube_rest.configuration(in_cluster=True)
         except k8s.config.ConfigException as exc:
             raise KubeError(
                 'Kubernetes access: in-cluster config (%s is set, '
@@ -185,9 +184,8 @@ def connect(settings):
             path, ' context %s' % settings.context if settings.context
             else '')
         try:
-            k8s.config.load_kube_config(
-                config_file=path, context=settings.context,
-                client_configuration=configuration, persist_config=False)
+            configuration = kube_rest.configuration(
+                kubeconfig=path, context=settings.context)
         except Exception as exc:  # noqa: B902 - config, YAML or file error
             raise KubeError('Kubernetes access: kubeconfig %s cannot be '
                             'used: %s' % (path, kube_errors.one_line(exc))
@@ -198,7 +196,6 @@ def connect(settings):
     # would otherwise retry a connect error or a GET read timeout 3
     # times, so an API server that never answers would take four
     # timeouts while the message names one.
-    from glance_multiapi_tests.common import kube_rest
     api = kube_rest.Client(configuration, connect_timeout=settings.timeout,
                            read_timeout=settings.timeout)
     return Client(settings, api, credentials, inside,

@@ -95,7 +95,7 @@ def configmap_target(configmap, namespace, key, environ):
     return name, namespace, key or CONFIGMAP_KEY
 
 
-def _load_client(kube_config, kube_rest):
+def _load_client(kube_config):
     """A kube_rest.Client from the pod's service account, else KUBECONFIG."""
     try:
         config = kube_rest.configuration(in_cluster=True)
@@ -139,7 +139,7 @@ def write_configmap(name, namespace, key, text):
             '--configmap needs the kubernetes python package, which is not '
             'installed')
     try:
-        api = _load_client(kubernetes.config, kube_rest)
+        api = _load_client(kubernetes.config)
         collection = '/api/v1/namespaces/%s/configmaps' % namespace
         for _attempt in range(CONFLICT_RETRIES):
             body = {'apiVersion': 'v1', 'kind': 'ConfigMap',
