@@ -21,20 +21,32 @@ under a CA made for each cloud, which the kubeconfig carries.
 import datetime
 import ipaddress
 
-from cryptography import x509
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives import serialization
-from cryptography.x509.oid import NameOID
-
 VALID_DAYS = 365
 
 
+def _crypto():
+    """(x509, ec, hashes, serialization) of cryptography, on first use.
+
+    Only ``up`` makes certificates, but every verb of the CLI imports
+    this module (through certs); cryptography took about 0.1 of the 0.43
+    CPU-s of an idle ``get`` (the functional stage runs the CLI some
+    hundreds of times).
+    """
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives import serialization
+    from cryptography import x509
+    return x509, ec, hashes, serialization
+
+
 def _name(common_name):
-    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    x509 = _crypto()[0]
+    return x509.Name([x509.NameAttribute(x509.NameOID.COMMON_NAME,
+                                         common_name)])
 
 
 def _pem_key(key):
+    serialization = _crypto()[3]
     return key.private_bytes(serialization.Encoding.PEM,
                              serialization.PrivateFormat.PKCS8,
                              serialization.NoEncryption())
@@ -42,6 +54,7 @@ def _pem_key(key):
 
 def make_ca(common_name='glance-multiapi-cloud CA'):
     """(CA cert PEM, CA key PEM) of a new self-signed CA."""
+    x509, ec, hashes, serialization = _crypto()
     start, end = _validity()
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = _name(common_name)
@@ -64,6 +77,7 @@ def make_ca(common_name='glance-multiapi-cloud CA'):
 def issue(ca_pem, ca_key_pem, common_name, hosts=('127.0.0.1',),
           dns_names=('localhost',)):
     """(server cert PEM, key PEM) for hosts, signed by the given CA."""
+    x509, ec, hashes, serialization = _crypto()
     ca = x509.load_pem_x509_certificate(ca_pem)
     ca_key = serialization.load_pem_private_key(ca_key_pem, password=None)
     start, end = _validity()
