@@ -269,8 +269,8 @@ class CloudTestCase(testtools.TestCase):
         conf_path = tempest_workspace.fill(
             workspace, os.path.join(self.state_dir, 'tempest'), overrides)
         return ([os.path.join(BIN, 'tempest'), 'run', '--config-file',
-                 conf_path, '--regex', regex, '--concurrency',
-                 str(concurrency), '--subunit'], workspace)
+                 conf_path] + tempest_workspace.selection(workspace, regex) +
+                ['--concurrency', str(concurrency), '--subunit'], workspace)
 
     def assertOutcome(self, results, test_name, status, *needles):
         """The one test whose id contains test_name ended so, naming..."""

@@ -19,8 +19,17 @@ plugin's tests; and the environment the run gets.
 
 import configparser
 import os
+import re
+import subprocess
+import sys
+
+from stestr import testlist
 
 from glance_multiapi_tests.localcloud import tempestconf
+
+# NOTE: {(test_path, top_dir): every test id there}, listed once per
+# process (plugin_test_ids).
+_LISTED = {}
 
 
 def env(**extra):
@@ -67,3 +76,47 @@ def fill(workspace, source, overrides=None):
     with open(conf_path, 'w') as f:
         conf.write(f)
     return conf_path
+
+
+def plugin_test_ids(workspace):
+    """Every test id the workspace's .stestr.conf discovers; or None.
+
+    Listed once per process, as stestr lists them (its subunit runner's
+    ``discover --list``, with the workspace's tempest.conf): the ids carry
+    tempest's attributes (``[id-...,smoke]``). None when the listing
+    failed: the run then selects by regex and shows why.
+    """
+    conf = configparser.ConfigParser(interpolation=None)
+    conf.read(os.path.join(workspace, '.stestr.conf'))
+    key = (conf.get('DEFAULT', 'test_path'), conf.get('DEFAULT', 'top_dir'))
+    if key not in _LISTED:
+        proc = subprocess.run(
+            [sys.executable, '-m', 'stestr.subunit_runner.run', 'discover',
+             '-t', key[1], key[0], '--list'],
+            cwd=workspace, capture_output=True, timeout=600,
+            env=env(TEMPEST_CONFIG_DIR=os.path.join(workspace, 'etc'),
+                    TEMPEST_CONFIG='tempest.conf'))
+        _LISTED[key] = (testlist.parse_enumeration(proc.stdout)
+                        if proc.returncode == 0 else None)
+    return _LISTED[key]
+
+
+def selection(workspace, regex):
+    """tempest run's arguments that select what ``--regex regex`` does.
+
+    ``--load-list`` of the matching ids when there are any: stestr then
+    runs them without listing every test first, one process and about
+    1.2 CPU-s less per run (a one-test run 2.9 CPU-s, not 4.1). Tempest
+    splits the regex on white space, and stestr keeps an id that any part
+    matches (re.search); so does this. Otherwise (nothing matches, or the
+    listing failed) ``--regex`` itself, so the run fails as it would.
+    """
+    ids = plugin_test_ids(workspace) or []
+    parts = [re.compile(part) for part in regex.split()]
+    chosen = [i for i in ids if any(p.search(i) for p in parts)]
+    if not chosen:
+        return ['--regex', regex]
+    path = os.path.join(workspace, 'selected-tests.txt')
+    with open(path, 'w') as f:
+        f.write(''.join(i + '\n' for i in chosen))
+    return ['--load-list', path]
