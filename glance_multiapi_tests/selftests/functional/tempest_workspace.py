@@ -90,14 +90,17 @@ def plugin_test_ids(workspace):
     conf.read(os.path.join(workspace, '.stestr.conf'))
     key = (conf.get('DEFAULT', 'test_path'), conf.get('DEFAULT', 'top_dir'))
     if key not in _LISTED:
-        proc = subprocess.run(
-            [sys.executable, '-m', 'stestr.subunit_runner.run', 'discover',
-             '-t', key[1], key[0], '--list'],
-            cwd=workspace, capture_output=True, timeout=600,
-            env=env(TEMPEST_CONFIG_DIR=os.path.join(workspace, 'etc'),
-                    TEMPEST_CONFIG='tempest.conf'))
+        try:
+            proc = subprocess.run(
+                [sys.executable, '-m', 'stestr.subunit_runner.run',
+                 'discover', '-t', key[1], key[0], '--list'],
+                cwd=workspace, capture_output=True, timeout=600,
+                env=env(TEMPEST_CONFIG_DIR=os.path.join(workspace, 'etc'),
+                        TEMPEST_CONFIG='tempest.conf'))
+        except (OSError, subprocess.TimeoutExpired):
+            proc = None
         _LISTED[key] = (testlist.parse_enumeration(proc.stdout)
-                        if proc.returncode == 0 else None)
+                        if proc and proc.returncode == 0 else None)
     return _LISTED[key]
 
 
@@ -108,11 +111,15 @@ def selection(workspace, regex):
     runs them without listing every test first, one process and about
     1.2 CPU-s less per run (a one-test run 2.9 CPU-s, not 4.1). Tempest
     splits the regex on white space, and stestr keeps an id that any part
-    matches (re.search); so does this. Otherwise (nothing matches, or the
-    listing failed) ``--regex`` itself, so the run fails as it would.
+    matches (re.search); so does this. Otherwise (nothing matches, the
+    listing failed, or the regex is not one) ``--regex`` itself, so the
+    run fails as it would.
     """
+    try:
+        parts = [re.compile(part) for part in regex.split()]
+    except re.error:
+        return ['--regex', regex]
     ids = plugin_test_ids(workspace) or []
-    parts = [re.compile(part) for part in regex.split()]
     chosen = [i for i in ids if any(p.search(i) for p in parts)]
     if not chosen:
         return ['--regex', regex]

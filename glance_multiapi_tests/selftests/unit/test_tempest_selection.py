@@ -70,6 +70,10 @@ class SelectionTest(testtools.TestCase):
         self.assertEqual(['--regex', r'no\.such\.test'],
                          self.selected(r'no\.such\.test'))
 
+    def test_a_broken_regex_is_left_to_tempest(self):
+        # NOTE: stestr says "Invalid regex" and exits 5, as before.
+        self.assertEqual(['--regex', 'test_(a'], self.selected('test_(a'))
+
     def test_a_failed_listing_falls_back_to_the_regex(self):
         with open(os.path.join(self.workspace, '.stestr.conf'), 'w') as f:
             f.write('[DEFAULT]\ntest_path=%s\ntop_dir=%s\n' % (
