@@ -41,7 +41,6 @@ REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..'))
 sys.path.insert(0, REPO)
 from glance_multiapi_tests.selftests.functional import tempest_workspace  # noqa
 
-BIN = os.path.dirname(sys.executable)
 TEST = (r'glance_multiapi_tests\.tests\.api\.test_endpoints\.'
         r'ImageEndpointsTest\.test_image_endpoints_answer')
 
@@ -61,8 +60,7 @@ def one_run(state_dir, selection):
                 tempest_workspace.selection(workspace, TEST))
         cpu0, wall0 = children_cpu(), time.monotonic()
         proc = subprocess.run(
-            [os.path.join(BIN, 'tempest'), 'run', '--config-file', conf] +
-            args + ['--concurrency', '1', '--subunit'], cwd=workspace,
+            tempest_workspace.run_argv(conf, args), cwd=workspace,
             capture_output=True, timeout=600, env=tempest_workspace.env())
         wall, cpu = time.monotonic() - wall0, children_cpu() - cpu0
         if proc.returncode:

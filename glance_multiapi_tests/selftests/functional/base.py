@@ -282,9 +282,9 @@ class CloudTestCase(testtools.TestCase):
         self.addCleanup(shutil.rmtree, workspace, ignore_errors=True)
         conf_path = tempest_workspace.fill(
             workspace, os.path.join(self.state_dir, 'tempest'), overrides)
-        return ([os.path.join(BIN, 'tempest'), 'run', '--config-file',
-                 conf_path] + tempest_workspace.selection(workspace, regex) +
-                ['--concurrency', str(concurrency), '--subunit'], workspace)
+        return (tempest_workspace.run_argv(
+            conf_path, tempest_workspace.selection(workspace, regex),
+            concurrency), workspace)
 
     def assertOutcome(self, results, test_name, status, *needles):
         """The one test whose id contains test_name ended so, naming..."""

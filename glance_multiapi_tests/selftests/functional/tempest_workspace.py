@@ -104,6 +104,17 @@ def plugin_test_ids(workspace):
     return _LISTED[key]
 
 
+def run_argv(conf_path, selected, concurrency=1):
+    """Argv of a functional tempest run, its subunit on stdout.
+
+    This venv's tempest with conf_path; selected: selection()'s arguments
+    (or ``--regex REGEX``). The benchmark runs the same argv.
+    """
+    return ([os.path.join(os.path.dirname(sys.executable), 'tempest'),
+             'run', '--config-file', conf_path] + list(selected) +
+            ['--concurrency', str(concurrency), '--subunit'])
+
+
 def selection(workspace, regex):
     """tempest run's arguments that select what ``--regex regex`` does.
 
