@@ -46,8 +46,9 @@ from glance_multiapi_tests.selftests.functional import cloud_inspect
 from glance_multiapi_tests.selftests.functional import tempest_workspace
 
 ENV_CLOUD = 'GLANCE_MULTIAPI_FUNCTIONAL_CLOUD'
-# NOTE: the uploader's classes inject no faults; tools/run-functional.sh
-# gives them a cloud of their own, so they run beside the classes that do.
+# NOTE: the uploader's classes, and the others that only read a cloud
+# (test_ci_results), inject no faults; tools/run-functional.sh gives them
+# a cloud of their own, so they run beside the classes that do.
 ENV_UPLOADER_CLOUD = 'GLANCE_MULTIAPI_FUNCTIONAL_UPLOADER_CLOUD'
 ENV_ARTIFACTS = 'GLANCE_MULTIAPI_FUNCTIONAL_ARTIFACTS'
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..', '..',

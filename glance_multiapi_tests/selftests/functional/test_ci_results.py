@@ -12,11 +12,12 @@
 
 """What a CI keeps and judges: required groups, kept logs, masking.
 
-Against the shared cloud: a tempest run whose discovery is unconfigured
-fails when the multi-API group is required, naming the group and the
-missing options; the artifacts of a passed run are its configuration,
-secrets masked. With a cloud of its own, taken down by the same exit trap
-as tools/run-suite.sh's (tools/cloud-cleanup.sh): a job that fails keeps
+Against the cloud of the classes that inject no faults (they read it
+only): a tempest run whose discovery is unconfigured fails when the
+multi-API group is required, naming the group and the missing options;
+the artifacts of a passed run are its configuration, secrets masked.
+With a cloud of its own, taken down by the same exit trap as
+tools/run-suite.sh's (tools/cloud-cleanup.sh): a job that fails keeps
 the service logs.
 """
 
@@ -59,6 +60,8 @@ def files_under(folder):
 class RequiredGroupTest(base.CloudTestCase):
     """Discovery unconfigured: a required multi-API group fails the run."""
 
+    cloud_env = base.ENV_UPLOADER_CLOUD
+
     def test_unconfigured_discovery_fails_required_multiapi(self):
         proc = self.tempest_stream(MULTIAPI, overrides=NO_DISCOVERY)
         folder = tempfile.mkdtemp(prefix='gmt-required-')
@@ -95,6 +98,8 @@ class RequiredGroupTest(base.CloudTestCase):
 
 class ArtifactsTest(base.CloudTestCase):
     """tools/collect_artifacts.py and the exit trap that runs it."""
+
+    cloud_env = base.ENV_UPLOADER_CLOUD
 
     def secrets(self, state_json):
         with open(state_json) as f:
