@@ -266,15 +266,21 @@ class CloudTestCase(testtools.TestCase):
         """Run tempest as run_tempest does; its CompletedProcess.
 
         stdout holds the subunit v2 stream. env: variables added to the
-        environment (e.g. OS_TEST_TIMEOUT).
+        environment (e.g. OS_TEST_TIMEOUT). A one-worker run is the worker
+        tempest would start (tempest_workspace.run_command): only its
+        stream is read here.
         """
-        argv, workspace = self.tempest_argv(regex, overrides, concurrency)
+        workspace, conf_path, selected = self._tempest_workspace(
+            regex, overrides)
+        argv, added = tempest_workspace.run_command(
+            workspace, conf_path, selected, concurrency)
         return subprocess.run(argv, cwd=workspace, capture_output=True,
                               timeout=timeout,
-                              env=tempest_workspace.env(**(env or {})))
+                              env=tempest_workspace.env(**dict(
+                                  added, **(env or {}))))
 
-    def tempest_argv(self, regex, overrides=None, concurrency=1):
-        """(argv, workspace) of a tempest run on a copy of tempest.conf.
+    def _tempest_workspace(self, regex, overrides):
+        """(workspace, tempest.conf path, selection) of one tempest run.
 
         The workspace (tempest.conf in etc/, tempest.log, the stestr
         repository) goes at cleanup.
@@ -283,9 +289,19 @@ class CloudTestCase(testtools.TestCase):
         self.addCleanup(shutil.rmtree, workspace, ignore_errors=True)
         conf_path = tempest_workspace.fill(
             workspace, os.path.join(self.state_dir, 'tempest'), overrides)
-        return (tempest_workspace.run_argv(
-            conf_path, tempest_workspace.selection(workspace, regex),
-            concurrency), workspace)
+        return (workspace, conf_path,
+                tempest_workspace.selection(workspace, regex))
+
+    def tempest_argv(self, regex, overrides=None, concurrency=1):
+        """(argv, workspace) of a ``tempest run`` on a copy of tempest.conf.
+
+        For the tests that signal or kill the run: its processes are
+        tempest's, whatever the concurrency.
+        """
+        workspace, conf_path, selected = self._tempest_workspace(
+            regex, overrides)
+        return (tempest_workspace.run_argv(conf_path, selected, concurrency),
+                workspace)
 
     def assertOutcome(self, results, test_name, status, *needles):
         """The one test whose id contains test_name ended so, naming..."""

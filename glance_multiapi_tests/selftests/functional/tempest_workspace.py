@@ -115,6 +115,32 @@ def run_argv(conf_path, selected, concurrency=1):
             ['--concurrency', str(concurrency), '--subunit'])
 
 
+def run_command(workspace, conf_path, selected, concurrency=1):
+    """(argv, environment added) of a run whose subunit is all it gives.
+
+    A one-worker run of a ``--load-list`` is the worker that ``tempest
+    run`` would start, started here: stestr's subunit runner on the
+    workspace's discovery (its .stestr.conf), with the environment
+    tempest's ``--config-file`` gives it (TEMPEST_CONFIG_DIR and
+    TEMPEST_CONFIG; tempest/config.py set_config_path). The same tests
+    run in the same way; what is left out is the ``tempest`` process
+    around them (its cliff app, stestr's repository and a shell), about
+    1.1 CPU-s of each of some 90 runs of a functional stage on a loaded
+    2-core machine. Any other run (several workers, or ``--regex``, which
+    is there to fail as tempest fails) is run_argv's ``tempest run``.
+    """
+    if concurrency != 1 or list(selected[:1]) != ['--load-list']:
+        return run_argv(conf_path, selected, concurrency), {}
+    conf = configparser.ConfigParser(interpolation=None)
+    conf.read(os.path.join(workspace, '.stestr.conf'))
+    argv = [sys.executable, '-m', 'stestr.subunit_runner.run', 'discover',
+            '-t', conf.get('DEFAULT', 'top_dir'),
+            conf.get('DEFAULT', 'test_path')] + list(selected)
+    conf_path = os.path.abspath(conf_path)
+    return argv, {'TEMPEST_CONFIG_DIR': os.path.dirname(conf_path),
+                  'TEMPEST_CONFIG': os.path.basename(conf_path)}
+
+
 def selection(workspace, regex):
     """tempest run's arguments that select what ``--regex regex`` does.
 
