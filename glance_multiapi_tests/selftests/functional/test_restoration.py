@@ -39,6 +39,12 @@ ORIGINAL = 'api0'
 TARGET = 'api1'
 # NOTE: bounds of each wait; the embedded cloud converges in seconds.
 WAIT = 120
+# NOTE: the convergence_timeout the runs get (overrides()). A signalled
+# worker undoes the switch before it exits, and the undo may wait that
+# long for the catalog: the run's processes get it and a minute more.
+# Beside stress-ng --cpu 2 a SIGTERMed run outlived WAIT.
+CONVERGENCE = 300
+SESSION_WAIT = CONVERGENCE + 60
 # NOTE: the pod of tempest-glance-multiapi-disruptive.yaml (rbac.yaml
 # grants reading it), and the grace its deletion gets here.
 POD = 'glance-multiapi-disruptive'
@@ -64,6 +70,19 @@ def session_pids(sid):
     return found
 
 
+def describe_pids(pids):
+    """'still running: PID (command line), ...' of session_pids()."""
+    shown = []
+    for pid in pids:
+        try:
+            with open('/proc/%d/cmdline' % pid, 'rb') as f:
+                argv = f.read().replace(b'\0', b' ').decode(errors='replace')
+        except OSError:
+            argv = 'gone'
+        shown.append('%d (%s)' % (pid, argv.strip()[:200]))
+    return 'still running: %s' % ', '.join(shown)
+
+
 class RestorationTest(base.CloudTestCase):
     """Each way a switchover can end leaves the cloud on api0."""
 
@@ -84,7 +103,7 @@ class RestorationTest(base.CloudTestCase):
             self.cli('patch', '--type', 'merge', '-p', json.dumps(
                 {'spec': {'keystoneEndpoint': ORIGINAL}}), check=True)
 
-    def overrides(self, convergence_timeout=300):
+    def overrides(self, convergence_timeout=CONVERGENCE):
         return {'glance_multiapi': {
             'convergence_timeout': convergence_timeout,
             'image_timeout': 60, 'switchover_target': TARGET}}
@@ -140,12 +159,12 @@ class RestorationTest(base.CloudTestCase):
 
     def wait_session_gone(self, proc):
         """Every process of the run's session exits on its own (bounded)."""
-        proc.wait(timeout=WAIT)
+        proc.wait(timeout=SESSION_WAIT)
         polling.poll(lambda: (not session_pids(proc.pid),
                               session_pids(proc.pid)),
-                     timeout=WAIT, interval=0.2,
+                     timeout=SESSION_WAIT, interval=0.2,
                      what='every process of the tempest run to exit',
-                     describe=lambda pids: 'still running: %s' % pids)
+                     describe=describe_pids)
 
     def tempest_log(self, workspace):
         with open(os.path.join(workspace, 'tempest.log')) as f:
