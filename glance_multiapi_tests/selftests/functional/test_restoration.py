@@ -157,14 +157,26 @@ class RestorationTest(base.CloudTestCase):
                 pass
         proc.wait(timeout=30)
 
-    def wait_session_gone(self, proc):
-        """Every process of the run's session exits on its own (bounded)."""
-        proc.wait(timeout=SESSION_WAIT)
-        polling.poll(lambda: (not session_pids(proc.pid),
-                              session_pids(proc.pid)),
-                     timeout=SESSION_WAIT, interval=0.2,
-                     what='every process of the tempest run to exit',
-                     describe=describe_pids)
+    def wait_session_gone(self, proc, workspace):
+        """Every process of the run's session exits on its own (bounded).
+
+        When one does not, the failure ends with the end of the run's
+        tempest.log (what the worker's undo was waiting for), since the
+        workspace goes at cleanup.
+        """
+        try:
+            proc.wait(timeout=SESSION_WAIT)
+            polling.poll(lambda: (not session_pids(proc.pid),
+                                  session_pids(proc.pid)),
+                         timeout=SESSION_WAIT, interval=0.2,
+                         what='every process of the tempest run to exit',
+                         describe=describe_pids)
+        except (subprocess.TimeoutExpired, polling.PollTimeout) as exc:
+            try:
+                log = self.tempest_log(workspace)[-4000:]
+            except OSError as read_exc:
+                log = 'no tempest.log: %s' % read_exc
+            self.fail('%s\nthe end of its tempest.log:\n%s' % (exc, log))
 
     def tempest_log(self, workspace):
         with open(os.path.join(workspace, 'tempest.log')) as f:
@@ -199,7 +211,7 @@ class RestorationTest(base.CloudTestCase):
                  check=True)
         proc, workspace = self.start_switchover(self.overrides())
         os.killpg(proc.pid, signal.SIGTERM)
-        self.wait_session_gone(proc)
+        self.wait_session_gone(proc, workspace)
         self.cli('patch', '--clear-faults', check=True)
         self.assertBackOnOriginal()
         self.assertIn('SIGTERM: undid the switch of keystoneEndpoint from '
@@ -213,7 +225,7 @@ class RestorationTest(base.CloudTestCase):
                  check=True)
         proc, workspace = self.start_switchover(self.overrides())
         proc.send_signal(signal.SIGTERM)
-        self.wait_session_gone(proc)
+        self.wait_session_gone(proc, workspace)
         self.cli('patch', '--clear-faults', check=True)
         self.assertBackOnOriginal()
         log = self.tempest_log(workspace)
