@@ -78,6 +78,18 @@ def fill(workspace, source, overrides=None):
     return conf_path
 
 
+def _runner_argv(workspace):
+    """Argv of stestr's subunit runner on the workspace's discovery.
+
+    As stestr starts it, up to the selection (``--list``, ``--load-list``).
+    """
+    conf = configparser.ConfigParser(interpolation=None)
+    conf.read(os.path.join(workspace, '.stestr.conf'))
+    return [sys.executable, '-m', 'stestr.subunit_runner.run', 'discover',
+            '-t', conf.get('DEFAULT', 'top_dir'),
+            conf.get('DEFAULT', 'test_path')]
+
+
 def plugin_test_ids(workspace):
     """Every test id the workspace's .stestr.conf discovers; or None.
 
@@ -86,15 +98,13 @@ def plugin_test_ids(workspace):
     tempest's attributes (``[id-...,smoke]``). None when the listing
     failed: the run then selects by regex and shows why.
     """
-    conf = configparser.ConfigParser(interpolation=None)
-    conf.read(os.path.join(workspace, '.stestr.conf'))
-    key = (conf.get('DEFAULT', 'test_path'), conf.get('DEFAULT', 'top_dir'))
+    runner = _runner_argv(workspace)
+    key = tuple(runner[-2:])
     if key not in _LISTED:
         try:
             proc = subprocess.run(
-                [sys.executable, '-m', 'stestr.subunit_runner.run',
-                 'discover', '-t', key[1], key[0], '--list'],
-                cwd=workspace, capture_output=True, timeout=600,
+                runner + ['--list'], cwd=workspace, capture_output=True,
+                timeout=600,
                 env=env(TEMPEST_CONFIG_DIR=os.path.join(workspace, 'etc'),
                         TEMPEST_CONFIG='tempest.conf'))
         except (OSError, subprocess.TimeoutExpired):
@@ -131,11 +141,7 @@ def run_command(workspace, conf_path, selected, concurrency=1):
     """
     if concurrency != 1 or list(selected[:1]) != ['--load-list']:
         return run_argv(conf_path, selected, concurrency), {}
-    conf = configparser.ConfigParser(interpolation=None)
-    conf.read(os.path.join(workspace, '.stestr.conf'))
-    argv = [sys.executable, '-m', 'stestr.subunit_runner.run', 'discover',
-            '-t', conf.get('DEFAULT', 'top_dir'),
-            conf.get('DEFAULT', 'test_path')] + list(selected)
+    argv = _runner_argv(workspace) + list(selected)
     conf_path = os.path.abspath(conf_path)
     return argv, {'TEMPEST_CONFIG_DIR': os.path.dirname(conf_path),
                   'TEMPEST_CONFIG': os.path.basename(conf_path)}
