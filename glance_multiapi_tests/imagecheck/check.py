@@ -12,8 +12,8 @@
 
 """The consistency checks of consolidated service images, without I/O.
 
-A consolidated image serves several OpenStackVersion fields (heat-api,
-heat-api-cfn and heat-engine from one image). In every source of deployed
+A consolidated image serves several OpenStackVersion fields (heat-api and
+heat-api-cfn from one image, as s2i builds them). In every source of deployed
 references those fields must name the same image: the same repository,
 and the same digest where digests are given. A reference pinned by digest
 beside one that only has a tag is a disagreement, since the tag can move.

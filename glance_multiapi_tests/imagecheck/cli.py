@@ -26,11 +26,16 @@ from glance_multiapi_tests import version
 PROG = 'glance-multiapi-image-check'
 
 DESCRIPTION = """\
-Check that the OpenStackVersion fields an image mapping assigns to one
-consolidated image (heatAPIImage, heatCfnapiImage, heatEngineImage) name
-the same image, and the same digest, in every source of deployed references.
-Prints a table (target, field, source, reference, digest, verdict) and one
-line per disagreement naming the fields and their values.
+Check that the OpenStackVersion fields of one consolidated image name the
+same image, and the same digest, in every source of deployed references.
+With --mappings, the file's targets say which fields are one image (a
+field of a target naming another image is a finding). Without it, heat's
+fields (heatAPIImage, heatCfnapiImage, heatEngineImage) are judged as the
+deployment declares them: in each source, the fields naming the same
+repository are one image, so tcib's three images, s2i's two and one for
+all pass alike, each when its references agree. Prints a table (target,
+field, source, reference, digest, verdict) and one line per disagreement
+naming the fields and their values.
 """
 
 EPILOG = """\
@@ -88,9 +93,13 @@ def build_parser():
     # an exact option name before any abbreviation.
     version.add_option(parser)
     parser.add_argument(
-        '--mappings', required=True, metavar='FILE',
+        '--mappings', metavar='FILE',
         help='s2i-openstack-containers containers/image-mappings.yaml (or '
-             'a flat map of target to field list).')
+             'a flat map of target to field list). Without it: heat\'s '
+             'fields as the deployment groups them, with tcib\'s and '
+             's2i\'s heat image names as the known names unless '
+             '--known-names or --known-name give others; --target then '
+             'names s2i\'s heat targets (heat/heat-api, heat/heat-engine).')
     cr = parser.add_mutually_exclusive_group()
     cr.add_argument('--version-file', metavar='FILE',
                     help='OpenStackVersion CR as JSON or YAML.')
@@ -171,7 +180,8 @@ def main(argv=None):
                                  namespace=args.namespace,
                                  timeout=args.kube_timeout)
     inputs = loader.Inputs(
-        mappings_file=args.mappings, version_file=args.version_file,
+        mappings_file=args.mappings, builtin=not args.mappings,
+        version_file=args.version_file,
         version_command=args.version_command, env_file=args.env_file,
         env_list=args.env_list, env_list_name='--env-list',
         known_names_file=args.known_names,

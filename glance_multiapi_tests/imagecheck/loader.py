@@ -24,6 +24,7 @@ from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.common import kube_objects
 from glance_multiapi_tests.imagecheck import builtin
 from glance_multiapi_tests.imagecheck import check
+from glance_multiapi_tests.imagecheck import declared
 from glance_multiapi_tests.imagecheck import errors
 from glance_multiapi_tests.imagecheck import mapping
 from glance_multiapi_tests.imagecheck import sources
@@ -34,8 +35,9 @@ class Inputs:
     """Where each input of the check is; unset ones are not used."""
 
     mappings_file: str
-    # NOTE: without mappings_file, the built-in groups (builtin.py) and
-    # their known names stand in for the file.
+    # NOTE: without mappings_file, the fields of the built-in groups
+    # (builtin.py) are judged as the deployment groups them
+    # (declared.py), with the built-in known names.
     builtin: bool = False
     version_file: str = None
     version_command: str = None
@@ -70,15 +72,25 @@ def run(inputs):
         raise errors.ImageCheckError(
             'the running Deployments can only be read through the '
             'Kubernetes API, which is not configured')
+    if inputs.builtin and not inputs.mappings_file and not (
+            inputs.kubernetes or inputs.version_file or
+            inputs.version_command or inputs.env_file or inputs.env_list):
+        # NOTE: without a mapping the deployment's references are all
+        # there is to judge; nothing given would pass with nothing read.
+        raise errors.ImageCheckError(
+            'no image mappings file and no deployed references given: '
+            'give a mappings file, or the OpenStackVersion or the '
+            'RELATED_IMAGE listing to judge')
     if inputs.env_file and inputs.env_list:
         raise errors.ImageCheckError(
             'give the RELATED_IMAGE listing as a file or a list, not both')
+    image_mapping = None
     if inputs.mappings_file:
         image_mapping = mapping.parse_mapping(
             read_text(inputs.mappings_file, 'image mappings'),
             inputs.mappings_file)
     elif inputs.builtin:
-        image_mapping = builtin.image_mapping()
+        fields = declared.select_fields(inputs.targets)
     else:
         image_mapping = mapping.Mapping(where=check.NO_MAPPING, targets=())
     found, versions, running = [], None, None
@@ -110,6 +122,9 @@ def run(inputs):
         known = frozenset(known)
     elif inputs.builtin and not inputs.mappings_file:
         known = builtin.KNOWN_NAMES
+    if image_mapping is None:
+        return declared.check_declared(found, fields, known_names=known,
+                                       versions=versions, running=running)
     return check.check(image_mapping, found, known_names=known,
                        targets=inputs.targets, versions=versions,
                        running=running)

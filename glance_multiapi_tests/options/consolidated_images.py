@@ -29,14 +29,14 @@ ConsolidatedImagesGroup = [
     cfg.StrOpt('mappings_file',
                help='s2i-openstack-containers containers/image-mappings.yaml '
                     '(build target to the OpenStackVersion fields it '
-                    'serves); it wins over the built-in groups. Unset: '
-                    'the built-in groups (heat/heat-api serving '
-                    'heatAPIImage, heatCfnapiImage and heatEngineImage, '
-                    'the fields of openstack-operator\'s OpenStackVersion '
-                    'types) with tcib\'s heat image names as the known '
-                    'names, checked against the deployed references; in a '
-                    'pod, mount a file from a ConfigMap '
-                    '(extraConfigmapsMounts) to name another.'),
+                    'serves); its targets are then demanded. Unset: heat\'s '
+                    'fields (heatAPIImage, heatCfnapiImage, heatEngineImage) '
+                    'are judged as the deployment declares them -- fields '
+                    'naming one repository are one image and must pin one '
+                    'digest -- so tcib\'s three images, s2i\'s two and one '
+                    'image all pass when consistent; tcib\'s and s2i\'s heat '
+                    'image names are the known names. In a pod, mount a '
+                    'file from a ConfigMap (extraMounts) to name one.'),
     cfg.BoolOpt('kubernetes_api', default=False,
                 help='Read the OpenStackVersion and the running Deployments '
                      'through the Kubernetes API, with the access '
@@ -80,7 +80,9 @@ ConsolidatedImagesGroup = [
                help='File of known image names, one a line.'),
     cfg.ListOpt('targets', default=[],
                 help='Build targets to check, e.g. heat/heat-api; empty '
-                     'checks every target of the mapping.'),
+                     'checks every target of the mapping. Without '
+                     'mappings_file: s2i\'s heat targets, heat/heat-api and '
+                     'heat/heat-engine, select their fields.'),
     cfg.IntOpt('command_timeout', default=60,
                help='Seconds version_command may run.'),
 ]

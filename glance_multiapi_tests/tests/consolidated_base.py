@@ -64,16 +64,17 @@ def has_references():
 
 
 def uses_builtin_groups():
-    """Whether the built-in groups stand in for a mapping file."""
+    """Whether heat's built-in fields, as deployed, stand in for a file."""
     return not CONF.consolidated_images.mappings_file
 
 
 class ConsolidatedImageTest(base.BasePluginTest):
     """Runs the image check; needs no cloud and no credentials.
 
-    Without [consolidated_images] mappings_file the groups of
-    imagecheck/builtin.py (heat's fields, from openstack-operator's
-    OpenStackVersion types) are checked, so a pod needs no CI file.
+    Without [consolidated_images] mappings_file, heat's fields
+    (imagecheck/builtin.py, from openstack-operator's OpenStackVersion
+    types) are checked as the deployment groups them
+    (imagecheck/declared.py), so a pod needs no CI file.
     """
 
     credentials = []

@@ -135,9 +135,18 @@ class CliTest(testtools.TestCase):
         self.assert_one_line_error(err, missing, 'No such file')
 
     def test_usage_errors_exit_2_on_one_line(self):
-        code, _, err = self.main('--env-file', 'x')
+        code, _, err = self.main('--running', 'heat-api=heatAPIImage')
         self.assertEqual(2, code)
-        self.assert_one_line_error(err, '--mappings')
+        self.assert_one_line_error(err, '--running needs --kubernetes')
+        code, _, err = self.main()
+        self.assertEqual(2, code)
+        self.assert_one_line_error(err, 'no image mappings file and no '
+                                        'deployed references given')
+        code, _, err = self.main('--version-file',
+                                 sample('openstackversion.json'),
+                                 '--target', 'heat/heat-all')
+        self.assertEqual(2, code)
+        self.assert_one_line_error(err, 'heat/heat-all is not in')
         code, _, err = self.main('--mappings', sample('image-mappings.yaml'),
                                  '--target', 'heat/heat-all')
         self.assertEqual(2, code)

@@ -25,7 +25,7 @@ from glance_multiapi_tests.imagecheck import loader
 
 SAMPLES = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
                        os.pardir, 'etc', 'image-check')
-HEAT_FIELDS = ('heatAPIImage', 'heatCfnapiImage', 'heatEngineImage')
+HEAT_API_FIELDS = ('heatAPIImage', 'heatCfnapiImage')
 
 
 def sample(name):
@@ -63,13 +63,13 @@ class SamplesTest(testtools.TestCase):
             version_file='openstackversion-digest-mismatch.json')
         self.assertEqual(1, result.exit_code)
         [finding] = self.findings(result, check.DIGEST_MISMATCH)
-        self.assertEqual(HEAT_FIELDS, finding.fields)
-        self.assertIn('heatEngineImage=quay.io/podified-antelope-centos9/'
+        self.assertEqual(HEAT_API_FIELDS, finding.fields)
+        self.assertIn('heatCfnapiImage=quay.io/podified-antelope-centos9/'
                       'openstack-heat-api@sha256:e15ffdef', finding.message)
         self.assertIn('heatAPIImage=', finding.message)
         [drift] = self.findings(result, check.DRIFT)
-        self.assertEqual(('heatEngineImage',), drift.fields)
-        self.assertIn('RELATED_IMAGE_HEAT_ENGINE_IMAGE_URL_DEFAULT',
+        self.assertEqual(('heatCfnapiImage',), drift.fields)
+        self.assertIn('RELATED_IMAGE_HEAT_CFNAPI_IMAGE_URL_DEFAULT',
                       drift.message)
 
     def test_missing_field_is_named(self):
@@ -89,8 +89,11 @@ class SamplesTest(testtools.TestCase):
         result = self.run_sample(
             mappings_file='image-mappings-doubly-assigned.yaml')
         self.assertEqual(1, result.exit_code)
-        [finding] = result.findings
-        self.assertEqual(check.DOUBLY_ASSIGNED, finding.kind)
+        # NOTE: and heat/heat-api's fields now name two images, in status
+        # and in the env listing.
+        self.assertEqual([check.DOUBLY_ASSIGNED] + [
+            check.DIFFERENT_IMAGE] * 2, [f.kind for f in result.findings])
+        finding = result.findings[0]
         self.assertTrue(finding.about_mapping)
         self.assertEqual(('heatEngineImage',), finding.fields)
         self.assertIn('heat/heat-api, heat/heat-engine', finding.message)
@@ -100,8 +103,8 @@ class SamplesTest(testtools.TestCase):
             version_file='openstackversion-tag-vs-digest.json')
         self.assertEqual(1, result.exit_code)
         [finding] = self.findings(result, check.TAG_VS_DIGEST)
-        self.assertIn('heatAPIImage, heatEngineImage pinned by digest but '
-                      'heatCfnapiImage only by tag', finding.message)
+        self.assertIn('heatAPIImage pinned by digest but heatCfnapiImage '
+                      'only by tag', finding.message)
         self.assertIn('heatCfnapiImage=quay.io/podified-antelope-centos9/'
                       'openstack-heat-api:current-podified', finding.message)
 
@@ -119,3 +122,32 @@ class SamplesTest(testtools.TestCase):
         self.assertTrue(result.consistent, result.findings)
         self.assertIn('only the mapping itself was checked',
                       result.notes[0])
+
+
+class SamplesWithoutMappingTest(testtools.TestCase):
+    """The same samples judged as they group heat's fields themselves."""
+
+    def run_sample(self, **swap):
+        files = dict(mappings_file=None, version_file='openstackversion.json',
+                     env_file='related-images.env')
+        files.update(swap)
+        return loader.run(loader.Inputs(builtin=True, **{
+            key: sample(value) if value else None
+            for key, value in files.items()}))
+
+    def test_consistent_sample_passes_in_layout_s2i(self):
+        result = self.run_sample()
+        self.assertTrue(result.consistent, result.findings)
+        self.assertIn('status.containerImages declares layout s2i',
+                      '\n'.join(result.notes))
+
+    def test_broken_samples_fail_alike(self):
+        for version, kinds in (
+                ('openstackversion-digest-mismatch.json',
+                 [check.DIGEST_MISMATCH, check.DRIFT]),
+                ('openstackversion-missing-field.json', [check.MISSING]),
+                ('openstackversion-tag-vs-digest.json',
+                 [check.TAG_VS_DIGEST, check.DRIFT])):
+            result = self.run_sample(version_file=version)
+            self.assertEqual(kinds, [f.kind for f in result.findings],
+                             version)

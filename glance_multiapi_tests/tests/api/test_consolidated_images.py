@@ -12,15 +12,16 @@
 
 """Consolidated service images: fields of one image stay pinned alike.
 
-heat-api, heat-api-cfn and heat-engine run from one image; the mapping
-must assign each OpenStackVersion field once, the image must carry a name
-the build system knows, and every deployed reference of its fields must
-name the same image and digest. The check itself is
-glance_multiapi_tests.imagecheck; these tests feed it the configured
-inputs and fail with every disagreement it finds. Without a mapping file
-the built-in groups (imagecheck/builtin.py) are the mapping, and the
+The fields one image serves must name that image and one digest wherever
+they are declared; each image must carry a name the build system knows.
+The check itself is glance_multiapi_tests.imagecheck; these tests feed it
+the configured inputs and fail with every disagreement it finds. With a
+mapping file, its targets say which fields are one image. Without one,
+heat's fields are judged as the deployment declares them
+(imagecheck/declared.py): the fields naming one repository are one image,
+so heat in tcib's three images, s2i's two or one image passes alike; the
 mapping test then asks the deployed OpenStackVersion whether it still
-serves every field of them under a known image name.
+serves every heat field under a known image name.
 """
 
 from tempest import config
@@ -34,7 +35,7 @@ CONF = config.CONF
 
 
 class ConsolidatedImageMappingTest(consolidated_base.ConsolidatedImageTest):
-    """The image mapping itself (the file's, or the built-in groups)."""
+    """The image mapping itself (the file's, or heat's built-in fields)."""
 
     @classmethod
     def skip_checks(cls):
@@ -43,10 +44,10 @@ class ConsolidatedImageMappingTest(consolidated_base.ConsolidatedImageTest):
         if (consolidated_base.uses_builtin_groups() and
                 not consolidated_base.has_references()):
             raise cls.skipException(
-                '[consolidated_images] mappings_file is not set, so the '
-                'built-in groups are checked against the deployed '
-                'OpenStackVersion, and none of kubernetes_api, '
-                'version_command, version_file, env_file, env_list is set')
+                '[consolidated_images] mappings_file is not set, so heat\'s '
+                'fields are checked as the deployed OpenStackVersion groups '
+                'them, and none of kubernetes_api, version_command, '
+                'version_file, env_file, env_list is set')
 
     @decorators.attr(type='smoke')
     @decorators.idempotent_id('efcb2209-0ad6-438d-9cce-c771bd87d2f8')
@@ -54,10 +55,11 @@ class ConsolidatedImageMappingTest(consolidated_base.ConsolidatedImageTest):
         """No field is assigned twice; each image name is a known one."""
         builtin = consolidated_base.uses_builtin_groups()
         result = self.run_check(with_references=builtin)
-        # NOTE: the built-in groups are right by construction; what can be
-        # wrong is the deployment's agreement with them: a field its
-        # OpenStackVersion no longer has (an operator of another version)
-        # or an image name the build system does not know.
+        # NOTE: without a file there is no mapping to be wrong; what can
+        # be wrong is the deployment's agreement with the built-in facts:
+        # a heat field its OpenStackVersion no longer has (an operator of
+        # another version) or an image name the build system does not
+        # know.
         stale = (check.MISSING, check.UNKNOWN_NAME) if builtin else ()
         self.assertNoFindings(
             result, [f for f in result.findings
@@ -91,8 +93,8 @@ class ConsolidatedRunningImagesTest(consolidated_base.ConsolidatedImageTest):
     """What the Deployments run is what the OpenStackVersion says.
 
     Each Deployment is compared with status, and the Deployments of one
-    image (of the mapping file, or of the built-in groups) with each
-    other.
+    image (of the mapping file, or as status groups heat's fields) with
+    each other.
     """
 
     @classmethod
