@@ -29,6 +29,7 @@ from glance_multiapi_tests.localcloud.components import heat
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import heatconf
+from glance_multiapi_tests.localcloud import kubeheat
 from glance_multiapi_tests.localcloud import kubeobjects
 from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import processes
@@ -113,6 +114,14 @@ def build_parser():
     up.add_argument('--with-heat', action='store_true',
                     help='also run heat-api, heat-api-cfn and heat-engine '
                          '(one openstack-heat package) with RabbitMQ')
+    up.add_argument('--heat-layout', choices=kubeheat.LAYOUTS,
+                    default=kubeheat.DEFAULT_LAYOUT,
+                    help='the images heat is deployed from, as the '
+                         'OpenStackVersion and the Deployments show them: '
+                         '"tcib" three (the operators\' defaults), "s2i" '
+                         'heat-api and heat-api-cfn from one image, '
+                         'heat-engine from its own (what s2i landed), '
+                         '"one" all three from one (default: %(default)s)')
     up.add_argument('--tls', action='store_true',
                     help='serve keystone and every Glance API (public and '
                          'internal) over https, signed by the CA of this '
@@ -174,6 +183,10 @@ def build_parser():
                        help=fault_help)
     patch.add_argument('--clear-faults', action='store_true',
                        help='remove every injected fault first')
+    patch.add_argument('--heat-layout', choices=kubeheat.LAYOUTS,
+                       help='deploy heat from the images of this layout '
+                            'from now on, as an operator whose defaults '
+                            'changed would (see up --heat-layout)')
     return parser
 
 
@@ -271,6 +284,7 @@ def run(args, out):
                  with_fileserver=not args.no_fileserver,
                  base_port=args.base_port, with_heat=args.with_heat,
                  heat_profile=args.heat_profile, kube_roles=args.kube_role,
+                 heat_layout=args.heat_layout,
                  heat_rpc_timeout=args.heat_rpc_timeout,
                  kube_namespace=args.kube_namespace,
                  kube_account=args.kube_service_account,
@@ -307,12 +321,15 @@ def run(args, out):
         else:
             yaml.safe_dump(doc, out, default_flow_style=False)
     elif args.verb == 'patch':
-        if args.patch is None and not args.fault and not args.clear_faults:
-            raise errors.CloudError('patch needs -p JSON, --fault or '
-                                    '--clear-faults', errors.EXIT_USAGE)
+        if args.patch is None and not (args.fault or args.clear_faults or
+                                       args.heat_layout):
+            raise errors.CloudError('patch needs -p JSON, --fault, '
+                                    '--clear-faults or --heat-layout',
+                                    errors.EXIT_USAGE)
         acted = cloud.patch(state, patch_text=args.patch,
                             fault_args=args.fault,
-                            clear_faults=args.clear_faults)
+                            clear_faults=args.clear_faults,
+                            heat_layout=args.heat_layout)
         out.write('glance.glance.openstack.org/glance patched%s\n' % (
             '' if acted else ' (not reconciled: fault patch-not-reconciled)'))
     return 0

@@ -30,6 +30,7 @@ from glance_multiapi_tests.localcloud.components import kubeapi
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import heatconf
+from glance_multiapi_tests.localcloud import kubeheat
 from glance_multiapi_tests.localcloud import kubeobjects
 from glance_multiapi_tests.localcloud import kubepods
 from glance_multiapi_tests.localcloud import kuberbac
@@ -83,7 +84,8 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
        with_fileserver=True, base_port=None, log=print, with_heat=False,
        kube_roles=(), kube_namespace=None, kube_account=None,
        heat_profile=heatconf.DEFAULT_PROFILE, with_tls=False,
-       heat_rpc_timeout=heatconf.RPC_TIMEOUT):
+       heat_rpc_timeout=heatconf.RPC_TIMEOUT,
+       heat_layout=kubeheat.DEFAULT_LAYOUT):
     """Start a whole cloud in state.root; stop everything on failure.
 
     Every component prepares and starts in turn without waiting, so they
@@ -95,7 +97,8 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     service account the kubeconfig acts as (default: the one they bind);
     kube_namespace: where the control plane's objects live (openstack).
     heat_profile: which heat.conf heat runs with (heatconf.py);
-    heat_rpc_timeout: its rpc_response_timeout (seconds).
+    heat_rpc_timeout: its rpc_response_timeout (seconds);
+    heat_layout: the images heat is deployed from (kubeheat.LAYOUTS).
     with_tls: keystone and the Glance APIs serve https (tlsmode.py).
     """
     spec = spec_mod.load(spec_text, spec_source)
@@ -118,6 +121,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     if heat_profile not in heatconf.PROFILES:
         raise errors.Invalid('unknown heat profile %r; known: %s' % (
             heat_profile, ', '.join(sorted(heatconf.PROFILES))))
+    _check_layout(heat_layout)
     if base_port is not None:
         ports.check_base_port(base_port)
     state.data = {'spec': spec, 'faults': records,
@@ -129,6 +133,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
                               'heat': with_heat,
                               'tls': with_tls,
                               'heat_profile': heat_profile,
+                              'heat_layout': heat_layout,
                               'heat_rpc_timeout': heat_rpc_timeout,
                               'kube_namespace': namespace,
                               'kube_account': kube_account}}
@@ -248,8 +253,15 @@ def reconcile(state):
     tempestconf.write_all(state)
 
 
-def patch(state, *, patch_text=None, fault_args=(), clear_faults=False):
-    """Apply a merge patch (and fault changes), then reconcile."""
+def _check_layout(heat_layout):
+    if heat_layout not in kubeheat.LAYOUTS:
+        raise errors.Invalid('unknown heat layout %r; known: %s' % (
+            heat_layout, ', '.join(kubeheat.LAYOUTS)))
+
+
+def patch(state, *, patch_text=None, fault_args=(), clear_faults=False,
+          heat_layout=None):
+    """Apply a merge patch (and fault or layout changes), reconcile."""
     state.load()
     with locked(state):
         if not processes.pid_of(state, 'keystone'):
@@ -270,6 +282,12 @@ def patch(state, *, patch_text=None, fault_args=(), clear_faults=False):
             # NOTE: metadata.generation of the Kubernetes objects.
             kube = state.data.setdefault('kube', {})
             kube['generation'] = kube.get('generation', 1) + 1
+        if heat_layout is not None:
+            if not heat.enabled(state):
+                raise errors.Invalid('--heat-layout needs heat (up '
+                                     '--with-heat)')
+            _check_layout(heat_layout)
+            state.data['options']['heat_layout'] = heat_layout
         state.data['spec'] = spec
         state.data['faults'] = records
         state.save()

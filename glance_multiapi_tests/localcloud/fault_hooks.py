@@ -130,6 +130,10 @@ class Fault(object):
         """The OpenStackVersion's status reference of field (None: none)."""
         return reference
 
+    def custom_image(self, field, default):
+        """spec.customContainerImages' override of field (None: none)."""
+        return None
+
     def replaces_pod(self, deployment):
         """Whether a deleted pod of that Deployment gets a working one."""
         return True

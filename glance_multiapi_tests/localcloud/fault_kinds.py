@@ -132,8 +132,8 @@ class HeatImageDrift(fault_hooks.Fault):
     needs_heat = True
     arg_kind = 'deployment'
     help = ('that heat Deployment (heat-api, heat-cfnapi or heat-engine) '
-            'runs another image digest than the other two and '
-            'OpenStackVersion')
+            'runs another image digest than OpenStackVersion\'s status '
+            'names for its field')
     DEPLOYMENTS = ('heat-api', 'heat-cfnapi', 'heat-engine')
 
     def check_arg(self):
@@ -174,14 +174,31 @@ class VersionFieldMissing(_VersionField):
 class VersionDigestDrift(_VersionField):
     name = 'version-digest-drift'
     help = ('status.containerImages.FIELD of the OpenStackVersion pins '
-            'another digest of the heat image than the other two fields '
-            '(the Deployments keep running the others\' digest)')
+            'another digest of its image than the operator deploys (the '
+            'Deployments keep running that one)')
 
     def version_image(self, field, reference):
         if field != self.arg:
             return reference
         name, _sep, digest = reference.partition('@sha256:')
         return '%s@sha256:%s' % (name, kubeheat.other_digest(digest, field))
+
+
+@fault_hooks.fault
+class VersionPartialOverride(_VersionField):
+    name = 'version-partial-override'
+    help = ('spec.customContainerImages of the OpenStackVersion overrides '
+            'FIELD alone with another digest of its image, as a user who '
+            'overrides one field of a consolidated image would; status and '
+            'the Deployment of FIELD follow it, the image\'s other fields '
+            'keep the default')
+
+    def custom_image(self, field, default):
+        if field != self.arg:
+            return None
+        name, _sep, digest = default.partition('@sha256:')
+        return '%s@sha256:%s' % (name, kubeheat.other_digest(
+            digest, 'override of %s' % field))
 
 
 class _HeatPods(fault_hooks.Fault):

@@ -113,6 +113,12 @@ class Faults(object):
                 reference = item.version_image(field, reference)
         return reference
 
+    def custom_image(self, field, default):
+        found = None
+        for item in self.active:
+            found = item.custom_image(field, default) or found
+        return found
+
     def replaces_pod(self, deployment):
         return all(item.replaces_pod(deployment) for item in self.active)
 

@@ -22,12 +22,17 @@ heat-engine``) starts after 10 s. Here a local process plays each pod;
 the facts about those processes come in as PodFacts and the objects are
 built from them, so a Deployment's status counts its pods as the
 Deployment controller does: terminating pods are not replicas, and a pod
-is ready when its probe would pass. Pure logic.
+is ready when its probe would pass. Which image each Deployment runs
+follows the cloud's heat layout (imagecheck/builtin.py LAYOUTS: tcib's
+three images, s2i's two, or one) and the OpenStackVersion's overrides.
+Pure logic.
 """
 
 import collections
 import datetime
 import hashlib
+
+from glance_multiapi_tests.imagecheck import builtin
 
 Heat = collections.namedtuple('Heat', 'process field component')
 
@@ -39,9 +44,9 @@ DEPLOYMENTS = collections.OrderedDict((
     ('heat-cfnapi', Heat('heat-api-cfn', 'heatCfnapiImage', 'cfnapi')),
     ('heat-engine', Heat('heat-engine', 'heatEngineImage', 'engine')),
 ))
-# NOTE: the consolidated image is built by s2i's heat/heat-api target.
-IMAGE_NAME = 'openstack-heat-api'
-TARGET = 'heat/heat-api'
+# NOTE: the layout the cloud's operator defaults to unless up names one.
+DEFAULT_LAYOUT = builtin.DEFAULT_LAYOUT
+LAYOUTS = tuple(sorted(builtin.LAYOUTS))
 GRACE_SECONDS = 60
 # NOTE: heat-engine's readiness probe: initialDelaySeconds 10; the API
 # pods' HTTP probes are taken as passing while their process runs.
@@ -65,13 +70,51 @@ def selector(name):
     return ','.join('%s=%s' % item for item in sorted(labels(name).items()))
 
 
-def image(data, deployment=None, drifted=()):
-    """The image reference heat runs from (deployment drifted or not)."""
-    digest = data['kube']['heat_digest']
-    if deployment in drifted:
-        digest = other_digest(digest, deployment)
+def layout(data):
+    """The heat layout of the cloud (state data): tcib, s2i or one."""
+    return (data.get('options') or {}).get('heat_layout') or DEFAULT_LAYOUT
+
+
+def layout_images(name):
+    """[(image name, fields)] of layout name, as builtin.LAYOUTS has it."""
+    return builtin.LAYOUTS[name]
+
+
+def image_name(data, field):
+    """The image that serves OpenStackVersion field in the cloud's layout."""
+    for name, fields in layout_images(layout(data)):
+        if field in fields:
+            return name
+    raise KeyError(field)
+
+
+def default_reference(data, field):
+    """The reference the cloud's operator defaults field to.
+
+    NOTE: each image gets a digest of its own, made from the installed
+    heat's RECORD and the image's name, so two images of a layout never
+    share one and one image's fields always do.
+    """
+    name = image_name(data, field)
+    digest = hashlib.sha256(('%s %s' % (data['kube']['heat_digest'], name)
+                             ).encode()).hexdigest()
     return '127.0.0.1:%d/podified/%s@sha256:%s' % (
-        data.get('ports', {}).get('registry', 5000), IMAGE_NAME, digest)
+        data.get('ports', {}).get('registry', 5000), name, digest)
+
+
+def image(data, deployment, drifted=(), reference=None):
+    """The image reference a heat Deployment runs.
+
+    reference: what the OpenStackVersion's status names for its field
+    (the default when None); drifted: the Deployments a fault makes run
+    another digest than that.
+    """
+    if reference is None:
+        reference = default_reference(data, DEPLOYMENTS[deployment].field)
+    if deployment not in drifted:
+        return reference
+    name, _sep, digest = reference.partition('@sha256:')
+    return '%s@sha256:%s' % (name, other_digest(digest, deployment))
 
 
 def other_digest(digest, why):
@@ -103,10 +146,11 @@ def is_ready(name, fact, now):
     return now - (fact.started or now) >= READY_AFTER.get(name, 0)
 
 
-def pod(data, name, fact, now, metadata, drifted=()):
+def pod(data, name, fact, now, metadata, drifted=(), reference=None):
     """The Pod object of one PodFact of Deployment name.
 
-    metadata: the namespace, uid and creationTimestamp to use.
+    metadata: the namespace, uid and creationTimestamp to use;
+    reference: the image its field is deployed from (image()).
     """
     pod_hash = template_hash(data, name, drifted)
     meta = dict(metadata, name=fact.name,
@@ -124,12 +168,12 @@ def pod(data, name, fact, now, metadata, drifted=()):
     else:
         phase = 'Running'
         state = {'running': {'startedAt': _stamp(fact.started or now)}}
-    container = {'name': name, 'image': image(data, name, drifted),
+    running = image(data, name, drifted, reference)
+    container = {'name': name, 'image': running,
                  'ready': ready, 'started': not fact.waiting,
                  'restartCount': 0, 'state': state}
     return {'apiVersion': 'v1', 'kind': 'Pod', 'metadata': meta,
-            'spec': {'containers': [{'name': name,
-                                     'image': image(data, name, drifted)}],
+            'spec': {'containers': [{'name': name, 'image': running}],
                      'terminationGracePeriodSeconds': GRACE_SECONDS},
             'status': {'phase': phase,
                        'conditions': [{'type': 'Ready',
@@ -156,8 +200,9 @@ def deployment_status(name, facts, now):
     return status
 
 
-def deployment(data, name, facts, now, metadata, drifted=()):
-    """The Deployment object of heat service name."""
+def deployment(data, name, facts, now, metadata, drifted=(),
+               reference=None):
+    """The Deployment object of heat service name (reference: image())."""
     selected = labels(name)
     return {'apiVersion': 'apps/v1', 'kind': 'Deployment',
             'metadata': dict(metadata, labels=dict(selected)),
@@ -169,7 +214,8 @@ def deployment(data, name, facts, now, metadata, drifted=()):
                          'spec': {
                              'containers': [{
                                  'name': name,
-                                 'image': image(data, name, drifted)}],
+                                 'image': image(data, name, drifted,
+                                                reference)}],
                              'terminationGracePeriodSeconds':
                                  GRACE_SECONDS}}},
             'status': deployment_status(name, facts, now)}

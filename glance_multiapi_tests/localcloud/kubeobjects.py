@@ -160,22 +160,42 @@ def glance(data, document):
     return _finish(obj)
 
 
+def heat_images(data, faults=None):
+    """(overrides, deployed) of heat's OpenStackVersion fields.
+
+    overrides: {field: reference} of spec.customContainerImages (a fault
+    may set some); deployed: {field: reference} the operator deploys, the
+    override else the default of the cloud's heat layout. What status
+    says is deployed() passed through the faults' version_image.
+    """
+    overrides, deployed = {}, {}
+    if not data.get('options', {}).get('heat'):
+        return overrides, deployed
+    for heat in kubeheat.DEPLOYMENTS.values():
+        default = kubeheat.default_reference(data, heat.field)
+        custom = faults.custom_image(heat.field, default) if (
+            faults is not None) else None
+        if custom is not None:
+            overrides[heat.field] = custom
+        deployed[heat.field] = custom or default
+    return overrides, deployed
+
+
 def openstackversion(data, faults=None):
     """The OpenStackVersion; faults may change a field's reference."""
     kube = data['kube']
+    overrides, deployed = heat_images(data, faults)
     images = {}
-    if data.get('options', {}).get('heat'):
-        for heat in kubeheat.DEPLOYMENTS.values():
-            reference = kubeheat.image(data)
-            if faults is not None:
-                reference = faults.version_image(heat.field, reference)
-            if reference is not None:
-                images[heat.field] = reference
+    for field, reference in deployed.items():
+        if faults is not None:
+            reference = faults.version_image(field, reference)
+        if reference is not None:
+            images[field] = reference
     obj = {'apiVersion': 'core.openstack.org/v1beta1',
            'kind': 'OpenStackVersion',
            'metadata': _metadata(kube, 'OpenStackVersion', VERSION_NAME),
            'spec': {'targetVersion': OPENSTACK_VERSION,
-                    'customContainerImages': {}},
+                    'customContainerImages': overrides},
            'status': {'availableVersion': OPENSTACK_VERSION,
                       'deployedVersion': OPENSTACK_VERSION,
                       'containerImages': images,
@@ -183,21 +203,27 @@ def openstackversion(data, faults=None):
     return _finish(obj)
 
 
-def heat_objects(data, pods, now, drifted=()):
-    """(Deployments, Pods) of heat: pods is {Deployment: [PodFact]}."""
+def heat_objects(data, pods, now, drifted=(), faults=None):
+    """(Deployments, Pods) of heat: pods is {Deployment: [PodFact]}.
+
+    Each Deployment runs what the operator deploys for its field
+    (heat_images), or another digest of it when drifted names it.
+    """
+    _overrides, deployed = heat_images(data, faults)
     deployments, items = [], []
-    for name in kubeheat.DEPLOYMENTS:
+    for name, heat in kubeheat.DEPLOYMENTS.items():
+        reference = deployed.get(heat.field)
         facts = pods.get(name, [])
         meta = _metadata(data['kube'], 'Deployment', name)
         deployments.append(_finish(kubeheat.deployment(
-            data, name, facts, now, meta, drifted)))
+            data, name, facts, now, meta, drifted, reference)))
         for fact in facts:
             pod_meta = _metadata(data['kube'], 'Pod', fact.name)
             del pod_meta['generation']
             if fact.started:
                 pod_meta['creationTimestamp'] = _stamp(fact.started)
             items.append(_finish(kubeheat.pod(data, name, fact, now,
-                                              pod_meta, drifted)))
+                                              pod_meta, drifted, reference)))
     return deployments, items
 
 
@@ -232,7 +258,7 @@ def world(data, document, heat_pods=None, now=None, faults=None):
     }
     if data.get('options', {}).get('heat'):
         objects['deployments'], objects['pods'] = heat_objects(
-            data, heat_pods or {}, now or 0, drifted)
+            data, heat_pods or {}, now or 0, drifted, faults)
     return objects
 
 

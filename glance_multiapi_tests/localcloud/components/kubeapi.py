@@ -33,6 +33,7 @@ import yaml
 
 from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.imagecheck import mapping
 from glance_multiapi_tests.localcloud import kubecerts
 from glance_multiapi_tests.localcloud import kubeheat
 from glance_multiapi_tests.localcloud import kubeobjects
@@ -144,12 +145,17 @@ def _identities(state, account):
     return own, tokens, secrets, rules
 
 
-def image_mappings():
-    """s2i's image-mappings.yaml for the one heat image of this cloud."""
-    return {'openstack_version': {'custom_container_images': {
-        kubeheat.TARGET: [
-            heat.field for heat in kubeheat.DEPLOYMENTS.values()]
-    }}}
+def image_mappings(data):
+    """s2i's image-mappings.yaml for heat's images in the cloud's layout.
+
+    One build target per image, named heat/<image dir> as s2i names its
+    targets (s2i's own file for layout s2i).
+    """
+    targets = {}
+    for name, fields in kubeheat.layout_images(kubeheat.layout(data)):
+        target = 'heat/' + name[len(mapping.IMAGE_NAME_PREFIX):]
+        targets[target] = list(fields)
+    return {'openstack_version': {'custom_container_images': targets}}
 
 
 # -- verbs (see components/__init__.py) ----------------------------------
@@ -228,13 +234,14 @@ def register(state, admin):
 
 
 def reconcile(state):
-    """With heat: the image mapping and known names of its one image."""
+    """With heat: the image mapping and known names of its layout."""
     if not state.data.get('options', {}).get('heat'):
         return
     _write_private(state.path(MAPPINGS), yaml.safe_dump(
-        image_mappings(), default_flow_style=False))
-    _write_private(state.path(KNOWN_NAMES), kubeheat.IMAGE_NAME +
-                   '\n')
+        image_mappings(state.data), default_flow_style=False))
+    _write_private(state.path(KNOWN_NAMES), ''.join(
+        name + '\n' for name, _fields in kubeheat.layout_images(
+            kubeheat.layout(state.data))))
 
 
 def stop(state):

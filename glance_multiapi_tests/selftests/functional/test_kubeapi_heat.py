@@ -13,10 +13,14 @@
 """The heat Deployments and OpenStackVersion of the embedded Kubernetes API.
 
 On the heat cloud of test_heat (its own, or GLANCE_MULTIAPI_HEAT_CLOUD):
-the three Deployments run the one image reference OpenStackVersion names,
-the drift fault makes one differ, and the consolidated image checks pass
-on what the cloud writes and serves, and catch the drift.
+the three Deployments run the image references OpenStackVersion names in
+the cloud's heat layout (s2i by default: heat-api and heat-api-cfn from
+one image, heat-engine from its own), the drift faults make one differ,
+and the consolidated image checks pass on what the cloud writes and
+serves, in each of upstream's layouts, and catch each kind of drift.
 """
+
+import contextlib
 
 import os
 import shlex
@@ -67,16 +71,34 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
                                                       'openstack')
         return found, version['status']['containerImages']
 
-    def test_deployments_run_the_one_heat_image(self):
+    @contextlib.contextmanager
+    def layout(self, name):
+        """Deploy heat in layout name for the block, then s2i again."""
+        self.cli('patch', '--heat-layout', name, check=True)
+        try:
+            yield
+        finally:
+            self.cli('patch', '--heat-layout', kubeheat.DEFAULT_LAYOUT,
+                     check=True)
+
+    def test_deployments_run_the_s2i_images(self):
         found, images = self.images()
-        reference = images['heatAPIImage']
         for name, field in DEPLOYMENTS.items():
-            self.assertEqual(reference, images[field])
-            self.assertEqual((reference, 1), found[name])
-        self.assertIn('/podified/openstack-heat-api@sha256:', reference)
-        # NOTE: the digest is that of the installed heat's RECORD.
-        self.assertTrue(reference.endswith(
-            kubeheat.record_digest()), reference)
+            self.assertEqual((images[field], 1), found[name])
+        api = images['heatAPIImage']
+        self.assertEqual(api, images['heatCfnapiImage'])
+        self.assertIn('/podified/openstack-heat-api@sha256:', api)
+        engine = images['heatEngineImage']
+        self.assertIn('/podified/openstack-heat-engine@sha256:', engine)
+        self.assertNotEqual(api.split('@')[1], engine.split('@')[1])
+
+    def test_each_layout_runs_its_images(self):
+        for name, count in (('tcib', 3), ('one', 1)):
+            with self.layout(name):
+                found, images = self.images()
+            self.assertEqual(count, len(set(images.values())), name)
+            self.assertEqual(sorted(images.values()),
+                             sorted(image for image, _r in found.values()))
 
     def test_image_drift_fault_changes_one_deployment(self):
         with self.fault('heat-image-drift=heat-engine'):
@@ -110,9 +132,10 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
         self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
         self.assertIn('CONSISTENT: 3 field reference(s)', proc.stdout)
 
-    # NOTE: no mapping file, as in a test-operator pod: the built-in
-    # groups and tcib's names stand in for it. One test per cloud state:
-    # the three tempest runs in one took 219 to 248 s on two cores.
+    # NOTE: no mapping file, as in a test-operator pod: heat's fields are
+    # judged as the cloud's OpenStackVersion groups them. One test per
+    # cloud state: the three tempest runs in one took 219 to 248 s on two
+    # cores.
     BUILTIN = {'consolidated_images': {'mappings_file': '',
                                        'known_image_names_file': ''}}
 
@@ -123,19 +146,56 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
         self.assertEqual({'success'}, {s for s, _d in results.values()},
                          results)
 
-    def test_builtin_groups_catch_version_digest_drift(self):
-        with self.fault('version-digest-drift=heatEngineImage'):
+    def test_builtin_groups_catch_api_and_cfn_on_two_digests(self):
+        with self.fault('version-digest-drift=heatCfnapiImage'):
             results = self.run_tempest(CONSOLIDATED, overrides=self.BUILTIN)
         self.assertOutcome(results, REFERENCES, 'fail', 'digest-mismatch',
-                           'heatEngineImage', 'built-in image groups')
-        self.assertOutcome(results, RUNNING, 'fail', 'heat-engine',
+                           'openstack-heat-api in status.containerImages',
+                           'heatCfnapiImage', 'the images the deployment '
+                           'declares')
+        self.assertOutcome(results, RUNNING, 'fail', 'heat-cfnapi',
                            'running-drift')
 
-    def test_builtin_groups_catch_a_missing_version_field(self):
-        with self.fault('version-field-missing=heatCfnapiImage'):
+    def test_builtin_groups_catch_missing_field_and_partial_override(self):
+        with self.fault('version-field-missing=heatEngineImage',
+                        'version-partial-override=heatAPIImage'):
             results = self.run_tempest(CONSOLIDATED, overrides=self.BUILTIN)
         self.assertOutcome(results, MAPPING, 'fail', 'missing',
-                           'lacks heatCfnapiImage', 'openstackversion_types')
+                           'lacks heatEngineImage', 'openstackversion_types')
+        self.assertOutcome(results, REFERENCES, 'fail', 'partial-override',
+                           'overrides heatAPIImage=', 'but not '
+                           'heatCfnapiImage')
+        # NOTE: the override is deployed: heat-api and heat-cfnapi, one
+        # image, now run two digests.
+        self.assertOutcome(results, RUNNING, 'fail', 'heat-api',
+                           'digest-mismatch')
+
+    def test_tcib_layout_passes_then_catches_a_drifted_deployment(self):
+        with self.layout('tcib'):
+            with self.fault():
+                results = self.run_tempest(CONSOLIDATED,
+                                           overrides=self.BUILTIN)
+            self.assertEqual({'success'}, {s for s, _d in results.values()},
+                             results)
+            with self.fault('heat-image-drift=heat-engine'):
+                results = self.run_tempest(CONSOLIDATED,
+                                           overrides=self.BUILTIN)
+        self.assertOutcome(results, RUNNING, 'fail', 'heat-engine',
+                           'running-drift', 'openstack-heat-engine')
+        self.assertOutcome(results, REFERENCES, 'success')
+
+    def test_one_layout_passes_then_catches_a_digest_drift(self):
+        with self.layout('one'):
+            with self.fault():
+                results = self.run_tempest(CONSOLIDATED,
+                                           overrides=self.BUILTIN)
+            self.assertEqual({'success'}, {s for s, _d in results.values()},
+                             results)
+            with self.fault('version-digest-drift=heatEngineImage'):
+                results = self.run_tempest(CONSOLIDATED,
+                                           overrides=self.BUILTIN)
+        self.assertOutcome(results, REFERENCES, 'fail', 'digest-mismatch',
+                           'heatAPIImage=', 'heatEngineImage=')
 
     def test_consolidated_checks_pass_then_catch_drift(self):
         with self.fault():

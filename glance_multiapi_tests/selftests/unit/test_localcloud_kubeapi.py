@@ -59,9 +59,13 @@ rules:
 class FakeFaults(object):
     """What world() asks of the faults."""
 
-    def __init__(self, drifted=(), versions=None):
+    def __init__(self, drifted=(), versions=None, custom=None):
         self.drifted = drifted
         self.versions = versions or {}
+        self.custom = custom or {}
+
+    def custom_image(self, field, default):
+        return self.custom.get(field)
 
     def image_drifts(self, deployment):
         return deployment in self.drifted
@@ -163,7 +167,16 @@ class ObjectsTest(testtools.TestCase):
         self.assertEqual({}, world['openstackversions'][0]['status'][
             'containerImages'])
 
-    def test_deployments_share_the_image_unless_drifted(self):
+    def images(self, world):
+        deployments = {
+            d['metadata']['name']:
+            d['spec']['template']['spec']['containers'][0]['image']
+            for d in world['deployments']}
+        version = world['openstackversions'][0]
+        return (deployments, version['status']['containerImages'],
+                version['spec']['customContainerImages'])
+
+    def test_deployments_run_their_layout_image_unless_drifted(self):
         data = state_data(heat=True)
         pods = {'heat-api': [kubeheat.PodFact('heat-api-x-1', 100.0, True,
                                               None, 0, None)],
@@ -171,18 +184,22 @@ class ObjectsTest(testtools.TestCase):
                                                  True, None, 0, None)]}
         world = kubeobjects.world(data, self.document(data), pods, 105.0,
                                   FakeFaults(drifted=['heat-cfnapi']))
-        images = {d['metadata']['name']:
-                  d['spec']['template']['spec']['containers'][0]['image']
-                  for d in world['deployments']}
-        wanted = ('127.0.0.1:20001/podified/openstack-heat-api@sha256:' +
-                  'ab' * 32)
-        self.assertEqual(wanted, images['heat-api'])
-        self.assertEqual(wanted, images['heat-engine'])
-        self.assertNotEqual(wanted, images['heat-cfnapi'])
-        self.assertEqual({'heatAPIImage': wanted, 'heatCfnapiImage': wanted,
-                          'heatEngineImage': wanted},
-                         world['openstackversions'][0]['status'][
-                             'containerImages'])
+        images, status, custom = self.images(world)
+        # NOTE: the default layout, s2i: api and cfn from one image.
+        api = status['heatAPIImage']
+        engine = status['heatEngineImage']
+        self.assertIn('127.0.0.1:20001/podified/openstack-heat-api@sha256:',
+                      api)
+        self.assertIn('/podified/openstack-heat-engine@sha256:', engine)
+        self.assertEqual(api, status['heatCfnapiImage'])
+        self.assertNotEqual(api.split('@')[1], engine.split('@')[1])
+        self.assertEqual({}, custom)
+        self.assertEqual(api, images['heat-api'])
+        self.assertEqual(engine, images['heat-engine'])
+        self.assertNotEqual(api, images['heat-cfnapi'])
+        self.assertEqual(api.split('@')[0],
+                         images['heat-cfnapi'].split('@')[0])
+        wanted = api
         ready = {d['metadata']['name']: d['status'].get('readyReplicas')
                  for d in world['deployments']}
         # NOTE: heat-engine's probe passes 10 s after its start only.
@@ -192,7 +209,31 @@ class ObjectsTest(testtools.TestCase):
                       p['spec']['containers'][0]['image']
                       for p in world['pods']}
         self.assertEqual({'heat-api-x-1': wanted,
-                          'heat-engine-x-2': wanted}, pod_images)
+                          'heat-engine-x-2': engine}, pod_images)
+
+    def test_every_layout_declares_its_images(self):
+        for layout, per_image in (('tcib', 3), ('s2i', 2), ('one', 1)):
+            data = state_data(heat=True)
+            data['options']['heat_layout'] = layout
+            world = kubeobjects.world(data, self.document(data), {}, 105.0,
+                                      FakeFaults())
+            images, status, _custom = self.images(world)
+            self.assertEqual(per_image, len(set(status.values())), layout)
+            self.assertEqual(sorted(status.values()),
+                             sorted(images.values()), layout)
+
+    def test_partial_override_is_deployed_and_shown(self):
+        data = state_data(heat=True)
+        override = '127.0.0.1:1/podified/openstack-heat-api@sha256:' + (
+            'cd' * 32)
+        world = kubeobjects.world(
+            data, self.document(data), {}, 105.0,
+            FakeFaults(custom={'heatAPIImage': override}))
+        images, status, custom = self.images(world)
+        self.assertEqual({'heatAPIImage': override}, custom)
+        self.assertEqual(override, status['heatAPIImage'])
+        self.assertEqual(override, images['heat-api'])
+        self.assertNotEqual(override, status['heatCfnapiImage'])
 
     def test_template_patch(self):
         patch = kubeobjects.template_patch(
