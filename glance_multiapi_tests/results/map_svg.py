@@ -250,10 +250,10 @@ def _api_box(api, facts, elements, y):
 
 def _other_boxes(elements, y):
     boxes = []
-    groups = (('heat (one consolidated image)', ('heat:heat-api',
-                                                 'heat:heat-api-cfn',
-                                                 'heat:heat-engine',
-                                                 'consolidated_images')),
+    groups = (('heat (consolidated images)', ('heat:heat-api',
+                                              'heat:heat-api-cfn',
+                                              'heat:heat-engine',
+                                              'consolidated_images')),
               ('image uploader', ('uploader',)))
     x = PAD
     width = (WIDTH - 3 * PAD) // 2

@@ -31,6 +31,7 @@ COMMITS = {
     'openstack-operator': '84322c772e2ecca5377edfd798711cbfd74827f6',
     'glance-operator': '65990ced6a8631919139f3b6453b67f6376b68cc',
     'heat-operator': 'e29bb0b954edf9fb14077aec7a317d7ef22fc337',
+    's2i-openstack-containers': '560e86c309c3345ab227720084d013441b8b17df',
 }
 
 FACTS = (
@@ -51,13 +52,21 @@ FACTS = (
          'a new heat-engine pod is Ready 10 s after it starts'),
     Fact('openstack-operator', 'api/core/v1beta1/openstackversion_types.go',
          'json:"heatAPIImage,omitempty"',
-         'the built-in heat image group (imagecheck/builtin.py)'),
+         'heat\'s fields judged without a mapping (imagecheck/builtin.py)'),
     Fact('openstack-operator', 'api/core/v1beta1/openstackversion_types.go',
          'json:"heatCfnapiImage,omitempty"',
-         'the built-in heat image group (imagecheck/builtin.py)'),
+         'heat\'s fields judged without a mapping (imagecheck/builtin.py)'),
     Fact('openstack-operator', 'api/core/v1beta1/openstackversion_types.go',
          'json:"heatEngineImage,omitempty"',
-         'the built-in heat image group (imagecheck/builtin.py)'),
+         'heat\'s fields judged without a mapping (imagecheck/builtin.py)'),
+    Fact('s2i-openstack-containers', 'containers/image-mappings.yaml',
+         '    heat/heat-api:\n      - heatAPIImage\n      - heatCfnapiImage\n'
+         '    heat/heat-engine:\n      - heatEngineImage\n',
+         's2i builds heat as two images (imagecheck/builtin.py GROUPS, '
+         'the embedded cloud\'s default heat layout s2i)'),
+    Fact('openstack-operator', 'config/operator/default_images.yaml',
+         'openstack-heat-api-cfn:current-podified',
+         'the operators default heat to three tcib images (layout tcib)'),
     Fact('openstack-operator',
          'api/core/v1beta1/openstackcontrolplane_webhook.go',
          'Only one OpenStackControlPlane instance per namespace',

@@ -10,8 +10,9 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""heat-api, heat-api-cfn and heat-engine of one consolidated image work
-together: both APIs answer, the engines report, a stack goes through."""
+"""heat-api, heat-api-cfn and heat-engine, from however many images they
+are deployed, work together: both APIs answer, the engines report, a
+stack goes through."""
 
 from tempest import config
 from tempest.lib import decorators
@@ -24,7 +25,7 @@ SECRET_LENGTH = 16
 
 
 class HeatServicesTest(heat_base.HeatTest):
-    """The three heat services of one image, through the catalog."""
+    """The three heat services, through the catalog."""
 
     credentials = ['primary', 'admin']
 
