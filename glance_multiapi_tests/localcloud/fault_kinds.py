@@ -180,8 +180,7 @@ class VersionDigestDrift(_VersionField):
     def version_image(self, field, reference):
         if field != self.arg:
             return reference
-        name, _sep, digest = reference.partition('@sha256:')
-        return '%s@sha256:%s' % (name, kubeheat.other_digest(digest, field))
+        return kubeheat.redigested(reference, field)
 
 
 @fault_hooks.fault
@@ -196,9 +195,7 @@ class VersionPartialOverride(_VersionField):
     def custom_image(self, field, default):
         if field != self.arg:
             return None
-        name, _sep, digest = default.partition('@sha256:')
-        return '%s@sha256:%s' % (name, kubeheat.other_digest(
-            digest, 'override of %s' % field))
+        return kubeheat.redigested(default, 'override of %s' % field)
 
 
 class _HeatPods(fault_hooks.Fault):

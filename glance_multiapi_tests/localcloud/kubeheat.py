@@ -113,8 +113,13 @@ def image(data, deployment, drifted=(), reference=None):
         reference = default_reference(data, DEPLOYMENTS[deployment].field)
     if deployment not in drifted:
         return reference
+    return redigested(reference, deployment)
+
+
+def redigested(reference, why):
+    """reference with another digest of its image, the same for why."""
     name, _sep, digest = reference.partition('@sha256:')
-    return '%s@sha256:%s' % (name, other_digest(digest, deployment))
+    return '%s@sha256:%s' % (name, other_digest(digest, why))
 
 
 def other_digest(digest, why):

@@ -170,30 +170,27 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
         self.assertOutcome(results, RUNNING, 'fail', 'heat-api',
                            'digest-mismatch')
 
-    def test_tcib_layout_passes_then_catches_a_drifted_deployment(self):
-        with self.layout('tcib'):
+    def healthy_then_broken(self, layout, fault):
+        """The consolidated tests in layout: all pass, then with fault."""
+        with self.layout(layout):
             with self.fault():
                 results = self.run_tempest(CONSOLIDATED,
                                            overrides=self.BUILTIN)
             self.assertEqual({'success'}, {s for s, _d in results.values()},
                              results)
-            with self.fault('heat-image-drift=heat-engine'):
-                results = self.run_tempest(CONSOLIDATED,
-                                           overrides=self.BUILTIN)
+            with self.fault(fault):
+                return self.run_tempest(CONSOLIDATED, overrides=self.BUILTIN)
+
+    def test_tcib_layout_passes_then_catches_a_drifted_deployment(self):
+        results = self.healthy_then_broken('tcib',
+                                           'heat-image-drift=heat-engine')
         self.assertOutcome(results, RUNNING, 'fail', 'heat-engine',
                            'running-drift', 'openstack-heat-engine')
         self.assertOutcome(results, REFERENCES, 'success')
 
     def test_one_layout_passes_then_catches_a_digest_drift(self):
-        with self.layout('one'):
-            with self.fault():
-                results = self.run_tempest(CONSOLIDATED,
-                                           overrides=self.BUILTIN)
-            self.assertEqual({'success'}, {s for s, _d in results.values()},
-                             results)
-            with self.fault('version-digest-drift=heatEngineImage'):
-                results = self.run_tempest(CONSOLIDATED,
-                                           overrides=self.BUILTIN)
+        results = self.healthy_then_broken(
+            'one', 'version-digest-drift=heatEngineImage')
         self.assertOutcome(results, REFERENCES, 'fail', 'digest-mismatch',
                            'heatAPIImage=', 'heatEngineImage=')
 
