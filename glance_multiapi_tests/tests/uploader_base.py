@@ -271,13 +271,17 @@ class UploaderScenarioTest(base.BasePluginTest):
         self.assertEqual('queued', image['status'])
         return image
 
-    def run_uploader(self, images, env=None):
-        """A run of the uploader under test (env: more environment)."""
+    def run_uploader(self, images, env=None, extra_ca=None):
+        """A run of the uploader under test.
+
+        env: more environment; extra_ca: a CA (PEM) trusted besides the
+        registry's (uploader_gates.RegistryGate's).
+        """
         return self.useFixture(uploader_process.UploaderRun(
             self.opts, workdir=self.workdir, images=images,
             clouds_yaml=self.clouds_yaml, cloud=CLOUD,
             temp_dir=self.temp_dir, cwd=self.cwd,
-            configmaps=self.configmaps, env=env))
+            configmaps=self.configmaps, env=env, extra_ca=extra_ca))
 
     # -- what a test checks -------------------------------------------
 

@@ -33,6 +33,7 @@ import psutil
 import yaml
 
 from glance_multiapi_tests.common import trust
+from glance_multiapi_tests.tests import gate_tls
 
 
 def last_line(*texts):
@@ -87,10 +88,11 @@ class UploaderRun(fixtures.Fixture):
     It runs in cwd (an empty directory it must leave empty), with TMPDIR
     temp_dir, and reports its UUID map as opts.uuid_output says; a
     ConfigMapNamespace (configmaps) is where configmap mode reads it.
+    extra_ca: a CA (PEM) it trusts besides the registry's (a gate's).
     """
 
     def __init__(self, opts, *, workdir, images, clouds_yaml, cloud,
-                 temp_dir, cwd, configmaps=None, env=None):
+                 temp_dir, cwd, configmaps=None, env=None, extra_ca=None):
         super().__init__()
         self.opts = opts
         self.workdir = workdir
@@ -101,6 +103,7 @@ class UploaderRun(fixtures.Fixture):
         self.cwd = cwd
         self.configmaps = configmaps
         self.extra = env or {}
+        self.extra_ca = extra_ca
         self.process = None
 
     def _setUp(self):
@@ -136,6 +139,10 @@ class UploaderRun(fixtures.Fixture):
             # NOTE: unset registry_ca_file means the system CAs; the
             # uploader's requests would otherwise trust certifi's only.
             ca_file = self.opts.registry_ca_file or trust.system_ca()
+            if self.extra_ca:
+                ca_file = gate_tls.bundle(
+                    os.path.join(self.workdir, 'ca-bundle-%s.pem' % tag),
+                    ca_file, self.extra_ca)
             if ca_file and os.path.isfile(ca_file):
                 self.env['SSL_CERT_FILE'] = ca_file
                 self.env['REQUESTS_CA_BUNDLE'] = ca_file

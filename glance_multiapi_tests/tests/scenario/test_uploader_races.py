@@ -18,73 +18,18 @@ alt project created, and racing uploaders are real processes started
 together on an empty Glance.
 """
 
-import http.server
-import threading
-
-import fixtures
+from oslo_log import log as logging
 from tempest import config
 from tempest.lib import decorators
 
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.tests import uploader_base
 from glance_multiapi_tests.tests import uploader_fixtures
+from glance_multiapi_tests.tests import uploader_gates
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
-
-
-class _GateHandler(http.server.BaseHTTPRequestHandler):
-    protocol_version = 'HTTP/1.1'
-
-    def do_GET(self):
-        gate = self.server.gate
-        with gate['cond']:
-            gate['arrived'] += 1
-            gate['cond'].wait_for(
-                lambda: gate['arrived'] >= gate['count'],
-                timeout=gate['hold'])
-        self.send_response(200)
-        self.send_header('Content-Type', 'application/octet-stream')
-        self.send_header('Content-Length', str(len(gate['data'])))
-        self.end_headers()
-        self.wfile.write(gate['data'])
-
-    def log_message(self, fmt, *args):
-        pass
-
-    def handle(self):
-        # NOTE: an uploader that lost the race may drop the connection.
-        try:
-            super().handle()
-        except (ConnectionError, BrokenPipeError):
-            pass
-
-
-class StartingGate(fixtures.Fixture):
-    """An http source that answers nobody until count GETs arrived.
-
-    Uploaders that download before they look at Glance (Sylva's) are then
-    released together and meet in Glance at the same instant, which is
-    the race; one that downloads only after winning waits hold s at most.
-    """
-
-    def __init__(self, data, count, hold):
-        super().__init__()
-        self.gate = {'data': data, 'count': count, 'hold': hold,
-                     'arrived': 0, 'cond': threading.Condition()}
-
-    def _setUp(self):
-        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
-                                                 _GateHandler)
-        server.daemon_threads = True
-        server.gate = self.gate
-        thread = threading.Thread(target=server.serve_forever,
-                                  kwargs={'poll_interval': 0.2}, daemon=True)
-        thread.start()
-        self.addCleanup(thread.join, 10)
-        self.addCleanup(server.server_close)
-        self.addCleanup(server.shutdown)
-        self.url = 'http://127.0.0.1:%d/image.raw' % server.server_address[1]
+LOG = logging.getLogger(__name__)
 
 
 class UploaderSavingTest(uploader_base.UploaderScenarioTest):
@@ -165,22 +110,43 @@ class UploaderSavingTest(uploader_base.UploaderScenarioTest):
 class UploaderRacesTest(uploader_base.UploaderScenarioTest):
     """Our own stale queued image, and uploaders racing on an empty Glance."""
 
+    def _gate(self, key, entry, data, count):
+        """(gate, entry whose source is behind it): see uploader_gates.
+
+        The racers' first request of their source waits until all count
+        asked: http, the GET of the file; oci, the manifest request,
+        through a loopback proxy of the registry.
+        """
+        if entry['uri'].startswith('oci://'):
+            gate = self.useFixture(uploader_gates.RegistryGate(
+                self.opts.registry, count, self.opts.saving_hold,
+                verify=self.registry_verify(), workdir=self.workdir))
+            return gate, dict(entry, uri=gate.reference(entry['uri']))
+        gate = self.useFixture(uploader_gates.StartingGate(
+            data, count, self.opts.saving_hold))
+        return gate, dict(entry, uri=gate.url)
+
     def _race(self, count):
         """count uploaders started together on an empty Glance."""
         key, entry, data = self.new_image('upl-race%d' % count)
-        if entry['uri'].startswith('http'):
-            gate = self.useFixture(StartingGate(data, count,
-                                                self.opts.saving_hold))
-            entry = dict(entry, uri=gate.url)
+        gate, entry = self._gate(key, entry, data, count)
         self.assertEqual([], self.images_named(self.images, key, entry))
-        runs = [self.run_uploader({key: entry}) for _ in range(count)]
+        extra_ca = getattr(gate, 'ca_pem', None)
+        runs = [self.run_uploader({key: entry}, extra_ca=extra_ca)
+                for _ in range(count)]
         for run in runs:
             run.start()
         results = [run.wait() for run in runs]
+        # NOTE: whether the race was forced is in the log, and in every
+        # failure message below.
+        LOG.info('%s: %s', self.id(), gate.describe())
         for index, result in enumerate(results):
             self.assertEqual(0, result.code, 'racing uploader %d of %d: %s'
                              % (index + 1, count, result.describe()))
-        image = self.assertOneActive(key, entry, results[0])
+        try:
+            image = self.assertOneActive(key, entry, results[0])
+        except AssertionError as exc:
+            raise AssertionError('%s (%s)' % (exc, gate.describe()))
         if self.opts.uuid_output != 'none':
             reported = [result.uuids().get(key) for result in results]
             self.assertEqual([image['id']] * count, reported,
@@ -189,7 +155,8 @@ class UploaderRacesTest(uploader_base.UploaderScenarioTest):
             params={'name': self.glance_name(key, entry)})['images']
             if i['id'] != image['id']]
         self.assertEqual([], leftovers, 'racing uploaders left images '
-                         'of that name besides %s' % image['id'])
+                         'of that name besides %s (%s)'
+                         % (image['id'], gate.describe()))
 
     @decorators.idempotent_id('69f84436-861e-4dbd-9a54-faa46092a673')
     def test_own_stale_queued_image_replaced(self):
