@@ -351,7 +351,7 @@ if [ "$PY39_POD" = 1 ] && [ -z "$PY39" ]; then
     fi
 elif [ -n "$PY39" ]; then
     for part in sa openstack etc-test_operator bundle.pem home/.tmp; do
-        cp -r "$pod/$part" "$pod39/$part"
+        cp -rT "$pod/$part" "$pod39/$part"
     done
     echo "test-operator: the pod of the default image starts (Python" \
         "$("$PY39" -V 2>&1 | cut -d' ' -f2), a fresh plugin venv)"
