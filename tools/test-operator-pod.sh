@@ -194,6 +194,8 @@ if [ "$conf_rc" = 0 ]; then
     say "tempest is $(command -v tempest); tempest run ${run_argv[*]}"
     tempest run "${run_argv[@]}" 2>&1 | tee "$POD/tempest-run.log"
     RETURN_VALUE=${PIPESTATUS[0]}
+    # NOTE: stestr's "doesn't match" ends without a newline.
+    [ -n "$(tail -c1 "$POD/tempest-run.log")" ] && echo
     echo "$RETURN_VALUE" > "$POD/tempest_run.rc"
 else
     step discover_tempest_config fail "discover-tempest-config exited" \
