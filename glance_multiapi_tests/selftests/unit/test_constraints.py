@@ -66,6 +66,12 @@ class StandInTest(testtools.TestCase):
             reqs('requirements.txt'),
             constraints.pins(read(constraints.STAND_IN))))
 
+    def test_the_stage_and_the_docs_name_it(self):
+        self.assertIn(constraints.STAND_IN,
+                      read('tools', 'run-test-operator.sh'))
+        self.assertIn(constraints.STAND_IN,
+                      read('doc', 'source', 'test-operator-stage.rst'))
+
 
 class ProjectPinsTest(testtools.TestCase):
 
