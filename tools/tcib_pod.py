@@ -39,6 +39,11 @@ Usage:
       the token Secret the CR mounts at the service-account path, the
       account it is a token of and the RBAC file declaring it, on one
       line separated by spaces (what the cluster admin applies for it).
+  tcib_pod.py python39-verdict --pod-dir DIR --pod-rc N --constraints NAME
+      the verdict on the pod of a Python 3.9 image (pod_install.py):
+      "skip" or "fail" on the first line, the reason on the second, from
+      the pod's pip.log, pip.rc, steps.txt, tempest_run.rc and
+      tempest-run.log; NAME is the constraints file as the reason says it.
 Exit status: 0, 1 when run_tempest.sh would fail there (the reason on
 stderr), 2 for bad usage.
 """
@@ -50,6 +55,7 @@ import sys
 
 import yaml
 
+from glance_multiapi_tests.selftests.manifests import pod_install
 from glance_multiapi_tests.selftests.manifests import rbac
 from glance_multiapi_tests.selftests.manifests import tcib_pod
 from glance_multiapi_tests.selftests.manifests import tempest_cr
@@ -165,6 +171,29 @@ def cmd_identity(args):
     return 1
 
 
+def _read(folder, name, default=None):
+    try:
+        with open(os.path.join(folder, name)) as stream:
+            return stream.read()
+    except FileNotFoundError:
+        return default
+
+
+def cmd_python39_verdict(args):
+    pip_rc = _read(args.pod_dir, 'pip.rc')
+    tempest_rc = _read(args.pod_dir, 'tempest_run.rc')
+    after = pod_install.after_pip(
+        _read(args.pod_dir, 'steps.txt', ''),
+        int(tempest_rc) if tempest_rc else None,
+        _read(args.pod_dir, 'tempest-run.log', ''), args.pod_rc)
+    status, reason = pod_install.python39_verdict(
+        int(pip_rc) if pip_rc else None, _read(args.pod_dir, 'pip.log', ''),
+        after, args.constraints)
+    print(status)
+    print(' '.join(reason.split()))
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     sub = parser.add_subparsers(dest='command')
@@ -185,11 +214,16 @@ def main(argv=None):
     identity = sub.add_parser('identity')
     identity.add_argument('--cr', required=True)
     identity.add_argument('--rbac', action='append', required=True)
+    verdict = sub.add_parser('python39-verdict')
+    verdict.add_argument('--pod-dir', required=True)
+    verdict.add_argument('--pod-rc', type=int, required=True)
+    verdict.add_argument('--constraints', required=True)
     args = parser.parse_args(argv)
     commands = {'env': cmd_env, 'discover-argv': cmd_discover_argv,
                 'tempest-argv': cmd_tempest_argv, 'clouds': cmd_clouds,
                 'identity': cmd_identity, 'groups': cmd_groups,
-                'deployment': cmd_deployment}
+                'deployment': cmd_deployment,
+                'python39-verdict': cmd_python39_verdict}
     if args.command not in commands:
         parser.print_usage(sys.stderr)
         return 2

@@ -8,20 +8,25 @@
 # externalPlugin: run_git_tempest, run_tempest, generate_test_results.
 #
 # Usage: test-operator-pod.sh POD_DIR PROJECT_PYTHON TOOLS PLUGIN_VENV
-#                             [REQUIRED_GROUPS]
+#                             CONSTRAINTS [REQUIRED_GROUPS]
 # POD_DIR holds what run-test-operator.sh prepared: etc-test_operator/
 # (the CR's ConfigMap files), openstack/ (clouds.yaml, secure.yaml), sa/
 # (token, ca.crt, namespace), bundle.pem (the pod's system trust),
 # image-bin/ (the image's own commands), home/ (the pod's /var/lib/tempest)
 # and steps.txt, where each step's outcome is appended ("NAME ok|fail").
 # PLUGIN_VENV is the folder kept for the plugin's venv between runs.
+# CONSTRAINTS: the file pip gets with -c, the stand-in for the OpenStack
+# master upper-constraints URL run_tempest.sh gives it. What pip printed
+# is kept in POD_DIR/pip.log (its exit status in pip.rc), what tempest run
+# printed in tempest-run.log (tempest_run.rc), stestr last's exit status
+# in results.rc.
 # REQUIRED_GROUPS: after the results, the verdict gate a cluster admin
 # runs on tempest_results.subunit (glance-multiapi-report --require, the
 # console script of the venv pip installed here: no checkout, no
 # PYTHONPATH); its output in POD_DIR/report.txt, its step report_require.
 # Nothing mounted here outlives the namespace.
 set -uo pipefail
-POD=$1 HELPER_PY=$2 TOOLS=$3 PLUGIN_VENV=$4 REQUIRE=${5:-}
+POD=$1 HELPER_PY=$2 TOOLS=$3 PLUGIN_VENV=$4 CONSTRAINTS=$5 REQUIRE=${6:-}
 STEPS=$POD/steps.txt
 
 say() { echo "test-operator-pod: $*"; }
@@ -141,16 +146,23 @@ for i in "${!urls[@]}"; do
     fi
     say "cloned $name at $(git -C "$name" log -1 --format='%h %s')"
     step clone ok
-    # NOTE: run_tempest.sh adds -c with OpenStack master's
-    # upper-constraints, which cannot be reached from here: pip resolves
-    # the newest releases for this interpreter instead, with no pins of
-    # this project either.
-    say "pip install ./$name (pip $(pip --version | cut -d' ' -f2))"
-    pip install -q "./$name" 2>&1 | grep -v '^WARNING: Location '
-    if [ "${PIPESTATUS[0]}" = 0 ]; then
+    # NOTE: run_tempest.sh gives -c the URL of OpenStack master's
+    # upper-constraints, which CI cannot reach; CONSTRAINTS stands in for
+    # it. Like run_tempest.sh, a failed install does not stop the pod:
+    # tempest is then the image's own, which lacks the plugin.
+    say "pip install -c $(basename "$CONSTRAINTS") ./$name (pip" \
+        "$(pip --version | cut -d' ' -f2), $(python3 -V 2>&1))"
+    pip install -c "$CONSTRAINTS" "./$name" > "$POD/pip.log" 2>&1
+    pip_rc=$?
+    echo "$pip_rc" > "$POD/pip.rc"
+    if [ "$pip_rc" = 0 ]; then
         step pip_install ok
     else
-        step pip_install fail; exit 1
+        say "pip exited $pip_rc; what it said from its first error on:"
+        grep -v '^WARNING: Location ' "$POD/pip.log" | sed -n '/^ERROR:/,$p' \
+            | sed 's/^/    /'
+        step pip_install fail "pip exited $pip_rc:" \
+            "$(grep -m1 '^ERROR: ' "$POD/pip.log" | cut -c1-300)"
     fi
 done
 say "pip freeze of $VENV_DIR:"
@@ -180,8 +192,11 @@ conf_rc=$?
 if [ "$conf_rc" = 0 ]; then
     step discover_tempest_config ok
     say "tempest is $(command -v tempest); tempest run ${run_argv[*]}"
-    tempest run "${run_argv[@]}"
-    RETURN_VALUE=$?
+    tempest run "${run_argv[@]}" 2>&1 | tee "$POD/tempest-run.log"
+    RETURN_VALUE=${PIPESTATUS[0]}
+    # NOTE: stestr's "doesn't match" ends without a newline.
+    [ -n "$(tail -c1 "$POD/tempest-run.log")" ] && echo
+    echo "$RETURN_VALUE" > "$POD/tempest_run.rc"
 else
     step discover_tempest_config fail "discover-tempest-config exited" \
         "$conf_rc: $(grep -v ' DEBUG ' "$POD/discover.log" | tail -1)"
@@ -199,6 +214,8 @@ if [ -d "$TEMPEST_DIR/.stestr" ]; then
     stestr failing --list 2>/dev/null | sed 's/\[.*\]//g' \
         > "$FAILED_TESTS_FILE"
     stestr last --subunit > "${TEMPEST_LOGS_DIR}/tempest_results.subunit"
+    # NOTE: with no run recorded stestr prints a sentence there, exit 1.
+    echo $? > "$POD/results.rc"
     results=${TEMPEST_LOGS_DIR}/tempest_results
     if ! subunit2junitxml "$results.subunit" -o "$results.xml" \
             > "$POD/subunit2junitxml.log" 2>&1; then
@@ -211,7 +228,7 @@ if [ -d "$TEMPEST_DIR/.stestr" ]; then
         say "subunit2html: not in this image stand-in"
     fi
 fi
-if [ -n "$REQUIRE" ] && [ -s "${TEMPEST_LOGS_DIR}/tempest_results.subunit" ]
+if [ -n "$REQUIRE" ] && [ "$(cat "$POD/results.rc" 2>/dev/null)" = 0 ]
 then
     (cd /tmp && env -u PYTHONPATH "$VENV_DIR/bin/glance-multiapi-report" \
         --require "$REQUIRE" "${TEMPEST_LOGS_DIR}/tempest_results.subunit") \

@@ -12,8 +12,10 @@
 
 """The upstream facts the CRs, the plugin and the embedded cloud follow.
 
-Each fact is a piece of text in one file of one openstack-k8s-operators
-repository at the commit this project last read (COMMITS). When a newer
+Each fact is a piece of text in one file of one upstream repository (the
+openstack-k8s-operators ones, and openstack/requirements, whose
+upper-constraints.txt the test-operator stage stands in for) at the
+commit this project last read (COMMITS). When a newer
 commit of that repository no longer holds the text, the rule built on it
 may have moved: tools/check_upstream.py reads each file from a clone and
 names every fact that is gone (doc/source/supported-versions.rst).
@@ -32,6 +34,10 @@ COMMITS = {
     'glance-operator': '65990ced6a8631919139f3b6453b67f6376b68cc',
     'heat-operator': 'e29bb0b954edf9fb14077aec7a317d7ef22fc337',
     's2i-openstack-containers': '560e86c309c3345ab227720084d013441b8b17df',
+    # NOTE: openstack/requirements; tools/constraints/openstack-master.txt
+    # is its upper-constraints.txt at this commit (its header says so,
+    # and the unit tests hold the two to each other).
+    'requirements': '3353677727f8351bc58ba98efafe6bc884a0257c',
 }
 
 FACTS = (
@@ -95,6 +101,24 @@ FACTS = (
     Fact('tcib', 'container-images/tcib/base/os/tempest/run_tempest.sh',
          'generate_test_results',
          'the stage plays run_tempest.sh (tools/test-operator-pod.sh)'),
+    Fact('tcib', 'container-images/tcib/base/os/tempest/run_tempest.sh',
+         'pip install -chttps://opendev.org/openstack/requirements/raw/'
+         'branch/master/upper-constraints.txt "./${plugin_name}"\n'
+         '    done',
+         "an externalPlugin is pip-installed under OpenStack master's "
+         'upper-constraints, and a failed install does not stop the '
+         'script (test-operator-pod.sh, constraints/openstack-master.txt)'),
+    Fact('test-operator', 'api/v1beta1/common_webhook.go',
+         'quay.io/podified-antelope-centos9/openstack-tempest-all',
+         "the default tempest image is CentOS Stream 9's, Python 3.9 (the "
+         "stage's python39_pod)"),
+    Fact('test-operator', 'internal/controller/common.go',
+         'imageKey := strings.ToLower(kind) + "-image"',
+         'a namespace may name its tempest image in ConfigMap '
+         'test-operator-config, key tempest-image (the CRs\' comments)'),
+    Fact('requirements', 'upper-constraints.txt', 'oslo.config===10.7.0',
+         'oslo.config 10.7.0 needs Python 3.11: a Python 3.9 pod cannot '
+         "install the plugin (the stage's python39_pod, pod_install.py)"),
 )
 
 
