@@ -219,7 +219,7 @@ def status_report(state):
             # (the Glance CR's conditions say why).
             'deployed': api in running,
             'running': bool(pid),
-            'ready': api in running and glance.api_answers(state, api)}
+            'ready': api in running and glance.api_ready(state, api)}
     report['faults'] = ['%s=%s' % tuple(f) if f[1] else f[0]
                         for f in state.data.get('faults', [])]
     report['startup'] = {'seconds': state.data.get('startup_seconds'),

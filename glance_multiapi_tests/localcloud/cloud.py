@@ -325,7 +325,7 @@ def document(state):
     state.load()
     status = dict(state.data.get('status', {}))
     passed = deployed.current(state)
-    answering = {api: entry['replicas'] > 0 and glance.api_answers(
+    answering = {api: entry['replicas'] > 0 and glance.api_ready(
         state, api) for api, entry in passed['apis'].items()}
     status['glanceAPIReadyCounts'] = kubeglance.ready_counts(passed,
                                                              answering)
