@@ -22,7 +22,8 @@ server, the call, the object and what the HTTP status means; the
 client's exceptions and tracebacks never reach a test.
 
 Only the verbs etc/test-operator/rbac.yaml and rbac-disruptive.yaml grant
-are used: get and list of glances and openstackversions, get of the heat
+are used: get and list of glances and openstackversions, get of the
+GlanceAPI CRs (by the names the operator gives them) and of the heat
 Deployments; and, for the disruptive scenarios, patch of
 openstackcontrolplanes (or of glances where no control plane owns the
 Glance CR), get of the run's own pod, list and delete of pods.
@@ -63,6 +64,8 @@ class Resource:
 
 
 GLANCE = Resource('glance.openstack.org', 'v1beta1', 'glances', 'Glance')
+GLANCE_API = Resource('glance.openstack.org', 'v1beta1', 'glanceapis',
+                      'GlanceAPI')
 CONTROLPLANE = Resource('core.openstack.org', 'v1beta1',
                         'openstackcontrolplanes', 'OpenStackControlPlane')
 VERSION = Resource('core.openstack.org', 'v1beta1', 'openstackversions',
@@ -72,7 +75,13 @@ POD = Resource('', 'v1', 'pods', 'Pod')
 
 
 class KubeError(errors.OneLineError):
-    """The Kubernetes API could not be used; str() is one line."""
+    """The Kubernetes API could not be used; str() is one line.
+
+    ``missing`` is True when the API server answered that the object
+    does not exist (404 for the object, not for its resource type).
+    """
+
+    missing = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -332,9 +341,13 @@ class Client:
         if not 200 <= answer.status < 300:
             refusal = kube_rest.ApiError(answer.status, answer.reason, '',
                                          body=answer.data)
-            raise self._error(verb, resource, name, kube_errors.explain(
+            problem = kube_errors.explain(
                 refusal, verb, resource, name, self.namespace,
-                self._credentials, self._in_cluster))
+                self._credentials, self._in_cluster)
+            error = self._error(verb, resource, name, problem)
+            error.missing = (answer.status == 404 and
+                             kube_errors.MISSING in problem)
+            raise error
         try:
             body = documents.load_json(answer.data)
         except documents.DocumentError as exc:

@@ -51,6 +51,11 @@ def unreachable(exc, timeout):
         match.group(0).strip() if match else one_line(reason))
 
 
+# NOTE: what explain() says of a 404 for the object itself (kube.py's
+# KubeError.missing tells it from a resource type the server lacks).
+MISSING = 'the object is missing'
+
+
 def explain(exc, verb, resource, name, namespace, credentials, in_cluster):
     """What the API server's refusal (an ApiException) means."""
     status = exc.status or 0
@@ -72,8 +77,8 @@ def explain(exc, verb, resource, name, namespace, credentials, in_cluster):
     if status == 404:
         if name and ((details or {}).get('name') == name or
                      '"%s" not found' % name in (message or '')):
-            return '%s: the object is missing: no %s "%s" in ' \
-                   'namespace "%s"' % (head, resource.kind, name, namespace)
+            return '%s: %s: no %s "%s" in namespace "%s"' % (
+                head, MISSING, resource.kind, name, namespace)
         return '%s: the API server does not serve %s/%s (is its CRD ' \
                'installed?)%s' % (head, resource.full_name,
                                   resource.version, server_says(message))

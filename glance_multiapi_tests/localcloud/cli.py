@@ -26,16 +26,15 @@ from glance_multiapi_tests.common import shared_files
 from glance_multiapi_tests.localcloud import cloud
 from glance_multiapi_tests.localcloud.components import glance
 from glance_multiapi_tests.localcloud.components import heat
+from glance_multiapi_tests.localcloud import deployed
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import heatconf
 from glance_multiapi_tests.localcloud import kubeheat
 from glance_multiapi_tests.localcloud import kubeobjects
-from glance_multiapi_tests.localcloud import lifecycle
 from glance_multiapi_tests.localcloud import processes
 from glance_multiapi_tests.localcloud import spec as spec_mod
 from glance_multiapi_tests.localcloud import state as state_mod
-from glance_multiapi_tests.localcloud import tlsmode
 from glance_multiapi_tests import version
 
 PROG = 'glance-multiapi-cloud'
@@ -99,8 +98,10 @@ def build_parser():
                           epilog=errors.EXIT_CODES_HELP + '\nfaults:\n' +
                           faults_mod.describe(),
                           formatter_class=argparse.RawDescriptionHelpFormatter)
-    up.add_argument('--spec', help='YAML spec shaped like a Glance CR spec '
-                                   '(default: %s)' % DEFAULT_SPEC)
+    up.add_argument('--spec', help='YAML spec shaped like a Glance CR spec, '
+                                   'or a whole Glance CR (its metadata.'
+                                   'annotations count too) (default: %s)'
+                    % DEFAULT_SPEC)
     up.add_argument('--fault', action='append', default=[], help=fault_help)
     up.add_argument('--no-registry', action='store_true',
                     help='do not start the OCI registry')
@@ -216,25 +217,22 @@ def status_report(state):
     doc = cloud.document(state)
     spec = doc['spec']
     endpoints = doc['status'].get('apiEndpoint', {})
-    faults = faults_mod.Faults.of_state(state)
+    running = deployed.apis(state)
+    catalog_api = deployed.catalog_api(state)
     for api, api_spec in sorted(spec['glanceAPIs'].items()):
-        public, internal = glance.api_ports(state, api)
         pid = processes.pid_of(state, glance.api_service(api))
-        local = tlsmode.url(state, internal, '/')
-        # NOTE: an API under fault untrusted-cert is up all the same.
-        verify = tlsmode.verify(state)
-        if faults.untrusted_cert('glance-%s-internal' % api):
-            verify = False
         report['apis'][api] = {
             'type': api_spec['type'],
             'store': spec_mod.api_stores(spec, api)[0],
             'stores': spec_mod.api_stores(spec, api)[1],
             'public': endpoints.get(api + '-public'),
             'internal': endpoints.get(api + '-internal'),
-            'in_catalog': api == spec['keystoneEndpoint'],
+            'in_catalog': api == catalog_api,
+            # NOTE: False when the Glance controller stopped before it
+            # (the Glance CR's conditions say why).
+            'deployed': api in running,
             'running': bool(pid),
-            'ready': bool(pid) and lifecycle.answers(local,
-                                                     verify=verify)}
+            'ready': api in running and glance.api_ready(state, api)}
     report['faults'] = ['%s=%s' % tuple(f) if f[1] else f[0]
                         for f in state.data.get('faults', [])]
     report['startup'] = {'seconds': state.data.get('startup_seconds'),
@@ -249,10 +247,13 @@ def _print_status(report, out):
                                        ('running' if item['running'] else
                                         'DOWN'), item['url']))
     for api, item in report['apis'].items():
-        out.write('%-12s %-8s type=%s store=%s public=%s internal=%s%s\n' % (
-            'api ' + api, 'ready' if item['ready'] else 'DOWN',
-            item['type'], item['store'], item['public'], item['internal'],
-            ' (in catalog)' if item['in_catalog'] else ''))
+        out.write('%-12s %-8s type=%s store=%s public=%s internal=%s%s%s\n'
+                  % ('api ' + api, 'ready' if item['ready'] else 'DOWN',
+                     item['type'], item['store'], item['public'],
+                     item['internal'],
+                     ' (in catalog)' if item['in_catalog'] else '',
+                     '' if item['deployed'] else ' (not deployed: see the '
+                     'Glance CR\'s conditions, get -o json)'))
     if report['faults']:
         out.write('faults: %s\n' % ', '.join(report['faults']))
 

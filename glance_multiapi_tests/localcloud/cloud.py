@@ -22,6 +22,7 @@ import shutil
 import time
 
 from glance_multiapi_tests.localcloud import certs
+from glance_multiapi_tests.localcloud import deployed
 from glance_multiapi_tests.localcloud import components
 from glance_multiapi_tests.localcloud.components import glance
 from glance_multiapi_tests.localcloud.components import heat
@@ -31,6 +32,7 @@ from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import heatconf
 from glance_multiapi_tests.localcloud import kubeheat
+from glance_multiapi_tests.localcloud import kubeglance
 from glance_multiapi_tests.localcloud import kubeobjects
 from glance_multiapi_tests.localcloud import kubepods
 from glance_multiapi_tests.localcloud import kuberbac
@@ -101,7 +103,7 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     heat_layout: the images heat is deployed from (kubeheat.LAYOUTS).
     with_tls: keystone and the Glance APIs serve https (tlsmode.py).
     """
-    spec = spec_mod.load(spec_text, spec_source)
+    spec, annotations = spec_mod.load_cr(spec_text, spec_source)
     state.check_root()
     rbac_texts = None
     namespace = kube_namespace or kubeobjects.NAMESPACE
@@ -125,6 +127,9 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     if base_port is not None:
         ports.check_base_port(base_port)
     state.data = {'spec': spec, 'faults': records,
+                  # NOTE: the Glance CR's metadata.annotations the
+                  # operator reads (deployed.location_api_on).
+                  'annotations': annotations,
                   'base_port': base_port,
                   # NOTE: the scenarios' holds in tempest.conf (speed.py).
                   'speed': speed.measure(),
@@ -271,6 +276,8 @@ def patch(state, *, patch_text=None, fault_args=(), clear_faults=False,
         if patch_text is not None:
             try:
                 spec = spec_mod.apply_patch(spec, patch_text)
+                spec_mod.check_stand_in(
+                    spec, state.data.get('annotations'), 'patch')
             except spec_mod.SpecError as exc:
                 raise errors.Invalid(str(exc))
         records = [] if clear_faults else list(state.data.get('faults', []))
@@ -327,12 +334,24 @@ def status(state):
 
 
 def document(state):
-    """The Glance CR-shaped document of ``get``."""
+    """The Glance CR-shaped document of ``get``.
+
+    Its status as glance-operator keeps it (kubeglance.py): the endpoints
+    and ready counts of the APIs the last pass deployed, and the
+    conditions; an API's pods are ready when its process answers.
+    """
     state.load()
     status = dict(state.data.get('status', {}))
-    status['glanceAPIReadyCounts'] = {
-        api: 1 if processes.pid_of(state, glance.api_service(api)) else 0
-        for api in state.data['spec']['glanceAPIs']}
+    passed = deployed.current(state)
+    answering = {api: entry['replicas'] > 0 and glance.api_ready(
+        state, api) for api, entry in passed['apis'].items()}
+    status['glanceAPIReadyCounts'] = kubeglance.ready_counts(passed,
+                                                             answering)
+    status['conditions'] = kubeglance.glance_conditions(
+        passed, answering, state.data.get('reconciled_at'))
+    metadata = {'name': 'glance', 'namespace': 'openstack'}
+    if state.data.get('annotations'):
+        metadata['annotations'] = dict(state.data['annotations'])
     return {'apiVersion': 'glance.openstack.org/v1beta1', 'kind': 'Glance',
-            'metadata': {'name': 'glance', 'namespace': 'openstack'},
+            'metadata': metadata,
             'spec': state.data['spec'], 'status': status}

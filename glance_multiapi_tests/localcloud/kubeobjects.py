@@ -14,8 +14,9 @@
 
 Which resources the embedded Kubernetes-style API serves (their group,
 kind, verbs and names, as the CRDs of openstack-operator declare them),
-and the objects themselves: the Glance CR, the OpenStackControlPlane that
-owns it, the OpenStackVersion and, with heat, the three heat Deployments.
+and the objects themselves: the Glance CR and its GlanceAPI CRs
+(kubeglance.py), the OpenStackControlPlane that owns it, the
+OpenStackVersion and, with heat, the three heat Deployments.
 Pure logic: the caller passes the state data, the ``get`` document and
 which processes run.
 """
@@ -31,6 +32,7 @@ from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common.kubeapi import configmaps
 from glance_multiapi_tests.common.kubeapi import resources
+from glance_multiapi_tests.localcloud import kubeglance
 from glance_multiapi_tests.localcloud import kubeheat
 
 # NOTE: the namespace the control plane lives in unless ``up
@@ -63,6 +65,8 @@ RESOURCES = (
     resources.Resource('glance.openstack.org', 'v1beta1', 'glances',
                        'Glance', 'glance', (), True,
                        ('get', 'list', 'patch')),
+    resources.Resource('glance.openstack.org', 'v1beta1', 'glanceapis',
+                       'GlanceAPI', 'glanceapi', (), True, ('get', 'list')),
     resources.Resource('core.openstack.org', 'v1beta1',
                        'openstackcontrolplanes', 'OpenStackControlPlane',
                        'openstackcontrolplane',
@@ -139,25 +143,33 @@ def controlplane(data):
 
 
 def glance(data, document):
-    """The Glance CR: the ``get`` document with Kubernetes metadata."""
+    """The Glance CR: the ``get`` document with Kubernetes metadata.
+
+    Its status and conditions are kubeglance.py's.
+    """
     kube = data['kube']
     owner = controlplane(data)['metadata']
     obj = copy.deepcopy(document)
+    annotations = (document.get('metadata') or {}).get('annotations')
     obj['metadata'] = _metadata(kube, 'Glance', GLANCE_NAME,
                                 generation=kube.get('generation', 1))
+    if annotations:
+        obj['metadata']['annotations'] = dict(annotations)
     obj['metadata']['ownerReferences'] = [{
         'apiVersion': 'core.openstack.org/v1beta1',
         'kind': 'OpenStackControlPlane', 'name': owner['name'],
         'uid': owner['uid'], 'controller': True,
         'blockOwnerDeletion': True}]
-    counts = obj['status'].get('glanceAPIReadyCounts', {})
-    wanted = [api for api, item in obj['spec']['glanceAPIs'].items()
-              if item.get('replicas', 1) > 0]
-    ready = all(counts.get(api) for api in wanted)
-    obj['status']['conditions'] = [_condition(
-        ready, 'Setup complete' if ready else 'GlanceAPI not ready: %s' %
-        ', '.join(sorted(a for a in wanted if not counts.get(a))))]
     return _finish(obj)
+
+
+def glanceapis(data, document, glance_obj):
+    """The GlanceAPI CRs the Glance CR owns (kubeglance.py)."""
+    kube = data['kube']
+    return [_finish(obj) for obj in kubeglance.glanceapis(
+        data, document, glance_obj['metadata'],
+        lambda name: _metadata(kube, 'GlanceAPI', name),
+        data.get('reconciled_at'))]
 
 
 def heat_images(data, faults=None):
@@ -247,8 +259,10 @@ def world(data, document, heat_pods=None, now=None, faults=None):
     """
     drifted = [name for name in kubeheat.DEPLOYMENTS
                if faults is not None and faults.image_drifts(name)]
+    glance_obj = glance(data, document)
     objects = {
-        'glances': [glance(data, document)],
+        'glances': [glance_obj],
+        'glanceapis': glanceapis(data, document, glance_obj),
         'openstackcontrolplanes': [controlplane(data)],
         'openstackversions': [openstackversion(data, faults)],
         'deployments': [],

@@ -12,9 +12,11 @@
 
 """The deployment spec of the embedded cloud, shaped like a Glance CR spec.
 
-Loading, the validation the glance-operator webhook does, JSON merge patch
-(RFC 7386) and reading each API's stores out of its customServiceConfig.
-Pure logic: nothing here touches a process or the network.
+Loading (a spec, or a whole Glance CR with the annotations the operator
+reads), the validation the glance-operator webhook does, what the
+stand-in cannot play, JSON merge patch (RFC 7386) and reading each
+API's stores out of its customServiceConfig. Pure logic: nothing here
+touches a process or the network.
 """
 
 import copy
@@ -37,14 +39,76 @@ class SpecError(errors.OneLineError):
 
 def load(text, source):
     """Parse YAML or JSON text into a validated, defaulted spec."""
+    return load_cr(text, source)[0]
+
+
+def load_cr(text, source):
+    """(spec, annotations) of a spec, or of a whole Glance CR.
+
+    A whole Glance CR (e.g. from "oc get glance -o yaml") is read for its
+    spec and its metadata.annotations ({} for a bare spec), which carry
+    what openstack-operator tells glance-operator beside the spec (the
+    location-API annotation, glance_cr.LOCATION_API_ANNOTATION).
+    """
     try:
         data = documents.load_yaml(text)
     except documents.DocumentError as exc:
         raise SpecError('%s: %s' % (source, exc)) from None
+    annotations = {}
     if isinstance(data, dict) and 'spec' in data and 'glanceAPIs' not in data:
-        # A whole Glance CR (e.g. from "oc get glance -o yaml") is fine too.
+        annotations = _annotations(data, source)
         data = data['spec']
-    return normalize(data, source)
+    spec = normalize(data, source)
+    check_stand_in(spec, annotations, source)
+    return spec, annotations
+
+
+def _annotations(cr, source):
+    metadata = cr.get('metadata')
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict):
+        raise SpecError('%s: metadata must be a mapping, got %s' % (
+            source, type(metadata).__name__))
+    found = metadata.get('annotations')
+    if found is None:
+        return {}
+    if not isinstance(found, dict) or not all(
+            isinstance(k, str) and isinstance(v, str)
+            for k, v in found.items()):
+        raise SpecError('%s: metadata.annotations must map strings to '
+                        'strings (quote "true")' % source)
+    return dict(found)
+
+
+def check_stand_in(spec, annotations, source='spec'):
+    """SpecError for what the operator deploys and the stand-in cannot.
+
+    With the location-API annotation on, the operator deploys a single
+    API on any store (glance_cr.blocks_deployment). The embedded cloud
+    plays every store with a file store, which stands in for a split or
+    edge API's store but not for a single API serving a shared store
+    through glance's location API, so it refuses that spec.
+    """
+    if not glance_cr.location_api(annotations):
+        return
+    for name in sorted(spec['glanceAPIs']):
+        api = spec['glanceAPIs'][name]
+        if api['type'] != 'single':
+            continue
+        kinds = glance_cr.backend_types([
+            ('spec', spec.get('customServiceConfig')),
+            ('spec', api.get('customServiceConfig'))])
+        other = sorted('%s:%s' % item for item in kinds.items()
+                       if item[1] != 'file')
+        if other:
+            raise SpecError(
+                '%s: spec.glanceAPIs.%s: the embedded cloud cannot run a '
+                'single API on %s with the location API (metadata.'
+                'annotations %s: "true"); it plays only file stores: give '
+                'it one file store or type split, or drop the annotation'
+                % (source, name, ', '.join(other),
+                   glance_cr.LOCATION_API_ANNOTATION))
 
 
 def normalize(data, source='spec', old=None):
@@ -95,8 +159,10 @@ def normalize(data, source='spec', old=None):
             raise SpecError('%s: spec.keystoneEndpoint is required when '
                             'there is not exactly one non-edge API' % source)
         spec['keystoneEndpoint'] = keystone_endpoint
-    # NOTE: the operator's own rules, worded as it words them; a spec it
-    # would refuse (or never reconcile) must not become a cloud.
+    # NOTE: the webhook's own rules, worded as it words them; a spec it
+    # would refuse must not become a cloud. One the controller takes and
+    # does not deploy becomes one as broken as the operator's
+    # (glance_cr.reconcile_pass).
     found = glance_cr.refusals(spec, old)
     if found:
         raise SpecError('%s: %s' % (source, glance_cr.describe(found[0])))

@@ -32,7 +32,13 @@ from glance_multiapi_tests.multiapi import glance_cr
 
 
 class DiscoveryError(errors.OneLineError):
-    """The deployment could not be learnt; the message names the source."""
+    """The deployment could not be learnt; the message names the source.
+
+    ``api`` names the API a missing status.apiEndpoint key is of (what
+    the operator's conditions may explain), else None.
+    """
+
+    api = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -181,13 +187,15 @@ def parse_cr(text, source, strict=True):
                 urls[interface] = check_url(
                     endpoints[key], source, 'status.apiEndpoint.%s' % key)
             elif strict:
-                raise _field_error(
+                error = _field_error(
                     source, 'status.apiEndpoint.%s' % key,
                     'missing: API %s of type %s must expose a %s endpoint '
                     '(present keys: %s)' % (
                         name, api_type, interface,
                         documents.short(', '.join(sorted(endpoints)), 300)
                         or 'none'))
+                error.api = name
+                raise error
         snippets = [
             ('spec.customServiceConfig', spec.get('customServiceConfig')),
             (field + '.customServiceConfig',
@@ -317,8 +325,8 @@ def reads_cr(opts):
     return bool(opts.kubernetes_api or opts.discovery_command)
 
 
-def from_command(opts, strict=True):
-    """Run discovery_command and parse its output (no overrides)."""
+def command_output(opts):
+    """(text, source) of what discovery_command prints."""
     source = 'discovery command %r' % opts.discovery_command
     try:
         text = commands.run(opts.discovery_command,
@@ -326,6 +334,12 @@ def from_command(opts, strict=True):
                             what='discovery command')
     except commands.CommandError as exc:
         raise DiscoveryError(str(exc)) from None
+    return text, source
+
+
+def from_command(opts, strict=True):
+    """Run discovery_command and parse its output (no overrides)."""
+    text, source = command_output(opts)
     return parse_cr(text, source, strict=strict)
 
 

@@ -13,21 +13,26 @@
 """What the glance-operator's Glance CR means: the one place that knows.
 
 API types and the endpoints each exposes, how ``spec.keystoneEndpoint``
-defaults, the specs the webhook (and the controller) refuse, and the
-stores an API gets from ``customServiceConfig``. Discovery (reading a
-real CR) and the embedded cloud (emulating the operator) both ask this
-module, so the suite and its stand-in cannot disagree. Pure logic;
-callers word the errors for their own source.
+defaults, the specs the webhook refuses, the stores an API gets from
+``customServiceConfig``, the GlanceAPI CRs the controller makes of an API
+and the one pass of its reconcile loop over them (which API it stops at,
+and what is left deployed). Discovery (reading a real CR) and the
+embedded cloud (emulating the operator) both ask this module, so the
+suite and its stand-in cannot disagree. Pure logic; callers word the
+errors for their own source. The conditions both controllers write are
+``conditions.py``'s.
 
-Upstream: glance-operator ``api/v1beta1/glance_types.go`` (types,
-keystoneEndpoint), ``api/v1beta1/glance_webhook.go`` (its checks),
+Upstream (glance-operator 65990ce): ``api/v1beta1/glance_types.go``
+(types, keystoneEndpoint, the location-API annotation),
+``api/v1beta1/glance_webhook.go`` (its checks),
 ``api/v1beta1/conditions.go`` (their messages) and
 ``internal/controller/glance_controller.go`` (customServiceConfig
-inheritance, the check done at reconcile).
+inheritance, the GlanceAPI CRs, the check done at reconcile).
 """
 
 import collections
 import configparser
+import copy
 
 from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import errors
@@ -56,6 +61,36 @@ LAYOUT_UPDATE_MESSAGE = ('The GlanceAPI layout (type) cannot be modified. '
                          'previous API')
 KEYSTONE_ENDPOINT_MESSAGE = ('KeystoneEndpoint is assigned to an invalid '
                              'GlanceAPI instance')
+
+# NOTE: the Glance CR annotation that lets a single API run on any
+# store (glance_types.go GlanceLocationAPILabel, since 1db4ec9);
+# openstack-operator sets it from its OpenStackVersion's
+# serviceDefaults.glanceLocationAPI, "false" by default.
+LOCATION_API_ANNOTATION = 'glance.openstack.org/location-api'
+# NOTE: Go's strconv.ParseBool, which GetBoolFromAnnotation
+# (lib-common modules/common/annotations) reads the annotation with.
+_PARSE_BOOL_TRUE = ('1', 't', 'T', 'TRUE', 'true', 'True')
+# NOTE: the annotation (value "true") the controller puts on the
+# GlanceAPI CR(s) of the keystoneEndpoint API (internal/glance/const.go
+# KeystoneEndpoint); only those register the catalog's endpoints.
+KEYSTONE_ENDPOINT_ANNOTATION = 'keystoneEndpoint'
+# NOTE: the label naming the API of a GlanceAPI CR (glanceapi_types.go
+# APINameLabel) beside "service: glance".
+API_NAME_LABEL = 'api-name'
+# NOTE: the GlanceAPI CRs apiDeployment makes of one API, in its order
+# (a split API's external one first), and the interfaces the Services of
+# each expose (internal/glanceapi/funcs.go GetGlanceEndpoints).
+CHILD_TYPES = {
+    'split': ('external', 'internal'),
+    'single': ('single',),
+    'edge': ('edge',),
+}
+CHILD_INTERFACES = {
+    'external': ('public',),
+    'internal': ('internal',),
+    'single': ('public', 'internal'),
+    'edge': ('internal',),
+}
 
 # What keystone_endpoint_problem returns.
 UNKNOWN_API = 'unknown'
@@ -219,13 +254,12 @@ def is_file_backend(text, top_level):
 
 
 def refusals(spec, old=None):
-    """Every Refusal of spec, [] when the operator takes it.
+    """Every Refusal of spec, [] when the operator's webhook takes it.
 
     :param spec: a Glance spec with each API's type and replicas defaulted.
     :param old: the spec it replaces (an update), else None (a create).
-    The single/non-file check is the controller's, at reconcile: upstream
-    the CR is accepted and never becomes Ready; it is reported here all the
-    same because a cloud built from that spec would not exist.
+    A single API on a non-file store is not refused here: the webhook
+    takes it and the controller does not deploy it (blocks_deployment).
     """
     found = []
     top = spec.get('customServiceConfig') or ''
@@ -246,12 +280,6 @@ def refusals(spec, old=None):
                 and is_file_backend(own, top_is_file)):
             found.append(Refusal(path, SPLIT_FILE_MESSAGE,
                                  WEBHOOK + ' isInvalidBackend'))
-        # NOTE: no replicas exemption here; the controller has none.
-        # Without the location-API annotation the embedded cloud never
-        # sets, it refuses every single API not on one file store.
-        if api_type == 'single' and not is_file_backend(own, top_is_file):
-            found.append(Refusal(path, SINGLE_NOT_FILE_MESSAGE,
-                                 CONTROLLER + ' apiDeployment (reconcile)'))
     types = {name: api.get('type') or DEFAULT_TYPE
              for name, api in spec['glanceAPIs'].items()}
     keystone_endpoint = spec.get('keystoneEndpoint')
@@ -265,6 +293,105 @@ def refusals(spec, old=None):
                 documents.short(repr(keystone_endpoint)), detail),
             WEBHOOK + ' isValidKeystoneEP'))
     return found
+
+
+# -- what the controller deploys ----------------------------------------------
+def location_api(annotations):
+    """Whether the Glance CR's location-API annotation turns it on.
+
+    As Glance.GetLocationAPI (glance_types.go): absent is off, and so is
+    a value Go's strconv.ParseBool refuses (the controller marks
+    GlanceAPIReady False for it, which every API it then reconciles
+    overwrites, and goes on as if off).
+    """
+    value = (annotations or {}).get(LOCATION_API_ANNOTATION)
+    return isinstance(value, str) and value in _PARSE_BOOL_TRUE
+
+
+def blocks_deployment(spec, name, location_api_on):
+    """Whether the controller refuses to deploy API name of spec.
+
+    glance_controller.go apiDeployment, since 1db4ec9: a single API on
+    anything but one file store (is_file_backend, the top-level snippet
+    counting for an API without its own) unless the location API is on.
+    It then sets GlanceAPIReady False (Error, Warning,
+    SINGLE_NOT_FILE_MESSAGE) and returns ErrInvalidBackend.
+    """
+    api = spec['glanceAPIs'][name]
+    top_is_file = is_file_backend(spec.get('customServiceConfig') or '',
+                                  True)
+    return (not location_api_on
+            and (api.get('type') or DEFAULT_TYPE) == 'single'
+            and not is_file_backend(api.get('customServiceConfig') or '',
+                                    top_is_file))
+
+
+def reconcile_pass(spec, location_api_on, previous=None):
+    """What one pass of the Glance controller leaves deployed.
+
+    The controller reconciles the APIs in name order (reconcileNormal);
+    at one it refuses (blocks_deployment) it returns, so that API and
+    every API after it is not reconciled in that pass: on a fresh Glance
+    they do not exist; a GlanceAPI CR one of them had before stays as it
+    was (its spec, and its keystoneEndpoint annotation); and
+    glanceAPICleanup, which runs after the loop, does not remove the APIs
+    that left the spec.
+
+    :param previous: what the pass before left (this function's result),
+        or None on a fresh Glance.
+    :returns: {'apis': {API: its entry as its GlanceAPI CRs hold it (the
+        effective customServiceConfig, see effective_config)},
+        'keystoneEndpoint': [APIs whose CRs carry the annotation],
+        'reconciled': [the APIs this pass reconciled, in its order],
+        'stoppedAt': the API refused, or None}.
+    """
+    previous = previous or {}
+    old_apis = previous.get('apis') or {}
+    old_annotated = set(previous.get('keystoneEndpoint') or ())
+    top = spec.get('customServiceConfig') or ''
+    apis, annotated, stopped, reconciled = {}, set(), None, []
+
+    def keep(name):
+        if name in old_apis:
+            apis[name] = copy.deepcopy(old_apis[name])
+            if name in old_annotated:
+                annotated.add(name)
+
+    for name in sorted(spec['glanceAPIs']):
+        if stopped is None and blocks_deployment(spec, name,
+                                                 location_api_on):
+            stopped = name
+        if stopped is not None:
+            keep(name)
+            continue
+        entry = copy.deepcopy(spec['glanceAPIs'][name])
+        entry['customServiceConfig'] = effective_config(
+            top, entry.get('customServiceConfig'))
+        apis[name] = entry
+        reconciled.append(name)
+        if name == spec.get('keystoneEndpoint'):
+            annotated.add(name)
+    if stopped is not None:
+        for name in sorted(old_apis):
+            if name not in spec['glanceAPIs']:
+                keep(name)
+    return {'apis': apis, 'keystoneEndpoint': sorted(annotated),
+            'reconciled': reconciled, 'stoppedAt': stopped}
+
+
+def glanceapi_crs(glance_name, api, api_type):
+    """[(name, apiType)] of the GlanceAPI CRs of one API.
+
+    In the order apiDeployment makes them, named
+    ``<glance>-<api>-<apiType>``.
+    """
+    return [('%s-%s-%s' % (glance_name, api, child), child)
+            for child in CHILD_TYPES[api_type or DEFAULT_TYPE]]
+
+
+def child_interfaces(child_type):
+    """The interfaces the Services of a GlanceAPI of child_type expose."""
+    return CHILD_INTERFACES[child_type]
 
 
 def describe(refusal):

@@ -26,7 +26,7 @@ _TESTS = r'(?:^|\()glance_multiapi_tests\.tests\.'
 # ("setUpClass (glance_multiapi_tests.tests...Class)") counts too.
 GROUPS = {
     'multiapi': (r'api\.test_endpoints\.', r'api\.test_catalog\.',
-                 r'api\.test_store_placement\.'),
+                 r'api\.test_store_placement\.', r'api\.test_readiness\.'),
     'switchover': (r'scenario\.test_switchover\.',),
     'grow_shrink': (r'scenario\.test_grow_shrink\.',),
     'uploader': (r'scenario\.test_uploader\.',

@@ -17,6 +17,9 @@ image helpers every check uses (create, upload, hash, clean up through
 the API that made the image), each API reached by the plugin's
 registered images client bound to its URL; it records the deployment and
 the catalog each class saw for the results map (``tests.recording``).
+A finding that an API is missing, does not answer or is not in the
+catalog ends with what the operator says of that API
+(``operator_note``: its CRs' conditions that are not Ready).
 The scenarios that change the cloud build on ``multiapi_scenario_base``.
 """
 
@@ -37,6 +40,7 @@ from glance_multiapi_tests.common import imagedata
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import probes
+from glance_multiapi_tests.multiapi import readiness
 from glance_multiapi_tests.services import image as image_services
 from glance_multiapi_tests.tests import base
 from glance_multiapi_tests.tests import waiters
@@ -127,7 +131,15 @@ class MultiApiTest(base.BasePluginTest):
     def resource_setup(cls):
         """Learn the deployment (errors name the command and field)."""
         super().resource_setup()
-        cls.deployment = discovery.discover(CONF.glance_multiapi)
+        try:
+            cls.deployment = discovery.discover(CONF.glance_multiapi)
+        except discovery.DiscoveryError as exc:
+            # NOTE: an API without status.apiEndpoint keys is often one
+            # the operator did not deploy, and its conditions say why.
+            if exc.api is None:
+                raise
+            raise discovery.DiscoveryError(str(exc) + cls.operator_note(
+                exc.api, one_line=True)) from None
         LOG.info('%s: deployment %s', cls.__name__,
                  cls.deployment.describe())
         cls.record_deployment(cls.deployment,
@@ -158,6 +170,15 @@ class MultiApiTest(base.BasePluginTest):
                     for i in sorted(api.endpoints)]
             ids.append('store:%s' % name)
         return ids
+
+    @classmethod
+    def operator_note(cls, *apis, one_line=False):
+        """What the operator's CRs say of apis that is not Ready, or ''.
+
+        Appended to a finding about those APIs; never raises, and adds
+        nothing when every CR read is Ready (readiness.note).
+        """
+        return readiness.note(CONF.glance_multiapi, apis, one_line=one_line)
 
     @classmethod
     def region(cls):
@@ -207,8 +228,9 @@ class MultiApiTest(base.BasePluginTest):
         order = sorted(set(order), key=order.index)
         if not order:
             raise cls.failureException(
-                '%s has no endpoint to reach it by (%s)' % (
-                    api.name, cls.deployment.describe()))
+                '%s has no endpoint to reach it by (%s)%s' % (
+                    api.name, cls.deployment.describe(),
+                    cls.operator_note(api.name)))
         for interface in order:
             failed = probes.failure(api.endpoints[interface],
                                     opts.probe_timeout, context)
@@ -224,9 +246,10 @@ class MultiApiTest(base.BasePluginTest):
         if tls_failures:
             raise cls.failureException(
                 '%s: no endpoint passes TLS (trusting [identity] '
-                'ca_certificates_file=%s): %s' % (
+                'ca_certificates_file=%s): %s%s' % (
                     api.name, CONF.identity.ca_certificates_file or
-                    'the system CAs', '; '.join(tls_failures)))
+                    'the system CAs', '; '.join(tls_failures),
+                    cls.operator_note(api.name)))
         return cls.client_for(api, order[0])
 
     @classmethod
@@ -271,15 +294,17 @@ class MultiApiTest(base.BasePluginTest):
         except lib_exc.RestClientException as exc:
             # NOTE: tempest's HTTP errors subclass AssertionError, so they
             # must be caught before the failures that pass through.
-            self.fail('%s through %s failed: HTTP %s %s: %s' % (
+            self.fail('%s through %s failed: HTTP %s %s: %s%s' % (
                 doing, self.endpoint_of(client),
                 getattr(getattr(exc, 'resp', None), 'status', '?'),
-                type(exc).__name__, exc.resp_body))
+                type(exc).__name__, exc.resp_body,
+                self.operator_note(getattr(client, 'api_name', None))))
         except (self.failureException, self.skipException):
             raise
         except Exception as exc:
-            self.fail('%s through %s failed: %s: %s' % (
-                doing, self.endpoint_of(client), type(exc).__name__, exc))
+            self.fail('%s through %s failed: %s: %s%s' % (
+                doing, self.endpoint_of(client), type(exc).__name__, exc,
+                self.operator_note(getattr(client, 'api_name', None))))
 
     def image_data(self):
         return imagedata.raw(CONF.glance_multiapi.image_size)

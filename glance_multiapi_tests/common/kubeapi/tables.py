@@ -70,6 +70,12 @@ COLUMNS = {
     'Glance': ([_column('Status'), _column('Message')],
                lambda o: [_first_condition(o, 'status'),
                           _first_condition(o, 'message')]),
+    # NOTE: glance-operator api/v1beta1/glanceapi_types.go's columns;
+    # the stand-in's GlanceAPIs have no network attachments.
+    'GlanceAPI': ([_column('NetworkAttachments'), _column('Status'),
+                   _column('Message')],
+                  lambda o: ['', _first_condition(o, 'status'),
+                             _first_condition(o, 'message')]),
     'OpenStackControlPlane': ([_column('Status'), _column('Message')],
                               lambda o: [_first_condition(o, 'status'),
                                          _first_condition(o, 'message')]),

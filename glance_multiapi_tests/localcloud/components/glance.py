@@ -10,15 +10,22 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The Glance APIs of the embedded cloud: one uwsgi process per API of
-the spec, their configs, the one database they share and the image
-service they publish in the catalog. Their glance-api.conf is
-glanceconf.py's."""
+"""The Glance APIs of the embedded cloud: one uwsgi process per API the
+Glance controller deployed (deployed.py: the spec's, but for those a
+stopped pass did not reconcile), their configs, the one database they
+share, whether they answer and the image service they publish in the
+catalog. Their glance-api.conf is glanceconf.py's."""
 
 import json
 import os
+import time
+import warnings
+
+import requests
+import urllib3
 
 from glance_multiapi_tests.localcloud import bootstrap
+from glance_multiapi_tests.localcloud import deployed
 from glance_multiapi_tests.localcloud.components import keystone
 from glance_multiapi_tests.localcloud.components import router
 from glance_multiapi_tests.localcloud import errors
@@ -32,6 +39,8 @@ from glance_multiapi_tests.localcloud import uwsgi
 from glance_multiapi_tests.multiapi import glance_cr
 
 HINT = 'install cloud-requirements.txt'
+# NOTE: glance-operator's least readiness probe timeout (api_ready).
+PROBE_TIMEOUT = 5
 
 
 def _build_database(work):
@@ -58,7 +67,7 @@ def api_service(api):
 
 def api_ports(state, api):
     """(public port or None, internal port) of an API."""
-    api_type = state.data['spec']['glanceAPIs'][api]['type']
+    api_type = deployed.entry(state, api)['type']
     internal = state.port('glance-%s-internal' % api)
     public = None
     if 'public' in glance_cr.interfaces(api_type):
@@ -70,7 +79,7 @@ def service_urls(state, api):
     """{interface: URL} of an API's Services (what answers in-cluster)."""
     public, internal = api_ports(state, api)
     ports = {'public': public, 'internal': internal}
-    api_type = state.data['spec']['glanceAPIs'][api]['type']
+    api_type = deployed.entry(state, api)['type']
     return {iface: tlsmode.url(state, ports[iface])
             for iface in glance_cr.interfaces(api_type)}
 
@@ -92,32 +101,33 @@ def api_urls(state, api, faults):
 def catalog_urls(state, api, faults):
     """{interface: URL} the image service of api registers.
 
-    The keystoneEndpoint API's public URL is the route's, wherever the
-    route is (the route-not-moved fault leaves it on another API).
+    The catalog API's public URL is the route's, wherever the route is
+    (the route-not-moved fault leaves it on another API).
     """
     urls = api_urls(state, api, faults)
     routed = router.routed_api(state)
     if (routed and 'public' in urls and
-            api == state.data['spec']['keystoneEndpoint']):
+            api == deployed.catalog_api(state)):
         urls['public'] = faults.url(api, 'public', router.url(state, routed))
     return urls
 
 
 def status_endpoints(state, faults):
-    """status.apiEndpoint: every API's URLs, as the operator mirrors them.
+    """status.apiEndpoint: each deployed API's URLs, mirrored.
 
-    A removed API's keys go (glance_controller.go glanceAPICleanup),
-    unless a fault keeps them.
+    As the operator mirrors its GlanceAPIs' (apiDeployment). A removed
+    API's keys go (glance_controller.go glanceAPICleanup), unless a fault
+    keeps them; an API the controller did not deploy has none.
     """
-    spec = state.data['spec']
+    running = deployed.apis(state)
     endpoints = {'%s-%s' % (api, iface): url
-                 for api in spec['glanceAPIs']
+                 for api in running
                  for iface, url in api_urls(state, api, faults).items()}
     previous = state.data.get('status', {}).get('apiEndpoint', {})
     for key, url in previous.items():
         api = key.rsplit('-', 1)[0]
-        if api not in spec['glanceAPIs'] and faults.keeps_removed_status(
-                api):
+        if (api not in running and api not in state.data['spec'][
+                'glanceAPIs'] and faults.keeps_removed_status(api)):
             endpoints[key] = url
     return endpoints
 
@@ -149,14 +159,53 @@ def _wait_api(state, api):
                         verify=verify)
 
 
+def api_ready(state, api):
+    """Whether the API's pods count as ready (a GlanceAPI's readyCount).
+
+    The readiness probe glance-operator gives them (internal/glance/
+    funcs.go GetDefaultProbesAPI: an HTTP GET, at least 5 s, unready
+    after 3 failures in a row), played once on the API's one process:
+    ready when it runs and its internal Service answers below 400. NOTE:
+    a probe that only times out is one failure, below the threshold: a
+    busy API (every uwsgi thread holding an upload) stays ready.
+    """
+    if not processes.pid_of(state, api_service(api)):
+        return False
+    _public, internal = api_ports(state, api)
+    verify = tlsmode.verify(state)
+    if faults_mod.Faults.of_state(state).untrusted_cert(
+            'glance-%s-internal' % api):
+        # NOTE: as _wait_api: up all the same.
+        verify = False
+    try:
+        with warnings.catch_warnings():
+            # NOTE: verify=False is the fault's, not news.
+            warnings.simplefilter(
+                'ignore', urllib3.exceptions.InsecureRequestWarning)
+            return requests.get(tlsmode.url(state, internal, '/'),
+                                timeout=PROBE_TIMEOUT, verify=verify,
+                                allow_redirects=False).status_code < 400
+    except requests.Timeout:
+        return True
+    except requests.RequestException:
+        return False
+
+
 def _publish(state):
-    """The image service of the catalog, and the status of ``get``."""
+    """The image service of the catalog, and the status of ``get``.
+
+    keystone-operator's KeystoneService makes the image service before
+    any API runs; only the catalog API's endpoints go in (none when the
+    controller deployed no API with the keystoneEndpoint annotation).
+    """
     spec = state.data['spec']
     faults = faults_mod.Faults.of_state(state)
     admin = keystone.admin(state)
-    entries = faults.catalog([('glance', spec['keystoneEndpoint'])])
+    owner = deployed.catalog_api(state)
+    entries = faults.catalog([('glance', owner)] if owner else [])
     wanted = {service: catalog_urls(state, api, faults)
               for service, api in entries}
+    wanted.setdefault('glance', {})
     for service in admin.services('image'):
         if service['name'] not in wanted:
             admin.delete_service(service)
@@ -164,6 +213,8 @@ def _publish(state):
         admin.set_service('image', service, urls)
     state.data['status'] = {'apiEndpoint': status_endpoints(state, faults)}
     state.data['reconciled_spec'] = spec
+    # NOTE: the lastTransitionTime of the conditions (kubeglance.py).
+    state.data['reconciled_at'] = time.time()
     state.save()
 
 
@@ -190,8 +241,13 @@ def prepare(state):
 
 
 def start(state):
-    """Stop removed APIs, (re)start changed or new ones; don't wait."""
-    spec = state.data['spec']
+    """Play a pass of the controller; (re)start what it deploys.
+
+    The APIs it does not deploy stop, changed or new ones (re)start;
+    nothing is awaited.
+    """
+    deployed.advance(state)
+    spec = deployed.as_spec(state)
     faults = faults_mod.Faults.of_state(state)
     wanted = sorted(name for name, api in spec['glanceAPIs'].items()
                     if api['replicas'] > 0 and faults.starts(name))
@@ -278,15 +334,14 @@ def tempest_options(state, sections, cli):
 
 
 def restartable(state):
-    return [api_service(api) for api in sorted(
-        state.data['spec']['glanceAPIs'])]
+    return [api_service(api) for api in sorted(deployed.apis(state))]
 
 
 def restart(state, name):
     if name not in restartable(state):
         return None
     api = name[len('glance-'):]
-    if (state.data['spec']['glanceAPIs'][api]['replicas'] < 1 or
+    if (deployed.apis(state)[api]['replicas'] < 1 or
             not faults_mod.Faults.of_state(state).starts(api)):
         raise errors.Invalid('%s is kept down by the spec (replicas 0) '
                              'or a fault (api-down)' % name)

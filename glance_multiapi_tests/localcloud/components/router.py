@@ -34,6 +34,7 @@ import time
 import requests
 
 from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.localcloud import deployed
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults as faults_mod
 from glance_multiapi_tests.localcloud import lifecycle
@@ -73,16 +74,17 @@ def routed_api(state):
 
 
 def wanted_api(state):
-    """The API that should hold the route after this reconcile.
+    """The API that should hold the route after this reconcile, or None.
 
-    The keystoneEndpoint API; under the route-not-moved fault the API
-    that held it before, as long as its public Service still exists.
+    The catalog API (the one whose GlanceAPI carries the keystoneEndpoint
+    annotation, deployed.catalog_api), None when no deployed API does;
+    under the route-not-moved fault the API that held it before, as long
+    as its public Service still exists.
     """
-    spec = state.data['spec']
-    wanted = spec['keystoneEndpoint']
+    wanted = deployed.catalog_api(state)
     held = routed_api(state)
     faults = faults_mod.Faults.of_state(state)
-    api = spec['glanceAPIs'].get(held)
+    api = deployed.apis(state).get(held)
     if (held and held != wanted and not faults.route_moves() and api and
             'public' in glance_cr.interfaces(api['type'])):
         return held
@@ -157,12 +159,12 @@ def prepare(state):
 def start(state):
     """Move the route where wanted_api() says; don't wait."""
     api = wanted_api(state)
-    name = name_of(api)
+    name = name_of(api) if api else None
     processes.stop_many(state, [n for n in lifecycle.recorded(
         state, PREFIX) if n != name])
     state.data['route'] = {'api': api}
     state.save()
-    if processes.pid_of(state, name):
+    if not api or processes.pid_of(state, name):
         return []
     return [_start_route(state, api)]
 

@@ -307,10 +307,15 @@ class TestCloudLifecycle(base.CloudTestCase):
                  ('spec.glanceAPIs.solo: The GlanceAPI layout type: split '
                   'cannot be used in combination with File',
                   'glance_webhook.go isInvalidBackend')),
-                (self.ONE_API.replace('solo:\n', 'solo:\n    type: single\n'),
-                 ('spec.glanceAPIs.solo: glanceAPI layout type: single can '
-                  'only be used', 'glance_controller.go apiDeployment '
-                  '(reconcile)')),
+                # NOTE: a single API on rbd is taken (the controller does
+                # not deploy it); with the location API the operator
+                # would, and the stand-in cannot.
+                ('metadata:\n  annotations:\n    glance.openstack.org/'
+                 'location-api: "true"\nspec:\n  ' + self.ONE_API.replace(
+                     'solo:\n', 'solo:\n    type: single\n').replace(
+                     '\n', '\n  ').rstrip(' '),
+                 ('spec.glanceAPIs.solo: the embedded cloud cannot run a '
+                  'single API on s0:rbd with the location API',)),
                 (self.ONE_API + edge + 'keystoneEndpoint: e0\n',
                  ('spec.keystoneEndpoint: KeystoneEndpoint is assigned to '
                   'an invalid GlanceAPI instance',

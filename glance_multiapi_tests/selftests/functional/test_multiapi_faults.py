@@ -20,6 +20,7 @@ run one at a time (tools/run-functional.sh runs stestr with concurrency 1).
 
 import json
 
+from glance_multiapi_tests.multiapi import glance_cr
 from glance_multiapi_tests.selftests.functional import base
 
 _T = 'glance_multiapi_tests.tests.'
@@ -41,9 +42,11 @@ BACKING = _T + 'api.test_store_placement.StorePlacementTest.' \
     'test_uploads_land_in_distinct_backing_locations'
 GROW_SHRINK = _T + 'scenario.test_grow_shrink.GrowShrinkTest.' \
     'test_add_and_remove_api'
+READY = _T + 'api.test_readiness.OperatorReadinessTest.' \
+    'test_glance_and_its_apis_report_ready'
 
 API_CHECKS = (r'glance_multiapi_tests\.tests\.api\.test_(endpoints|catalog|'
-              r'store_placement)')
+              r'store_placement|readiness)')
 ALL_MULTIAPI = (r'(%s|glance_multiapi_tests\.tests\.scenario\.'
                 r'test_(switchover|grow_shrink))' % API_CHECKS)
 
@@ -71,7 +74,7 @@ class MultiApiFaultsTest(base.CloudTestCase):
                                        overrides=self.overrides())
         for test_id in (ENDPOINTS, ONE_SERVICE, OWNERSHIP, UPLOAD_STORE,
                         INFO_STORES, READ_ACROSS, BACKING, SWITCHOVER,
-                        GROW_SHRINK):
+                        GROW_SHRINK, READY):
             self.assertOutcome(results, test_id, 'success')
         bad = {t: d[-2000:] for t, (s, d) in results.items()
                if s == 'fail'}
@@ -91,15 +94,64 @@ class MultiApiFaultsTest(base.CloudTestCase):
             'http://glance-api0-public.openstack.invalid:',
             ': DNS: ')
         for test_id in (ONE_SERVICE, OWNERSHIP, UPLOAD_STORE, INFO_STORES,
-                        READ_ACROSS):
+                        READ_ACROSS, READY):
             self.assertOutcome(results, test_id, 'success')
 
-    def test_api_down_fails_probe(self):
+    def test_api_down_fails_probe_and_readiness(self):
+        # NOTE: the probe's finding ends with what the operator says of
+        # api1. The Glance CR itself stays Ready: its GlanceAPIReady is
+        # the last API's (edge0's), so only api1's GlanceAPIs say it.
         with self.fault('api-down=api1'):
-            results = self.run_one(ENDPOINTS)
+            results = self.run_tempest(
+                r'glance_multiapi_tests\.tests\.api\.test_(endpoints|'
+                r'readiness)', overrides=self.overrides())
+        down = ('GlanceAPI glance-api1-%s (API api1): Ready=False '
+                '(Requested, Info): Deployment in progress')
         self.assertOutcome(results, ENDPOINTS, 'fail', 'api1 public http://',
                            'api1 internal http://', ': TCP: ',
-                           'Connection refused')
+                           'Connection refused',
+                           'what the operator says of api1',
+                           down % 'external', down % 'internal')
+        details = self.assertOutcome(results, READY, 'fail',
+                                     down % 'external', down % 'internal')
+        self.assertNotIn('Glance openstack/glance:', details)
+
+    # NOTE: api0b sorts between api0 and api1: the operator's pass stops
+    # at it, so api1 and edge0 are not reconciled and keep running as
+    # they were.
+    UNDEPLOYED = {'type': 'single', 'replicas': 1, 'customServiceConfig': (
+        '[DEFAULT]\nenabled_backends = ceph9:rbd\n[glance_store]\n'
+        'default_backend = ceph9\n')}
+
+    def test_undeployed_single_api_is_named_in_operators_words(self):
+        with self.fault():
+            self.cli('patch', '--type', 'merge', '-p', json.dumps(
+                {'spec': {'glanceAPIs': {'api0b': self.UNDEPLOYED}}}),
+                check=True)
+            try:
+                status = json.loads(self.cli('status', '-o', 'json').stdout)
+                results = self.run_tempest(
+                    r'glance_multiapi_tests\.tests\.api\.test_(endpoints|'
+                    r'readiness)', overrides=self.overrides())
+            finally:
+                self.cli('patch', '--type', 'merge', '-p', json.dumps(
+                    {'spec': {'glanceAPIs': {'api0b': None}}}), check=True)
+        said = ('GlanceAPIReady=False (Error, Warning): ' +
+                glance_cr.SINGLE_NOT_FILE_MESSAGE)
+        self.assertOutcome(
+            results, READY, 'fail', 'Glance openstack/glance: ' + said,
+            'GlanceAPI glance-api0b-single (API api0b): missing: no '
+            'GlanceAPI "glance-api0b-single" in namespace "openstack"')
+        # NOTE: every multi-API class fails in its set-up, discovery
+        # finding no endpoint for api0b; the operator's words follow.
+        self.assertOutcome(results, 'test_endpoints.ImageEndpointsTest',
+                           'fail', 'status.apiEndpoint.api0b-public: '
+                           'missing', 'what the operator says of api0b',
+                           said)
+        self.assertEqual((False, False), (status['apis']['api0b'][
+            'deployed'], status['apis']['api0b']['running']))
+        for api in ('api0', 'api1', 'edge0'):
+            self.assertTrue(status['apis'][api]['ready'], status)
 
     def test_catalog_wrong_api_fails_ownership(self):
         with self.fault('catalog-wrong-api'):

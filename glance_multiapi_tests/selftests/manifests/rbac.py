@@ -48,6 +48,7 @@ UNNAMED_VERBS = frozenset(['list', 'watch', 'create', 'deletecollection'])
 # the wrong one (e.g. "extensions" for deployments) is caught.
 KNOWN_GROUPS = {
     'glances': 'glance.openstack.org',
+    'glanceapis': 'glance.openstack.org',
     'openstackcontrolplanes': 'core.openstack.org',
     'openstackversions': 'core.openstack.org',
     'deployments': 'apps',

@@ -38,6 +38,7 @@ COMMITS = {
     # is its upper-constraints.txt at this commit (its header says so,
     # and the unit tests hold the two to each other).
     'requirements': '3353677727f8351bc58ba98efafe6bc884a0257c',
+    'lib-common': '0959e9d460479ce253e13822098057c8db938e15',
 }
 
 FACTS = (
@@ -83,6 +84,49 @@ FACTS = (
     Fact('glance-operator', 'api/v1beta1/common_types.go',
          'Override APIOverrideSpec `json:"override,omitempty"`',
          'grow/shrink does not copy an API\'s service overrides'),
+    Fact('glance-operator', 'internal/controller/glance_controller.go',
+         'if !locationAPI && current.Type == glancev1.APISingle && '
+         '!glancev1.IsFileBackend(current.CustomServiceConfig, '
+         'topLevelFileBackend) {',
+         'a single API not on one file store is not deployed without the '
+         'location API (glance_cr.blocks_deployment)'),
+    Fact('glance-operator', 'internal/controller/glance_controller.go',
+         'return ErrInvalidBackend',
+         'the pass stops at that API: later ones are not reconciled '
+         '(glance_cr.reconcile_pass)'),
+    Fact('glance-operator', 'api/v1beta1/conditions.go',
+         'InvalidBackendErrorMessageSingle = "glanceAPI layout type: '
+         'single can only be used in combination with File and NFS '
+         'backend"', "GlanceAPIReady's words for it (glance_cr.py)"),
+    Fact('glance-operator', 'api/v1beta1/glance_types.go',
+         'GlanceLocationAPILabel = "glance.openstack.org/location-api"',
+         'the annotation that lets a single API run on any store'),
+    Fact('glance-operator', 'internal/glance/const.go',
+         'KeystoneEndpoint = "keystoneEndpoint"',
+         "the keystoneEndpoint API's GlanceAPI annotation (kubeglance.py)"),
+    Fact('glance-operator', 'internal/controller/glance_controller.go',
+         'Name:        fmt.Sprintf("%s-%s-%s", instance.Name, apiName, '
+         'apiType),',
+         'GlanceAPI CRs are <glance>-<api>-<apiType> (readiness.py reads '
+         'them by name)'),
+    Fact('glance-operator', 'internal/controller/glance_controller.go',
+         'apiCondition = condition.GetHigherPrioCondition('
+         'internalAPICondition, apiCondition).DeepCopy()',
+         "GlanceAPIReady: a split API's two CRs, the more severe "
+         '(conditions.api_ready)'),
+    Fact('glance-operator', 'internal/controller/glanceapi_controller.go',
+         'if instance.Status.ReadyCount == *instance.Spec.Replicas {',
+         'DeploymentReady is True when readyCount equals replicas '
+         '(conditions.glanceapi_conditions)'),
+    Fact('lib-common', 'modules/common/condition/conditions.go',
+         'DeploymentReadyRunningMessage = "Deployment in progress"',
+         "a GlanceAPI's words for pods not all ready (conditions.py)"),
+    Fact('lib-common', 'modules/common/condition/conditions.go',
+         'ReadyMessage = "Setup complete"',
+         "Ready's words when every condition is True (conditions.py)"),
+    Fact('lib-common', 'modules/common/condition/funcs.go',
+         'func (conditions *Conditions) Mirror(t Type) *Condition {',
+         'Ready mirrors the most severe condition (conditions.mirror)'),
     Fact('test-operator', 'internal/controller/common.go',
          'instanceNameLabel          = "instanceName"',
          "results-reader.yaml finds the logs PVC by instanceName"),

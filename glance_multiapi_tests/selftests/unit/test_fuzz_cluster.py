@@ -32,8 +32,10 @@ from glance_multiapi_tests.common import own_pod
 from glance_multiapi_tests.imagecheck import errors as check_errors
 from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import sources
+from glance_multiapi_tests.multiapi import conditions
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching
+from glance_multiapi_tests.multiapi import readiness
 from glance_multiapi_tests.selftests import fuzzing
 from glance_multiapi_tests.selftests.unit import kube_cases
 from glance_multiapi_tests.selftests.unit import kube_stub
@@ -52,6 +54,13 @@ POD = {'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {
     'deletionTimestamp': '2026-01-01T00:00:00Z',
     'deletionGracePeriodSeconds': 60}}
 WHERE = 'Deployment openstack/heat-engine via the Kubernetes API'
+CONDITIONED = dict(GLANCE, status=dict(
+    GLANCE['status'], conditions=conditions.glance_conditions([], 'api1')))
+GLANCEAPI = {'apiVersion': 'glance.openstack.org/v1beta1',
+             'kind': 'GlanceAPI',
+             'metadata': {'name': 'glance-api0-external'},
+             'status': {'readyCount': 0,
+                        'conditions': conditions.glanceapi_conditions(0, 1)}}
 
 
 def _objects(example):
@@ -72,6 +81,16 @@ class TestObjectFuzzing(kube_cases.KubeTestCase):
             return
         self.assertIn(found.keystone_endpoint, found.apis)
         found.describe()
+
+    @given(_objects(CONDITIONED), _objects(GLANCEAPI))
+    def test_conditions_are_lines_whatever_the_objects(self, glance, api):
+        # NOTE: what the readiness test and every note read; a CR of
+        # another version must still give one line per condition.
+        report = readiness.Report(glance, 'G', [readiness.ApiCr(
+            'api0', 'glance-api0-external', obj=api)], 'K')
+        for line in readiness.problems(report):
+            self.assertNotIn('\n', line)
+        self.assertIsInstance(readiness.spec_apis(glance), dict)
 
     @given(_objects(GLANCE), st.sampled_from(('glance',
                                               'openstackcontrolplane')))

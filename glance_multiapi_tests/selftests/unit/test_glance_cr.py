@@ -91,7 +91,6 @@ class RefusalsTest(testtools.TestCase):
     """spec -> refused? -> the operator's message and rule."""
 
     SPLIT = (glance_cr.SPLIT_FILE_MESSAGE, 'isInvalidBackend')
-    SINGLE = (glance_cr.SINGLE_NOT_FILE_MESSAGE, 'apiDeployment (reconcile)')
     KEYSTONE = (glance_cr.KEYSTONE_ENDPOINT_MESSAGE, 'isValidKeystoneEP')
 
     CASES = [
@@ -120,10 +119,10 @@ class RefusalsTest(testtools.TestCase):
          SPLIT),
         ('single on one file store',
          _spec({'a': ('single', _csc('s0:file'), 1)}), None),
+        # NOTE: the webhook takes a single API on any store; the
+        # controller does not deploy it (DeploymentTest below).
         ('single on one rbd store',
-         _spec({'a': ('single', _csc('s0:rbd'), 1)}), SINGLE),
-        ('single on rbd, 0 replicas (the controller has no exemption)',
-         _spec({'a': ('single', _csc('s0:rbd'), 0)}), SINGLE),
+         _spec({'a': ('single', _csc('s0:rbd'), 1)}), None),
         ('single, no config anywhere',
          _spec({'a': ('single', '', 1)}), None),
         ('edge on one file store (no rule for edge)',
@@ -181,3 +180,106 @@ class RefusalsTest(testtools.TestCase):
         self.assertEqual('own', glance_cr.effective_config('top', 'own'))
         self.assertEqual('top', glance_cr.effective_config('top', ''))
         self.assertEqual('', glance_cr.effective_config(None, None))
+
+
+class DeploymentTest(testtools.TestCase):
+    """What one pass of the Glance controller deploys."""
+
+    BLOCKS = [
+        # (what, API spec, top-level config, location API on, refused?)
+        ('single on one file store', ('single', _csc('s0:file'), 1), None,
+         False, False),
+        ('single on one rbd store', ('single', _csc('s0:rbd'), 1), None,
+         False, True),
+        ('single on rbd, 0 replicas (the controller has no exemption)',
+         ('single', _csc('s0:rbd'), 0), None, False, True),
+        ('single on two file stores (one store only counts)',
+         ('single', _csc('s0:file,s1:file'), 1), None, False, True),
+        ('single, no own config, top-level rbd', ('single', '', 1),
+         _csc('s0:rbd'), False, True),
+        ('single, no config anywhere', ('single', '', 1), None, False,
+         False),
+        ('single on rbd with the location API', ('single', _csc('s0:rbd'),
+                                                 1), None, True, False),
+        ('split on rbd', ('split', _csc('s0:rbd'), 1), None, False, False),
+        ('edge on rbd', ('edge', _csc('s0:rbd'), 1), None, False, False),
+    ]
+
+    def test_blocks_deployment(self):
+        for what, api, top, location, refused in self.BLOCKS:
+            spec = _spec({'a': api}, top=top)
+            self.assertEqual(refused, glance_cr.blocks_deployment(
+                spec, 'a', location), what)
+
+    def test_location_api_annotation_is_parsed_as_go_does(self):
+        key = glance_cr.LOCATION_API_ANNOTATION
+        for value in ('true', 'True', 'TRUE', 't', '1'):
+            self.assertTrue(glance_cr.location_api({key: value}), value)
+        for value in ('false', '0', 'yes', 'on', '', ' true'):
+            self.assertFalse(glance_cr.location_api({key: value}), value)
+        self.assertFalse(glance_cr.location_api({}))
+        self.assertFalse(glance_cr.location_api(None))
+
+    def _three(self):
+        return _spec({'a': ('split', _csc('s0:rbd'), 1),
+                      'b': ('single', _csc('s1:rbd'), 1),
+                      'c': ('edge', _csc('s2:rbd'), 1)},
+                     keystone_endpoint='a')
+
+    def test_fresh_pass_stops_at_the_refused_api(self):
+        passed = glance_cr.reconcile_pass(self._three(), False)
+        self.assertEqual('b', passed['stoppedAt'])
+        self.assertEqual(['a'], sorted(passed['apis']))
+        self.assertEqual(['a'], passed['reconciled'])
+        self.assertEqual(['a'], passed['keystoneEndpoint'])
+        everything = glance_cr.reconcile_pass(self._three(), True)
+        self.assertIsNone(everything['stoppedAt'])
+        self.assertEqual(['a', 'b', 'c'], everything['reconciled'])
+
+    def test_later_apis_keep_what_they_had(self):
+        healthy = _spec({'a': ('split', _csc('s0:rbd'), 1),
+                         'c': ('edge', _csc('s2:rbd'), 1),
+                         'gone': ('split', _csc('s3:rbd'), 1)})
+        before = glance_cr.reconcile_pass(healthy, False)
+        spec = self._three()
+        spec['glanceAPIs']['c']['replicas'] = 3
+        spec['keystoneEndpoint'] = 'a'
+        passed = glance_cr.reconcile_pass(spec, False, before)
+        # c is not reconciled: its old replicas stay; "gone" left the
+        # spec but the cleanup after the loop never ran.
+        self.assertEqual(['a', 'c', 'gone'], sorted(passed['apis']))
+        self.assertEqual(1, passed['apis']['c']['replicas'])
+        self.assertEqual(['a'], passed['reconciled'])
+        # Once b is fixed, the pass completes and cleans up.
+        spec['glanceAPIs']['b']['customServiceConfig'] = _csc('s1:file')
+        done = glance_cr.reconcile_pass(spec, False, passed)
+        self.assertEqual(['a', 'b', 'c'], sorted(done['apis']))
+        self.assertEqual(3, done['apis']['c']['replicas'])
+
+    def test_kept_api_keeps_its_keystone_endpoint_annotation(self):
+        old = _spec({'a': ('split', _csc('s0:rbd'), 1),
+                     'z': ('split', _csc('s2:rbd'), 1)}, keystone_endpoint='z')
+        before = glance_cr.reconcile_pass(old, False)
+        new = _spec({'a': ('split', _csc('s0:rbd'), 1),
+                     'b': ('single', _csc('s1:rbd'), 1),
+                     'z': ('split', _csc('s2:rbd'), 1)}, keystone_endpoint='a')
+        passed = glance_cr.reconcile_pass(new, False, before)
+        self.assertEqual(['a', 'z'], passed['keystoneEndpoint'])
+
+    def test_entries_carry_the_effective_config(self):
+        top = _csc('s9:rbd', 's9')
+        spec = _spec({'a': ('split', '', 1)}, top=top)
+        passed = glance_cr.reconcile_pass(spec, False)
+        self.assertEqual(top, passed['apis']['a']['customServiceConfig'])
+
+    def test_glanceapi_crs_are_named_as_the_controller_names_them(self):
+        self.assertEqual([('g-a-external', 'external'),
+                          ('g-a-internal', 'internal')],
+                         glance_cr.glanceapi_crs('g', 'a', 'split'))
+        self.assertEqual([('glance-s-single', 'single')],
+                         glance_cr.glanceapi_crs('glance', 's', 'single'))
+        self.assertEqual([('glance-e-edge', 'edge')],
+                         glance_cr.glanceapi_crs('glance', 'e', 'edge'))
+        self.assertEqual(('public',), glance_cr.child_interfaces('external'))
+        self.assertEqual(('public', 'internal'),
+                         glance_cr.child_interfaces('single'))

@@ -26,8 +26,10 @@ import testtools
 
 from glance_multiapi_tests.common.kubeapi import request as kube_request
 from glance_multiapi_tests.common.kubeapi import tables
+from glance_multiapi_tests.localcloud import deployed
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import faults
+from glance_multiapi_tests.localcloud import kubeglance
 from glance_multiapi_tests.localcloud import kubeheat
 from glance_multiapi_tests.localcloud import kubeobjects
 from glance_multiapi_tests.localcloud import kuberbac
@@ -129,10 +131,16 @@ class RbacTest(testtools.TestCase):
 class ObjectsTest(testtools.TestCase):
 
     def document(self, data):
+        passed = deployed.of_data(data)
+        answering = {'api0': True, 'api1': False}
         return {'apiVersion': 'glance.openstack.org/v1beta1',
                 'kind': 'Glance', 'metadata': {}, 'spec': data['spec'],
-                'status': dict(data['status'], glanceAPIReadyCounts={
-                    'api0': 1, 'api1': 0})}
+                'status': dict(
+                    data['status'],
+                    glanceAPIReadyCounts=kubeglance.ready_counts(
+                        passed, answering),
+                    conditions=kubeglance.glance_conditions(
+                        passed, answering, 1767225600.0))}
 
     def test_glance_is_owned_by_the_control_plane(self):
         data = state_data()
@@ -143,9 +151,53 @@ class ObjectsTest(testtools.TestCase):
                          (owner['uid'], owner['name'], owner['controller'],
                           owner['blockOwnerDeletion']))
         self.assertEqual(SPEC, oscp['spec']['glance']['template'])
-        self.assertEqual('False', glance['status']['conditions'][0][
-            'status'])
-        self.assertIn('api1', glance['status']['conditions'][0]['message'])
+        # NOTE: api1, the last API, does not answer: its GlanceAPIReady
+        # is the Glance CR's, and so Ready.
+        ready = glance['status']['conditions'][0]
+        self.assertEqual(('Ready', 'False', 'Requested', 'Info',
+                          'Deployment in progress',
+                          '2026-01-01T00:00:00Z'),
+                         tuple(ready[k] for k in (
+                             'type', 'status', 'reason', 'severity',
+                             'message', 'lastTransitionTime')))
+
+    def test_glanceapis_as_the_controller_makes_them(self):
+        data = state_data()
+        data['status']['apiEndpoint'].update({
+            'api0-internal': 'http://x:2', 'api1-public': 'http://x:3',
+            'api1-internal': 'http://x:4'})
+        world = kubeobjects.world(data, self.document(data))
+        found = {o['metadata']['name']: o for o in world['glanceapis']}
+        self.assertEqual(['glance-api0-external', 'glance-api0-internal',
+                          'glance-api1-external', 'glance-api1-internal'],
+                         sorted(found))
+        external = found['glance-api0-external']
+        self.assertEqual({'keystoneEndpoint': 'true',
+                          'glance.openstack.org/wsgi': 'true'},
+                         external['metadata']['annotations'])
+        self.assertEqual({'service': 'glance', 'api-name': 'api0'},
+                         external['metadata']['labels'])
+        owner, = external['metadata']['ownerReferences']
+        self.assertEqual(('Glance', 'glance'), (owner['kind'],
+                                                owner['name']))
+        self.assertEqual(world['glances'][0]['metadata']['uid'],
+                         owner['uid'])
+        self.assertEqual(('external', 1, {'public': 'http://x:1'}),
+                         (external['spec']['apiType'],
+                          external['status']['readyCount'],
+                          external['status']['apiEndpoint']))
+        self.assertEqual({'internal': 'http://x:4'},
+                         found['glance-api1-internal']['status'][
+                             'apiEndpoint'])
+        self.assertNotIn('keystoneEndpoint', found['glance-api1-internal'][
+            'metadata']['annotations'])
+        ready = {name: (o['status']['conditions'][0]['status'],
+                        o['status']['conditions'][0]['message'])
+                 for name, o in found.items()}
+        self.assertEqual(('True', 'Setup complete'),
+                         ready['glance-api0-internal'])
+        self.assertEqual(('False', 'Deployment in progress'),
+                         ready['glance-api1-external'])
 
     def test_uid_stable_resource_version_follows_spec(self):
         data = state_data()

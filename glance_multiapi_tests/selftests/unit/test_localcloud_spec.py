@@ -16,6 +16,7 @@ import os
 
 import testtools
 
+from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import jsonmerge
 from glance_multiapi_tests.localcloud import cli
 from glance_multiapi_tests.localcloud import errors
@@ -117,9 +118,6 @@ class TestSpecLoad(testtools.TestCase):
             (DEMO.replace('ceph0:rbd', 'ceph0:file'),
              'spec.glanceAPIs.api0: The GlanceAPI layout type: split '
              'cannot be used', 'glance_webhook.go isInvalidBackend'),
-            (DEMO.replace('type: split', 'type: single'),
-             'spec.glanceAPIs.api1: glanceAPI layout type: single can only',
-             'glance_controller.go apiDeployment (reconcile)'),
             (DEMO.replace('keystoneEndpoint: api0',
                           'keystoneEndpoint: edge0'),
              'spec.keystoneEndpoint: KeystoneEndpoint is assigned to an '
@@ -130,6 +128,48 @@ class TestSpecLoad(testtools.TestCase):
             self.assertIn('d.yaml: ' + reason, str(exc))
             self.assertIn(rule, str(exc))
             self.assertNotIn('\n', str(exc))
+
+    def test_single_on_rbd_is_taken_as_the_webhook_takes_it(self):
+        # NOTE: the controller does not deploy it (reconcile_pass).
+        loaded = spec.load(DEMO.replace('type: split', 'type: single'),
+                           'd.yaml')
+        self.assertEqual('single', loaded['glanceAPIs']['api1']['type'])
+
+    def _cr(self, annotations, api_type='single'):
+        doc = {'metadata': {'name': 'glance'},
+               'spec': documents.load_yaml(DEMO.replace(
+                   'type: split', 'type: ' + api_type))}
+        if annotations is not None:
+            doc['metadata']['annotations'] = annotations
+        return json.dumps(doc)
+
+    def test_whole_cr_brings_its_annotations(self):
+        key = glance_cr.LOCATION_API_ANNOTATION
+        loaded, annotations = spec.load_cr(self._cr({key: 'false'}), 'g.json')
+        self.assertEqual({key: 'false'}, annotations)
+        self.assertEqual('single', loaded['glanceAPIs']['api1']['type'])
+        self.assertEqual({}, spec.load_cr(DEMO, 'd.yaml')[1])
+        self.assertEqual({}, spec.load_cr(self._cr(None), 'g.json')[1])
+
+    def test_stand_in_cannot_run_location_api_single_on_rbd(self):
+        key = glance_cr.LOCATION_API_ANNOTATION
+        exc = self.assertRaises(spec.SpecError, spec.load_cr,
+                                self._cr({key: 'true'}), 'g.json')
+        self.assertIn('g.json: spec.glanceAPIs.api1: the embedded cloud '
+                      'cannot run a single API on ceph1:rbd with the '
+                      'location API', str(exc))
+        self.assertIn(key, str(exc))
+        self.assertNotIn('\n', str(exc))
+        # A split API on rbd, or the annotation off, it runs.
+        spec.load_cr(self._cr({key: 'true'}, 'split'), 'g.json')
+        spec.load_cr(self._cr({key: 'no'}), 'g.json')
+
+    def test_annotations_must_be_strings(self):
+        for bad in ({glance_cr.LOCATION_API_ANNOTATION: True}, ['x'], 'x'):
+            exc = self.assertRaises(spec.SpecError, spec.load_cr,
+                                    self._cr(bad), 'g.json')
+            self.assertIn('g.json: metadata.annotations must map strings',
+                          str(exc))
 
     def _shipped_specs(self):
         root = os.path.dirname(os.path.dirname(os.path.dirname(

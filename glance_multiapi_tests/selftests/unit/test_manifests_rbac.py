@@ -28,6 +28,7 @@ DISRUPTIVE_ACCOUNT = 'glance-multiapi-tests-disruptive'
 READS = [
     'get glances.glance.openstack.org',
     'list glances.glance.openstack.org',
+    'get glanceapis.glance.openstack.org',
     'get openstackversions.core.openstack.org',
     'list openstackversions.core.openstack.org',
     'get deployments.apps/heat-api',
@@ -114,7 +115,7 @@ class ShapeProblemsTest(testtools.TestCase):
 
     def test_wrong_api_group(self):
         problems = self.problems(
-            lambda d: self.rule(d, 2).update(apiGroups=['extensions']))
+            lambda d: self.rule(d, 3).update(apiGroups=['extensions']))
         self.assertIn("deployments are in API group 'apps'", problems[0])
 
     def test_binding_to_another_role_and_account(self):

@@ -35,13 +35,18 @@ def record(verb, group, resource, name='', code=200, user=USER):
 
 
 # Every request the plugin can make: the Glance and the OpenStackVersion
-# by list (names unset) and by name, a switchover patch, each heat
+# by list (names unset) and by name, a GlanceAPI (one answered 404: the
+# readiness check names it missing), a switchover patch, each heat
 # Deployment (one answered 404: authorised all the same), the read of
 # its own pod while the switchover has the deployment changed, and the
 # heat-engine restart's pod list and delete.
 ALL_REQUESTS = [
     record('list', 'glance.openstack.org', 'glances'),
     record('get', 'glance.openstack.org', 'glances', 'glance'),
+    record('get', 'glance.openstack.org', 'glanceapis',
+           'glance-api0-external'),
+    record('get', 'glance.openstack.org', 'glanceapis', 'glance-x-single',
+           code=404),
     record('patch', 'core.openstack.org', 'openstackcontrolplanes',
            'openstack'),
     record('get', 'glance.openstack.org', 'glances', 'glance'),
@@ -132,7 +137,7 @@ class UsageTest(testtools.TestCase):
         self.assertEqual(['grant', 'used'], lines[0].split())
         self.assertEqual(
             ['patch', 'openstackcontrolplanes.core.openstack.org', '1'],
-            lines[8].split())
+            lines[9].split())
 
     def test_only_the_accounts_requests_count(self):
         gate = record('patch', 'core.openstack.org',
@@ -183,7 +188,7 @@ class ToolTest(testtools.TestCase):
         self.write_log(ALL_REQUESTS)
         code, out, err = self.run_tool(self.state)
         self.assertEqual((0, ''), (code, err), out)
-        self.assertIn('12 requests, every grant of rbac.yaml, '
+        self.assertIn('14 requests, every grant of rbac.yaml, '
                       'rbac-disruptive.yaml (account %s) used' % ACCOUNT,
                       out)
 
@@ -199,7 +204,7 @@ class ToolTest(testtools.TestCase):
                                      self.state)
         self.assertEqual(1, code)
         self.assertIn('no Kubernetes API request recorded', out)
-        self.assertEqual(10, out.count('never used'))
+        self.assertEqual(11, out.count('never used'))
 
     def test_two_accounts_need_a_name(self):
         self.write_log(ALL_REQUESTS)

@@ -48,9 +48,11 @@ class CatalogOwnershipTest(multiapi_base.MultiApiTest):
         self.assertEqual(
             1, len(services),
             'the catalog holds %d services of type image, expected '
-            'exactly one (owned by %s, keystoneEndpoint); catalog: %s' % (
+            'exactly one (owned by %s, keystoneEndpoint); catalog: %s%s' % (
                 len(services), self.deployment.keystone_endpoint,
-                catalog.summary(found, self.region())))
+                catalog.summary(found, self.region()),
+                '' if len(services) == 1 else self.operator_note(
+                    self.deployment.keystone_endpoint)))
 
     @decorators.attr(type='smoke')
     @decorators.idempotent_id('551ea01b-634f-4f00-a3ce-355533ab4d3d')
@@ -60,7 +62,8 @@ class CatalogOwnershipTest(multiapi_base.MultiApiTest):
         problems, summary = self._problems()
         if problems:
             self.fail('the catalog does not match keystoneEndpoint %s of '
-                      '%s:\n%s\ncatalog: %s' % (
+                      '%s:\n%s\ncatalog: %s%s' % (
                           self.deployment.keystone_endpoint,
                           self.deployment.source, '\n'.join(problems),
-                          summary))
+                          summary, self.operator_note(
+                              self.deployment.keystone_endpoint)))

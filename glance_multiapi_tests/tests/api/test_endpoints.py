@@ -45,10 +45,17 @@ class ImageEndpointsTest(multiapi_base.MultiApiTest):
             # NOTE: "fail the probe", not "do not answer": a TLS failure
             # is an endpoint that answers and is not trusted.
             self.fail('%d of %d image endpoints fail the probe (probe '
-                      'timeout %.1f s per stage):\n%s' % (
+                      'timeout %.1f s per stage):\n%s%s' % (
                           len(failures), len(targets),
                           CONF.glance_multiapi.probe_timeout,
-                          '\n'.join(str(f) for f in failures)))
+                          '\n'.join(str(f) for f in failures),
+                          self.operator_note(*self._owners(failures))))
+
+    def _owners(self, failures):
+        """The APIs the failed URLs are of (a catalog URL's owner too)."""
+        return sorted({catalog.owner_of(f.target.url, self.deployment) or
+                       f.target.owner for f in failures} &
+                      set(self.deployment.apis))
 
     def _record_probes(self, targets, elements, failures):
         """One verdict per element: failed when one of its URLs failed."""
