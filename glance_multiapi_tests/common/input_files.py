@@ -61,6 +61,7 @@ _KINDS = (
     (stat.S_ISCHR, 'a character device'), (stat.S_ISBLK, 'a block device'),
     (stat.S_ISSOCK, 'a socket'),
 )
+_PREDICATES = ('is ', 'does ', 'cannot ')
 _ERRNO = {
     errno.ENOENT: 'does not exist',
     errno.ENOTDIR: 'cannot be reached: a part of its path is not a folder',
@@ -84,8 +85,10 @@ class InputFileError(errors.OneLineError):
         self.path = path
         self.problem = errors.one_line(problem)
         self.unavailable = unavailable
-        super().__init__('%s %s: %s' % (what, path, problem) if what
-                         else '%s: %s' % (path, problem))
+        # NOTE: "spec x.yaml is a FIFO ...", "spec x.yaml: the key a ...".
+        sep = ' ' if problem.startswith(_PREDICATES) else ': '
+        super().__init__(sep.join(('%s %s' % (what, path) if what
+                                   else path, problem)))
 
 
 def size_text(size):
