@@ -80,9 +80,11 @@ class InputFileError(errors.OneLineError):
     no input of its kind may (too large, not UTF-8, not a document).
     """
 
-    def __init__(self, what, path, problem, unavailable):
+    def __init__(self, what, path, problem, unavailable, errno=None):
         self.what = what
         self.path = path
+        # NOTE: the OSError's, when the file could not be opened.
+        self.errno = errno
         self.problem = errors.one_line(problem)
         self.unavailable = unavailable
         # NOTE: "spec x.yaml is a FIFO ...", "spec x.yaml: the key a ...".
@@ -110,7 +112,8 @@ def kind_of(mode):
 def _unavailable(what, path, exc):
     problem = _ERRNO.get(exc.errno) or 'cannot be read: %s' % (
         exc.strerror or exc)
-    return InputFileError(what, path, problem, unavailable=True)
+    return InputFileError(what, path, problem, unavailable=True,
+                          errno=exc.errno)
 
 
 def _refuse_kind(what, path, mode):

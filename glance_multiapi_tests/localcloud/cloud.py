@@ -65,13 +65,18 @@ def locked(state):
         yield
 
 
-def _wipe(state):
+def _check_empty_or_cloud(state):
+    """Invalid unless the state dir is new, empty or holds a cloud."""
     entries = [e for e in (os.listdir(state.root) if os.path.isdir(
         state.root) else []) if e != '.lock']
     if entries and not state.exists:
         raise errors.Invalid('%s is not empty and holds no cloud; give an '
                              'empty or new --state-dir' % state.root)
-    for entry in entries:
+    return entries
+
+
+def _wipe(state):
+    for entry in _check_empty_or_cloud(state):
         if entry in OWN_ENTRIES and entry != '.lock':
             path = state.path(entry)
             if os.path.isdir(path):
@@ -141,6 +146,9 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     for comp in enabled:
         comp.binaries_needed(state)
     made_root = not os.path.isdir(state.root)
+    # NOTE: before locked() makes .lock and the folder's mode 0700: a
+    # refused up leaves a folder that is not its own as it found it.
+    _check_empty_or_cloud(state)
     with locked(state):
         if state.exists and processes.running(state):
             raise errors.AlreadyUp('a cloud is already up in %s (run '
