@@ -108,6 +108,9 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     """
     spec = spec_mod.load(spec_text, spec_source)
     state.check_root()
+    # NOTE: before locked() makes .lock and the folder's mode 0700: a
+    # refused up leaves a folder that is not its own as it found it.
+    _check_empty_or_cloud(state)
     rbac_texts = None
     namespace = kube_namespace or kubeobjects.NAMESPACE
     if not kubeobjects.valid_name(namespace):
@@ -146,9 +149,6 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     for comp in enabled:
         comp.binaries_needed(state)
     made_root = not os.path.isdir(state.root)
-    # NOTE: before locked() makes .lock and the folder's mode 0700: a
-    # refused up leaves a folder that is not its own as it found it.
-    _check_empty_or_cloud(state)
     with locked(state):
         if state.exists and processes.running(state):
             raise errors.AlreadyUp('a cloud is already up in %s (run '
