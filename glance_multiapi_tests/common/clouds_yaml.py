@@ -129,9 +129,14 @@ def check(cloud=None, *, config_files=None, environ=None, option=None):
     :returns: the path of the clouds.yaml used, or None.
     """
     environ = os.environ if environ is None else environ
-    if option and config_files and not os.path.lexists(config_files[0]):
-        raise CloudsError('%s %s does not exist' % (
-            option, config_files[0]))
+    if option and config_files:
+        # NOTE: openstacksdk would skip a named file that is missing and
+        # fall back to another clouds.yaml; what the option names must be
+        # the one read.
+        try:
+            input_files.check_regular(config_files[0], option)
+        except input_files.InputFileError as exc:
+            raise CloudsError(str(exc)) from None
     clouds, used = {}, None
     for kind, paths in _lists(config_files, environ):
         # NOTE: os.path.exists, as openstacksdk: a broken link is skipped.

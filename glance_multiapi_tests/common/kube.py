@@ -29,6 +29,7 @@ Glance CR), get of the run's own pod, list and delete of pods.
 """
 
 import dataclasses
+import errno
 import os
 import urllib.parse
 
@@ -206,21 +207,24 @@ def connect(settings):
                   namespace_for(settings))
 
 
-def check_kubeconfig(path, what):
+def check_kubeconfig(path, what, required=False):
     """KubeError unless each file of path (a path list) can be read.
 
     Each that exists must be a regular file of at most
     input_files.DOCUMENT_LIMIT holding a YAML mapping without duplicate
     keys or alias bombs: the kubernetes package would block on a FIFO or
-    read a device without end.
+    read a device without end. One that does not exist is skipped, as
+    kubectl skips it, unless required.
     """
     for one in path.split(os.pathsep):
         one = os.path.expanduser(one)
-        if not one or not os.path.lexists(one):
+        if not one:
             continue
         try:
             doc = input_files.load_yaml(one, what)
         except input_files.InputFileError as exc:
+            if exc.errno == errno.ENOENT and not required:
+                continue
             raise KubeError('Kubernetes access: %s' % exc) from None
         if not isinstance(doc, dict):
             raise KubeError('Kubernetes access: %s %s: not a kubeconfig '
@@ -231,10 +235,7 @@ def check_kubeconfig(path, what):
 def _kubeconfig_path(settings):
     if settings.kubeconfig:
         path = settings.kubeconfig
-        if not os.path.lexists(os.path.expanduser(path)):
-            raise KubeError('Kubernetes access: %s %s does not exist' % (
-                settings.kubeconfig_option, path))
-        check_kubeconfig(path, settings.kubeconfig_option)
+        check_kubeconfig(path, settings.kubeconfig_option, required=True)
         return path
     path = os.environ.get('KUBECONFIG') or DEFAULT_KUBECONFIG
     if not any(os.path.isfile(os.path.expanduser(p))

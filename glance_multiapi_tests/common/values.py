@@ -17,7 +17,6 @@ puts after the option or key it read the value from: the URL of an
 endpoint option, the name of an image, a replica count. Pure.
 """
 
-import math
 import urllib.parse
 
 from glance_multiapi_tests.common import documents
@@ -86,16 +85,4 @@ def replicas_problem(value):
     if value > INT32_MAX:
         return '%s is more than Kubernetes allows (%d, int32)' % (
             documents.short(repr(value)), INT32_MAX)
-    return None
-
-
-def seconds_problem(value, minimum=0.0):
-    """Why value is no number of seconds (finite, >= minimum), or None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return '%s is not a number of seconds' % documents.short(
-            repr(value))
-    if not math.isfinite(value):
-        return '%s is not a finite number of seconds' % value
-    if value < minimum:
-        return '%s must be at least %s' % (value, minimum)
     return None
