@@ -221,6 +221,9 @@ class TestDoctorBoundedInput(testscenarios.WithScenarios,
         _row('discovery_command_not_utf8', DOCTOR, 23, 'discovery command',
              'not UTF-8', files=_conf(
                  "[glance_multiapi]\ndiscovery_command = printf '\\377'\n")),
+        _row('output_file_fifo', ['--os-cloud', 'demo', '--output-file',
+                                  '{fifo}'], 2, '--output-file {fifo} is a '
+             'FIFO', max_seconds=FAST),
         _row('kubeconfig_option_fifo', DOCTOR, 23,
              '[glance_multiapi] kubeconfig {fifo} is a FIFO',
              max_seconds=FAST, files=_conf(

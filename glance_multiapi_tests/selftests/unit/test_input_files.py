@@ -19,6 +19,7 @@ import time
 import fixtures
 import testtools
 
+from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import input_files
 
 
@@ -109,3 +110,16 @@ class TestInputFiles(testtools.TestCase):
         self.assertEqual('2 MiB', input_files.size_text(2 * 1024 * 1024))
         self.assertEqual('1.5 KiB', input_files.size_text(1536))
         self.assertEqual('7 bytes', input_files.size_text(7))
+
+
+class TestDocumentedLimits(testtools.TestCase):
+
+    def test_cli_reference_names_every_limit(self):
+        path = os.path.join(os.path.dirname(__file__), '..', '..', '..',
+                            'doc', 'source', 'cli.rst')
+        with open(path) as f:
+            text = ' '.join(f.read().split())
+        for _what, limit in input_files.LIMITS:
+            self.assertIn(input_files.size_text(limit), text)
+        self.assertIn('more than %s nodes' % format(
+            documents.MAX_ALIAS_NODES, ','), text)
