@@ -22,6 +22,7 @@ win over the environment.
 import dataclasses
 import math
 import re
+import ssl
 
 from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import input_files
@@ -212,8 +213,14 @@ def check_files(settings, environ, to_configmap, config_option):
         if path and not settings.insecure:
             try:
                 input_files.check_regular(path, 'CA file %s' % name)
+                # NOTE: what sources.py loads once a download begins.
+                ssl.create_default_context().load_verify_locations(
+                    cafile=path)
             except input_files.InputFileError as exc:
                 raise _bad(str(exc)) from None
+            except (OSError, ssl.SSLError) as exc:
+                raise _bad('CA file %s %s cannot be loaded: %s' % (
+                    name, path, documents.short(str(exc), 200))) from None
     if to_configmap and not environ.get(kube.IN_CLUSTER_ENV):
         path = environ.get('KUBECONFIG') or kube.DEFAULT_KUBECONFIG
         try:

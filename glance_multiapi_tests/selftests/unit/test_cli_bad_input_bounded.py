@@ -110,6 +110,8 @@ class TestUploaderBoundedInput(testscenarios.WithScenarios,
                      'KUBECONFIG': '{path}'}) + \
         bounded('ssl_cert_file', UPLOAD, 22, 22, yaml=False,
                 needle='SSL_CERT_FILE', env={'SSL_CERT_FILE': '{path}'}) + [
+        _row('ssl_cert_file_not_pem', UPLOAD, 22, 'CA file SSL_CERT_FILE '
+             '{afile} cannot be loaded', env={'SSL_CERT_FILE': '{afile}'}),
         _row('images_info_env_fifo', [], 2, '{fifo}', 'FIFO',
              env={'OS_IMAGES_INFO_PATH': '{fifo}'}, max_seconds=FAST),
         _row('alias_bomb_under_extra', ['--images-info',
