@@ -14,8 +14,12 @@
 """Print one line "N passed, N failed, N skipped" for subunit v2 files.
 
 Usage: subunit_summary.py [--list-failures] [--require GROUPS] FILE [...]
-Files that are missing or empty count as nothing ran. With
---list-failures the id of every failed test is printed first, one a line.
+Files that are missing or empty count as nothing ran. A file that is not
+a regular file (a FIFO is never waited on), or a stream that is damaged
+(cut short, altered, not subunit v2 from some byte on), counts as one
+failure, always printed as "FAILED: FILE: damaged subunit stream at byte
+N: WHAT", beside the tests read before it. With --list-failures the id
+of every failed test is printed first, one a line.
 --require takes a comma-separated list of the plugin's test groups
 (multiapi, switchover, grow_shrink, uploader, consolidated_images, heat,
 heat_engine_restart):

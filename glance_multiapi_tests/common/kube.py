@@ -30,11 +30,13 @@ Glance CR), get of the run's own pod, list and delete of pods.
 """
 
 import dataclasses
+import errno
 import os
 import urllib.parse
 
 from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import errors
+from glance_multiapi_tests.common import input_files
 from glance_multiapi_tests.common import kube_errors
 from glance_multiapi_tests.common import kube_objects
 
@@ -94,6 +96,9 @@ class Settings:
     # DEFAULT_NAMESPACE (see namespace_for).
     namespace: str = None
     timeout: float = 30.0
+    # NOTE: what names kubeconfig in messages: the option of tempest.conf,
+    # or a command's flag (--kubeconfig).
+    kubeconfig_option: str = '[glance_multiapi] kubeconfig'
 
     @classmethod
     def from_opts(cls, opts):
@@ -211,21 +216,47 @@ def connect(settings):
                   namespace_for(settings))
 
 
+def check_kubeconfig(path, what, required=False):
+    """KubeError unless each file of path (a path list) can be read.
+
+    Each that exists must be a regular file of at most
+    input_files.DOCUMENT_LIMIT holding a YAML mapping without duplicate
+    keys or alias bombs: the kubernetes package would block on a FIFO or
+    read a device without end. One that does not exist is skipped, as
+    kubectl skips it, unless required.
+    """
+    for one in path.split(os.pathsep):
+        one = os.path.expanduser(one)
+        if not one:
+            continue
+        try:
+            doc = input_files.load_yaml(one, what)
+        except input_files.InputFileError as exc:
+            if exc.errno == errno.ENOENT and not required:
+                continue
+            raise KubeError('Kubernetes access: %s' % exc) from None
+        if not isinstance(doc, dict):
+            raise KubeError('Kubernetes access: %s %s: not a kubeconfig '
+                            '(a YAML mapping with clusters, users and '
+                            'contexts)' % (what, one))
+
+
 def _kubeconfig_path(settings):
     if settings.kubeconfig:
         path = settings.kubeconfig
-        if not os.path.isfile(os.path.expanduser(path)):
-            raise KubeError('Kubernetes access: [glance_multiapi] kubeconfig '
-                            '%s does not exist' % path)
+        check_kubeconfig(path, settings.kubeconfig_option, required=True)
         return path
     path = os.environ.get('KUBECONFIG') or DEFAULT_KUBECONFIG
     if not any(os.path.isfile(os.path.expanduser(p))
                for p in path.split(os.pathsep) if p):
         raise KubeError(
-            'Kubernetes access: no kubeconfig: [glance_multiapi] kubeconfig '
-            'is unset, %s is unset (not in a pod) and %s does not exist'
-            % (IN_CLUSTER_ENV, path if os.environ.get('KUBECONFIG') else
-               DEFAULT_KUBECONFIG + ' ($KUBECONFIG unset)'))
+            'Kubernetes access: no kubeconfig: %s is unset, %s is unset '
+            '(not in a pod) and %s does not exist' % (
+                settings.kubeconfig_option, IN_CLUSTER_ENV,
+                path if os.environ.get('KUBECONFIG') else
+                DEFAULT_KUBECONFIG + ' ($KUBECONFIG unset)'))
+    check_kubeconfig(path, 'kubeconfig' if path == DEFAULT_KUBECONFIG
+                     else '$KUBECONFIG')
     return path
 
 

@@ -18,6 +18,7 @@ import os
 import sys
 
 from glance_multiapi_tests.common import errors
+from glance_multiapi_tests.common import input_files
 from glance_multiapi_tests.doctor import checks
 from glance_multiapi_tests.doctor import report
 from glance_multiapi_tests import version
@@ -107,6 +108,14 @@ def build_parser():
     return parser
 
 
+def _not_a_file(path):
+    """What path is when it exists and is no regular file, else None."""
+    try:
+        return path and input_files.kind_of(os.stat(path).st_mode)
+    except OSError:
+        return None
+
+
 def render(outcome, output):
     if output == 'json':
         return report.as_json(outcome.checks, outcome.deployment)
@@ -155,6 +164,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not (args.config_file or args.os_cloud):
         parser.error('give --config-file, --os-cloud or both')
+    kind = _not_a_file(args.output_file)
+    if kind:
+        # NOTE: opening a FIFO to write waits for a reader, after every
+        # check ran; a device or a folder would fail only then.
+        parser.error('--output-file %s is %s, not a regular file' % (
+            args.output_file, kind))
     try:
         return run(args)
     except Exception as exc:  # noqa: B902 - the promised one line

@@ -29,6 +29,7 @@ from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1.identity import v3
 from keystoneauth1 import session as ks_session
 
+from glance_multiapi_tests.common import clouds_yaml
 from glance_multiapi_tests.doctor import report
 from glance_multiapi_tests.doctor import settings
 from glance_multiapi_tests.multiapi import probes
@@ -91,6 +92,11 @@ def from_cloud(name, region=None):
     # NOTE: imported here: loading openstacksdk's config reads the
     # environment and files, which the tempest.conf way never needs.
     from openstack import config as os_config
+    try:
+        clouds_yaml.check(name)
+    except clouds_yaml.CloudsError as exc:
+        raise settings.ConfigProblem('--os-cloud %s: %s' % (
+            name, exc)) from None
     loader = None
     try:
         loader = os_config.OpenStackConfig()

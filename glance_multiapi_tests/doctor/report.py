@@ -50,15 +50,20 @@ EXIT_CODES = (
     (EXIT_USAGE, 'usage error (a timeout that is not a positive finite '
                  'number; also: --output-file cannot be written)'),
     (EXIT_BAD_CONFIG, 'bad configuration: the config file is missing, '
-                      'unreadable (a folder, a symlink loop, no '
-                      'permission) or malformed (not UTF-8, not INI), an '
-                      'option value is invalid (a CA file that cannot be '
-                      'loaded too), the cloud is not in clouds.yaml, or no '
-                      'credentials are set'),
+                      'cannot be read (not a regular file: a folder, a '
+                      'FIFO, a device, a symlink loop; no permission) or '
+                      'malformed (larger than 2 MiB, not UTF-8, not INI), '
+                      'an option value is invalid (a CA file that cannot '
+                      'be loaded, an endpoint that is no URL, a number '
+                      'that is not finite or negative), the clouds.yaml of '
+                      '--os-cloud cannot be used (its file and key named) '
+                      'or lacks the cloud, or no credentials are set'),
     (EXIT_DISCOVERY, 'discovery failed: the Glance CR could not be read '
-                     '(Kubernetes API or discovery_command), does not '
-                     'describe the APIs, or the explicit [glance_multiapi] '
-                     'API options contradict it'),
+                     '(Kubernetes API, its kubeconfig, or discovery_command: '
+                     'failed, timed out, printed more than 16 MiB or text '
+                     'that is not UTF-8), does not describe the APIs, or '
+                     'the explicit [glance_multiapi] API options '
+                     'contradict it'),
     (EXIT_KEYSTONE_UNREACHABLE, 'keystone unreachable: DNS, TCP, TLS or '
                                 'HTTP failed on the identity URL'),
     (EXIT_CREDENTIALS, 'keystone refused the credentials (HTTP 401)'),

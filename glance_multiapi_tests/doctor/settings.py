@@ -21,15 +21,15 @@ names the file and, where it can, the option.
 
 import dataclasses
 import math
-import os
 import ssl
-import urllib.parse
 
 from oslo_config import cfg
 
 from glance_multiapi_tests.common import documents
 from glance_multiapi_tests import config
 from glance_multiapi_tests.common import errors
+from glance_multiapi_tests.common import input_files
+from glance_multiapi_tests.common import values
 
 # NOTE: the same names, types and defaults as tempest's own options; only
 # what the doctor reads. Options of other groups are ignored by oslo.config.
@@ -131,16 +131,35 @@ def _check_timeouts(conf, where):
 
 
 def url_problem(url):
-    """Why url cannot be probed (its host or port), or None."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-        parts.port
-    except ValueError as exc:
-        return 'invalid URL %s: %s' % (documents.short(repr(url)),
-                                       _one_line(exc))
-    if not parts.hostname:
-        return 'invalid URL %s: no host' % documents.short(repr(url))
-    return None
+    """Why url cannot be probed (its host, port, bytes), or None."""
+    return values.url_problem(url, schemes=())
+
+
+def _check_float_values(conf, where):
+    """nan, inf and negative numbers pass oslo.config's FloatOpt."""
+    for group_name, opts in _groups():
+        for opt in opts:
+            if not isinstance(opt, cfg.FloatOpt):
+                continue
+            value = getattr(getattr(conf, group_name), opt.dest)
+            if value is not None and (not math.isfinite(value) or
+                                      value < 0):
+                raise ConfigProblem('%s: [%s] %s: invalid value: %s is '
+                                    'not %s' % (
+                                        where, group_name, opt.name, value,
+                                        'a finite number' if not
+                                        math.isfinite(value) else
+                                        'zero or more'))
+
+
+def _check_endpoint_urls(conf, where):
+    for option in ('public_endpoints', 'internal_endpoints'):
+        for api, url in sorted(
+                (getattr(conf.glance_multiapi, option) or {}).items()):
+            problem = values.url_problem(url)
+            if problem:
+                raise ConfigProblem('%s: [glance_multiapi] %s: %s: %s' % (
+                    where, option, api, problem))
 
 
 def _check_identity_url(conf, where):
@@ -156,29 +175,18 @@ def _check_ca_file(conf, where):
     if not path:
         return
     try:
+        # NOTE: ssl would block on a FIFO and read a device without end.
+        input_files.check_regular(path, 'CA file')
         ssl.create_default_context(cafile=path)
+    except input_files.InputFileError as exc:
+        raise ConfigProblem('%s: [identity] ca_certificates_file: %s' % (
+            where, exc)) from None
     except (OSError, ssl.SSLError) as exc:
         # NOTE: ssl.SSLError is an OSError; both say why in one line.
         raise ConfigProblem('%s: [identity] ca_certificates_file: cannot '
                             'load %s: %s' % (where, documents.short(
                                 path, 200), _one_line(exc.strerror or exc))
                             ) from None
-
-
-def _check_text(path):
-    """oslo.config reads UTF-8; name the first line that is not."""
-    try:
-        with open(path, 'rb') as f:
-            data = f.read()
-    except OSError as exc:
-        raise ConfigProblem('%s: cannot read: %s' % (
-            path, exc.strerror or exc)) from None
-    try:
-        data.decode('utf-8')
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b'\n') + 1
-        raise ConfigProblem('%s: line %d: not UTF-8 text (byte 0x%02x)' % (
-            path, line, data[exc.start])) from None
 
 
 def _one_line(exc):
@@ -194,12 +202,12 @@ def load(path):
     where = 'defaults'
     if path:
         where = path
-        if not os.path.isfile(path):
-            raise ConfigProblem('%s: no such file' % path)
-        if not os.access(path, os.R_OK):
-            raise ConfigProblem('%s: not readable (permission denied)' %
-                                path)
-        _check_text(path)
+        # NOTE: oslo.config reads UTF-8 and would block on a FIFO; read
+        # the file once through the bounded reader first.
+        try:
+            input_files.read_text(path, 'tempest.conf')
+        except input_files.InputFileError as exc:
+            raise ConfigProblem(str(exc)) from None
         args = ['--config-file', path]
     try:
         conf(args=args, project='glance-multiapi-doctor',
@@ -211,7 +219,9 @@ def load(path):
         raise ConfigProblem('%s: %s' % (where, _one_line(exc))) from None
     _check_values(conf, where)
     _check_timeouts(conf, where)
+    _check_float_values(conf, where)
     _check_identity_url(conf, where)
+    _check_endpoint_urls(conf, where)
     _check_ca_file(conf, where)
     return conf
 

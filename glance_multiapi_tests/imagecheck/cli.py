@@ -65,12 +65,16 @@ exit codes (each failure is one line on stderr):
   2   usage error (bad options, a timeout that is not a positive finite
       number, unknown --target)
   22  malformed input (mapping, OpenStackVersion, env listing or names
-      file: not UTF-8, not YAML or JSON, nested too deep, wrong types; the
-      message names the file and the field or line)
-  23  an input could not be read (missing, a folder, a symlink loop, no
-      permission), the get command failed or timed out, or the Kubernetes
-      API refused or did not answer, or answered something that is no
-      object (the message names the call, the object and the HTTP status)
+      file: larger than 2 MiB, not UTF-8, not YAML or JSON, nested too
+      deep, a key given twice, YAML aliases adding more than 10,000
+      nodes, wrong types; the message names the file and the field or
+      line)
+  23  an input could not be read (missing, not a regular file: a folder, a
+      FIFO, a device, a symlink loop; no permission; the same for the
+      kubeconfig), the get command failed, timed out, printed more than
+      16 MiB or text that is not UTF-8, or the Kubernetes API refused or
+      did not answer, or answered something that is no object (the
+      message names the call, the object and the HTTP status)
 """
 
 
@@ -178,7 +182,8 @@ def main(argv=None):
         settings = kube.Settings(kubeconfig=args.kubeconfig,
                                  context=args.context,
                                  namespace=args.namespace,
-                                 timeout=args.kube_timeout)
+                                 timeout=args.kube_timeout,
+                                 kubeconfig_option='--kubeconfig')
     inputs = loader.Inputs(
         mappings_file=args.mappings, builtin=not args.mappings,
         version_file=args.version_file,

@@ -20,6 +20,7 @@ import dataclasses
 import json
 
 from glance_multiapi_tests.common import commands
+from glance_multiapi_tests.common import input_files
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.common import kube_objects
 from glance_multiapi_tests.imagecheck import builtin
@@ -155,16 +156,19 @@ def read_kubernetes(inputs):
 
 
 def read_text(path, what):
-    """Return a file's text; a file that cannot be read is one line."""
+    """Return a file's text; a file that cannot be used is one line.
+
+    InputUnavailable (23) when it cannot be read at all (missing, not a
+    regular file, no permission), MalformedInput (22) when it is larger
+    than any such input or not UTF-8.
+    """
     try:
-        with open(path, encoding='utf-8') as handle:
-            return handle.read()
-    except UnicodeDecodeError:
-        raise errors.MalformedInput(path, None, '%s file is not UTF-8 text'
-                                    % what)
-    except OSError as exc:
-        raise errors.InputUnavailable('%s: cannot read %s file: %s'
-                                      % (path, what, exc.strerror or exc))
+        return input_files.read_text(path, '%s file' % what)
+    except input_files.InputFileError as exc:
+        if exc.unavailable:
+            raise errors.InputUnavailable(str(exc)) from None
+        raise errors.MalformedInput(path, None, '%s file %s' % (
+            what, exc.problem)) from None
 
 
 def run_get_command(command, timeout):

@@ -27,11 +27,8 @@ enclosing keys is accepted too. The image a target builds is named
 """
 
 import collections
-import collections.abc
 import dataclasses
 import re
-
-import yaml
 
 from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.imagecheck import errors
@@ -76,45 +73,10 @@ class Mapping:
         return dict(owners)
 
 
-class _DuplicateKey(Exception):
-    def __init__(self, key, first_line, line):
-        super().__init__(key)
-        self.key, self.first_line, self.line = key, first_line, line
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice in one map."""
-
-
-def _construct_unique_mapping(loader, node, deep=False):
-    seen = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if not isinstance(key, collections.abc.Hashable):
-            # NOTE: SafeLoader reports unhashable keys itself, below.
-            continue
-        if key in seen:
-            # NOTE: PyYAML keeps the last value silently, which would hide
-            # the fields listed under the first copy of a target.
-            raise _DuplicateKey(key, seen[key], key_node.start_mark.line + 1)
-        seen[key] = key_node.start_mark.line + 1
-    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
-
-
-_UniqueKeyLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-    _construct_unique_mapping)
-
-
 def load_yaml(text, where):
-    """Parse YAML (or JSON) text, refusing duplicate keys."""
+    """Parse YAML (or JSON) text, refusing duplicate keys and alias bombs."""
     try:
-        return documents.load_yaml(text, loader=_UniqueKeyLoader)
-    except _DuplicateKey as exc:
-        raise errors.MalformedInput(
-            where, documents.short(str(exc.key)), 'given twice (lines %d and '
-            '%d); one of the two would be silently ignored' % (
-                exc.first_line, exc.line)) from None
+        return documents.load_yaml(text)
     except documents.DocumentError as exc:
         raise errors.MalformedInput(where, None, str(exc)) from None
 

@@ -22,6 +22,7 @@ import yaml
 
 from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import errors as cli_errors
+from glance_multiapi_tests.common import input_files
 from glance_multiapi_tests.common import shared_files
 from glance_multiapi_tests.localcloud import cloud
 from glance_multiapi_tests.localcloud.components import glance
@@ -200,13 +201,9 @@ def _read_spec(path):
     if not path:
         return _default_spec_text()
     try:
-        with open(path, 'rb') as f:
-            return documents.decode(f.read(), 'spec %s' % path), path
-    except OSError as exc:
-        raise errors.Invalid('cannot read spec %s: %s' % (
-            path, exc.strerror or exc))
-    except documents.DocumentError as exc:
-        raise errors.Invalid(str(exc))
+        return input_files.read_text(path, 'spec'), path
+    except input_files.InputFileError as exc:
+        raise errors.Invalid(str(exc)) from None
 
 
 def status_report(state):

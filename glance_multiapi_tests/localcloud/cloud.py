@@ -67,13 +67,18 @@ def locked(state):
         yield
 
 
-def _wipe(state):
+def _check_empty_or_cloud(state):
+    """Invalid unless the state dir is new, empty or holds a cloud."""
     entries = [e for e in (os.listdir(state.root) if os.path.isdir(
         state.root) else []) if e != '.lock']
     if entries and not state.exists:
         raise errors.Invalid('%s is not empty and holds no cloud; give an '
                              'empty or new --state-dir' % state.root)
-    for entry in entries:
+    return entries
+
+
+def _wipe(state):
+    for entry in _check_empty_or_cloud(state):
         if entry in OWN_ENTRIES and entry != '.lock':
             path = state.path(entry)
             if os.path.isdir(path):
@@ -105,6 +110,9 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
     """
     spec, annotations = spec_mod.load_cr(spec_text, spec_source)
     state.check_root()
+    # NOTE: before locked() makes .lock and the folder's mode 0700: a
+    # refused up leaves a folder that is not its own as it found it.
+    _check_empty_or_cloud(state)
     rbac_texts = None
     namespace = kube_namespace or kubeobjects.NAMESPACE
     if not kubeobjects.valid_name(namespace):

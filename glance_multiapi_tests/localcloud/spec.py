@@ -25,6 +25,7 @@ import re
 from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import jsonmerge
+from glance_multiapi_tests.common import values
 from glance_multiapi_tests.multiapi import glance_cr
 
 # NOTE: GlanceAPI CRs are named <glance>-<api>-<type> and the Services
@@ -141,11 +142,9 @@ def normalize(data, source='spec', old=None):
             raise SpecError('%s.type: %s is not one of %s' % (
                 where, documents.short(repr(api['type'])),
                 ', '.join(glance_cr.API_TYPES)))
-        replicas = api['replicas']
-        if (not isinstance(replicas, int) or isinstance(replicas, bool)
-                or replicas < 0):
-            raise SpecError('%s.replicas: %s is not a non-negative integer' %
-                            (where, documents.short(repr(replicas))))
+        problem = values.replicas_problem(api['replicas'])
+        if problem:
+            raise SpecError('%s.replicas: %s' % (where, problem))
         csc = api.get('customServiceConfig', '')
         if not isinstance(csc, str):
             raise SpecError('%s.customServiceConfig must be a string' % where)

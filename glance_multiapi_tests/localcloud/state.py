@@ -20,6 +20,7 @@ import stat
 import tempfile
 
 from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import input_files
 from glance_multiapi_tests.localcloud import errors
 from glance_multiapi_tests.localcloud import ports as ports_mod
 
@@ -62,17 +63,16 @@ class State(object):
     def load(self):
         path = self.path(STATE_FILE)
         try:
-            with open(path, 'rb') as f:
-                data = f.read()
-        except (FileNotFoundError, NotADirectoryError):
-            raise errors.NotUp('no cloud in %s (run "up" first)' %
-                               self.root) from None
-        except OSError as exc:
+            data = input_files.read_bytes(path, 'state file',
+                                          input_files.STATE_LIMIT)
+        except input_files.InputFileError as exc:
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                raise errors.NotUp('no cloud in %s (run "up" first)' %
+                                   self.root) from None
             if exc.errno == errno.ELOOP:
                 raise errors.NotUp('no cloud in %s: %s' % (
-                    self.root, exc.strerror)) from None
-            raise errors.CloudError('cannot read %s: %s' % (
-                path, exc.strerror or exc)) from None
+                    self.root, os.strerror(exc.errno))) from None
+            raise errors.CloudError(str(exc)) from None
         try:
             self.data = documents.load_json(data)
         except documents.DocumentError as exc:

@@ -21,13 +21,13 @@ the configured way; ``discover`` lets every explicit option win over it.
 
 import dataclasses
 import json
-import urllib.parse
 
 from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import kube
 from glance_multiapi_tests.common import kube_objects
+from glance_multiapi_tests.common import values
 from glance_multiapi_tests.multiapi import glance_cr
 
 
@@ -111,15 +111,11 @@ def check_url(url, source, field):
     if not isinstance(url, str):
         raise _field_error(source, field, 'expected a URL string, got %s'
                            % documents.short(repr(url)))
-    parts = urllib.parse.urlsplit(url.strip())
-    if parts.scheme not in ('http', 'https') or not parts.hostname:
-        raise _field_error(source, field, 'not an http(s) URL: %s' %
-                           documents.short(repr(url)))
-    try:
-        parts.port
-    except ValueError:
-        raise _field_error(source, field, 'invalid port in %s' %
-                           documents.short(repr(url)))
+    # NOTE: values.url_problem also refuses a NUL or a line break and an
+    # unclosed "[" (urlsplit's ValueError), naming the field.
+    problem = values.url_problem(url.strip())
+    if problem:
+        raise _field_error(source, field, problem)
     return url.strip()
 
 

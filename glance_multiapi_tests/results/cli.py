@@ -46,8 +46,13 @@ EXIT_CODES = (
     (EXIT_NO_RECORDS, 'PATH holds no records (missing, not a folder, no '
                       '%s folder or an unreadable one, or no record in it '
                       'that can be used: each one left out is named in the '
-                      'map\'s problems), or the subunit stream cannot be '
-                      'read' % recorder.RECORDS_SUBDIR),
+                      'map\'s problems, a records file that is not a '
+                      'regular file or larger than 64 MiB too), or a '
+                      'subunit stream (PATH or --subunit) cannot be read '
+                      'whole: not a regular file, not subunit v2, or '
+                      'damaged (cut short, altered: the file and the byte '
+                      'offset are named, the tests read before it still '
+                      'listed)' % recorder.RECORDS_SUBDIR),
     (EXIT_WRITE, 'an output could not be written (OUT_DIR cannot be made: '
                  'a regular file, a path under one, a symlink loop), or '
                  'another rebuild held the lock too long'),
@@ -133,6 +138,12 @@ def judge(args, required):
     if not (result.passed or result.failed):
         print('FAILED: no test result in %s' % args.path)
     print(result.summary())
+    if result.damaged:
+        # NOTE: what was read is above; the stream was not read whole, so
+        # no verdict of it can pass, and stderr says where it broke.
+        sys.stdout.flush()
+        raise errors.CliError('%s: %s' % (PROG, result.damaged[0]),
+                              EXIT_NO_RECORDS)
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
@@ -162,7 +173,9 @@ def run(args):
         required = required_groups.parse(args.require)
     except ValueError as exc:
         raise errors.CliError('%s: --require: %s' % (PROG, exc), EXIT_USAGE)
-    if os.path.isfile(args.path):
+    if os.path.exists(args.path) and not os.path.isdir(args.path):
+        # NOTE: a FIFO or a device is a stream given by mistake, refused
+        # as such (verdict.read), not a records folder that is missing.
         return judge(args, required)
     if required:
         raise errors.CliError(
@@ -172,14 +185,16 @@ def run(args):
     results_dir = os.path.abspath(args.path)
     if os.path.basename(results_dir) == recorder.RECORDS_SUBDIR:
         results_dir = os.path.dirname(results_dir)
-    if args.out_dir:
-        # NOTE: before the records are read, the plugin imported, the lock
-        # taken: an output folder that cannot be made costs nothing.
-        publish.make_out_dir(args.out_dir)
-    found, _problems = records.read(results_dir)
+    found, problems = records.read(results_dir)
     if not found:
-        raise errors.CliError('%s: no record in %s' % (
-            PROG, records.folder_of(results_dir)), EXIT_NO_RECORDS)
+        raise errors.CliError('%s: no record in %s%s' % (
+            PROG, records.folder_of(results_dir),
+            ' (%s)' % problems[0] if problems else ''), EXIT_NO_RECORDS)
+    outcomes = _outcomes(args, results_dir)
+    if args.out_dir:
+        # NOTE: once every input was read (a refusal leaves no folder),
+        # before the plugin is imported and the lock taken.
+        publish.make_out_dir(args.out_dir)
     tests = None
     if not any(r['kind'] == 'inventory' for r in found):
         try:
@@ -188,8 +203,7 @@ def run(args):
         except Exception:  # noqa: B902 - tests then show as recorded only
             tests = None
     facts, written = publish.rebuild(results_dir, args.out_dir,
-                                     tests=tests,
-                                     outcomes=_outcomes(args, results_dir))
+                                     tests=tests, outcomes=outcomes)
     if not args.quiet:
         print('%s: wrote %s' % (PROG, ', '.join(written)))
         print('%s: %s' % (PROG, _summary(facts)))

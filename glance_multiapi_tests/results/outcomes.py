@@ -30,6 +30,7 @@ pod the stream (tempest_results.subunit) is written after tempest
 exits, when no worker of the plugin is left to rebuild the map.
 """
 
+from glance_multiapi_tests.common import input_files
 from glance_multiapi_tests.results import inventory
 from glance_multiapi_tests.results import model
 from glance_multiapi_tests.results import subunit_stream
@@ -119,10 +120,13 @@ def read(path):
             found.tests[inventory.bare_id(test_id)] = (verdict, message)
 
     try:
-        stream = open(path, 'rb')
+        with input_files.open_regular(path, 'subunit stream') as stream:
+            subunit_stream.for_each_test(stream, on_test, name=path)
+    except (input_files.InputFileError,
+            subunit_stream.DamagedStream) as exc:
+        # NOTE: a map must not show a run read in part as what it was.
+        raise OutcomesError(str(exc)) from None
     except OSError as exc:
         raise OutcomesError('cannot read the subunit stream %s: %s' % (
-            path, exc.strerror or exc))
-    with stream:
-        subunit_stream.for_each_test(stream, on_test)
+            path, exc.strerror or exc)) from None
     return found

@@ -13,15 +13,17 @@
 """Reading the records of a results folder back, whatever state it is in.
 
 A worker killed mid-write leaves an unfinished last line: it is left out
-without a complaint. Any other line that is not a JSON object is left out
-and named in the problems, so a map built from a damaged folder says so
-instead of failing.
+without a complaint. Any other line that is not a JSON object, and any
+file that cannot be read (not a regular file, larger than
+input_files.RECORDS_LIMIT), is left out and named in the problems, so a
+map built from a damaged folder says so instead of failing.
 """
 
 import os
 
 from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import errors
+from glance_multiapi_tests.common import input_files
 from glance_multiapi_tests.results import record_schema
 from glance_multiapi_tests.results import recorder
 
@@ -80,11 +82,13 @@ def read(results_dir):
         raise RecordsError('cannot list %s: %s' % (folder, exc))
     records, problems = [], []
     for name in names:
+        # NOTE: a FIFO or a device named *.jsonl is named, not waited on.
         try:
-            with open(os.path.join(folder, name), 'rb') as f:
-                data = f.read()
-        except OSError as exc:
-            problems.append('%s cannot be read: %s' % (name, exc))
+            data = input_files.read_bytes(os.path.join(folder, name),
+                                          'records file',
+                                          input_files.RECORDS_LIMIT)
+        except input_files.InputFileError as exc:
+            problems.append(str(exc))
             continue
         found, bad = parse_lines(data, name)
         records.extend(found)

@@ -13,14 +13,14 @@
 """The verdict of subunit streams: counts, failures and required groups.
 
 What a gate decides after a run (``glance-multiapi-report --require``,
-tools/subunit_summary.py): it passed when something ran, nothing failed
-and every required group ran (required_groups.py). Pure apart from
-reading the streams.
+tools/subunit_summary.py): it passed when something ran, nothing failed,
+every required group ran (required_groups.py) and every stream was read
+whole. Pure apart from reading the streams.
 """
 
 import dataclasses
-import os
 
+from glance_multiapi_tests.common import input_files
 from glance_multiapi_tests.results import required_groups
 from glance_multiapi_tests.results import subunit_stream
 
@@ -40,10 +40,14 @@ class Verdict:
     failed_tests: tuple
     skipped: int
     missing_groups: tuple
+    # NOTE: one line per stream read only in part (file, offset, damage):
+    # never a pass, whatever its tests say.
+    damaged: tuple = ()
 
     @property
     def failed(self):
-        return len(self.failed_tests) + len(self.missing_groups)
+        return (len(self.failed_tests) + len(self.missing_groups) +
+                len(self.damaged))
 
     @property
     def ok(self):
@@ -56,7 +60,8 @@ class Verdict:
     def failure_lines(self, list_tests=True):
         lines = ['FAILED: %s' % test_id for test_id in self.failed_tests
                  ] if list_tests else []
-        return lines + ['FAILED: %s' % line for line in self.missing_groups]
+        return lines + ['FAILED: %s' % line for line in
+                        self.missing_groups + self.damaged]
 
 
 def judge(tests, required=()):
@@ -64,29 +69,33 @@ def judge(tests, required=()):
     return Verdict(
         passed=sum(1 for t in tests if t.outcome == 'pass'),
         failed_tests=tuple(t.id for t in tests
-                           if t.outcome in ('fail', 'error')),
+                           if t.outcome in ('fail', 'error') and
+                           not t.damage),
         skipped=sum(1 for t in tests if t.outcome == 'skip'),
-        missing_groups=tuple(required_groups.problems(tests, required)))
+        missing_groups=tuple(required_groups.problems(tests, required)),
+        damaged=tuple(t.id for t in subunit_stream.damage(tests)))
 
 
 def read(paths, strict=True):
     """The Tests of subunit files, in order.
 
-    strict: a file that is missing, unreadable or a folder is a
-    VerdictError; otherwise it counts as nothing ran.
+    strict: a file that is missing, unreadable or not a regular file is
+    a VerdictError; otherwise it counts as nothing ran (missing) or as
+    one failure (the others). A damaged stream gives the tests read
+    before the damage and one error Test naming file, offset and damage
+    (subunit_stream.read_tests), which judge() counts as a failure.
     """
     tests = []
     for path in paths:
         if strict:
-            if os.path.isdir(path):
-                raise VerdictError('%s is a folder, not a subunit stream'
-                                   % path)
             try:
-                with open(path, 'rb') as stream:
-                    first = stream.read(1)
+                with input_files.open_regular(path, 'subunit stream') as f:
+                    first = f.read(1)
+            except input_files.InputFileError as exc:
+                raise VerdictError(str(exc)) from None
             except OSError as exc:
                 raise VerdictError('cannot read subunit stream %s: %s' % (
-                    path, exc.strerror or exc))
+                    path, exc.strerror or exc)) from None
             # NOTE: every subunit v2 packet starts with its signature
             # byte; other bytes would only be kept as non-test output.
             if first and first != SIGNATURE:

@@ -31,28 +31,55 @@ home, which nobody else may enter.)
 
 import ctypes
 import os
+import resource
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 import testtools
 
 BIN = os.path.dirname(sys.executable)
 TIMEOUT = 60
+# NOTE: max_seconds is of CPU; the wall clock may take this many times
+# that on a loaded machine (and a FIFO waited on would take TIMEOUT).
+WALL_FACTOR = 4
 # NOTE: linux/prctl.h and linux/capability.h.
 PR_CAPBSET_DROP = 24
 CAP_DAC_OVERRIDE = 1
 CAP_DAC_READ_SEARCH = 2
 BINARY = b'\x7fELF\x02\x01\x01\x00' + bytes(range(256)) * 2
-# NOTE: 1,000 levels: past what PyYAML (and json) can nest in Python.
-NESTED = '[' * 1000 + '\n'
-# NOTE: what every row may point at, made fresh for each test.
+# NOTE: 1,001 levels: past what libyaml (1,000), PyYAML and json nest.
+NESTED = '[' * 1001 + '\n'
+# NOTE: "billion laughs": nine anchors of nine aliases each, 10^9 nodes
+# once expanded, under a key a parser does not look into.
+ALIAS_BOMB = 'lol0: &a0 [%s]\n%s' % (', '.join(['lol'] * 9), ''.join(
+    'lol%d: &a%d [%s]\n' % (level, level, ', '.join(
+        ['*a%d' % (level - 1)] * 9)) for level in range(1, 9)))
+DUPLICATE_KEYS = 'a: 1\nb: 2\na: 3\n'
+# NOTE: bigger than any input may be; sparse, so it costs no disk.
+HUGE = 50 * 1024 * 1024
+# NOTE: what every row may point at, made fresh for each test ({zero}
+# is /dev/zero; {fifo} a FIFO nobody writes to; {huge} a file of HUGE
+# bytes).
 FILES = {
     'binary': BINARY, 'empty': b'', 'nested': NESTED.encode(),
     'afile': b'not a folder\n', 'unreadable': b'x: 1\n',
+    'bomb': ALIAS_BOMB.encode(), 'dupkeys': DUPLICATE_KEYS.encode(),
 }
+
+
+class Fifo(object):
+    """A files entry: make a FIFO there (nobody ever writes to it)."""
+
+
+class Sparse(object):
+    """A files entry: a sparse file of size bytes."""
+
+    def __init__(self, size):
+        self.size = size
 
 
 def _drop_file_capabilities():
@@ -61,6 +88,11 @@ def _drop_file_capabilities():
     for cap in (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):
         if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), 'prctl(PR_CAPBSET_DROP)')
+
+
+def _children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _tree(root):
@@ -100,13 +132,14 @@ class BadInputCase(testtools.TestCase):
 
     Subclasses set ``script`` and ``scenarios`` (testscenarios); a row
     has ``argv`` (placeholders {binary}, {empty}, {nested}, {afile},
-    {unreadable}, {dir}, {missing}, {loop}, {work} and those of
-    ``extra_files``), ``code``, ``needles`` and optionally ``env``,
-    ``files`` ({name: bytes, or text with the placeholders} written
-    into the work folder first; ``{port}`` is a loopback port held by a
-    listener that never answers),
-    ``modes`` ({name: mode} set on them) and ``unreadable`` (run without
-    root's file capabilities when root).
+    {unreadable}, {bomb}, {dupkeys}, {fifo}, {zero}, {huge}, {dir},
+    {missing}, {loop}, {work} and those of ``extra_files``), ``code``,
+    ``needles`` and optionally ``env``, ``files`` ({name: bytes, text
+    with the placeholders, Fifo() or Sparse(size)} written into the work
+    folder first; ``{port}`` is a loopback port held by a listener that
+    never answers), ``modes`` ({name: mode} set on them),
+    ``unreadable`` (run without root's file capabilities when root) and
+    ``max_seconds`` (the most CPU seconds the script may take).
     """
 
     script = None
@@ -120,13 +153,17 @@ class BadInputCase(testtools.TestCase):
     modes = {}
     unreadable = False
     needles = ()
+    # NOTE: set on the rows of input that must never be read at length
+    # (a FIFO, /dev/zero, a huge file, an alias bomb): answered at once.
+    max_seconds = None
 
     def setUp(self):
         super().setUp()
         self.work = tempfile.mkdtemp(prefix='gmt-bad-input-')
         self.addCleanup(shutil.rmtree, self.work, ignore_errors=True)
-        self.paths = {'work': self.work}
-        for name, data in dict(FILES, **self.extra_files).items():
+        self.paths = {'work': self.work, 'zero': '/dev/zero'}
+        for name, data in dict(FILES, fifo=Fifo(), huge=Sparse(HUGE),
+                               **self.extra_files).items():
             self.paths[name] = self._write(name, data)
         self.paths['port'] = str(self.hold_port())
         for name, data in self.files.items():
@@ -147,8 +184,14 @@ class BadInputCase(testtools.TestCase):
     def _write(self, name, data):
         path = os.path.join(self.work, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        if isinstance(data, Fifo):
+            os.mkfifo(path)
+            return path
         with open(path, 'wb') as f:
-            f.write(data)
+            if isinstance(data, Sparse):
+                f.truncate(data.size)
+            else:
+                f.write(data)
         return path
 
     def hold_port(self):
@@ -187,7 +230,11 @@ class BadInputCase(testtools.TestCase):
         argv = [self.fill(arg) for arg in self.argv]
         env = {k: self.fill(v) for k, v in self.env.items()}
         before = _tree(self.work)
+        started = time.monotonic()
+        cpu = _children_cpu()
         proc = self.run_script(argv, env)
+        took = time.monotonic() - started
+        cpu = _children_cpu() - cpu
         shown = 'exit %d\nstdout: %s\nstderr: %s' % (
             proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
         self.assertNotIn('Traceback', proc.stderr + proc.stdout, shown)
@@ -197,5 +244,12 @@ class BadInputCase(testtools.TestCase):
         for needle in self.needles:
             self.assertIn(self.fill(needle), lines[0], shown)
         self.assertEqual(before, _tree(self.work), 'files left behind')
+        if self.max_seconds is not None:
+            # NOTE: CPU seconds, which a shared machine's load does not
+            # stretch: reading /dev/zero or expanding aliases costs them;
+            # a wait on a FIFO costs none but the wall clock, which is
+            # bounded loosely for the same reason.
+            self.assertLess(cpu, self.max_seconds, shown)
+            self.assertLess(took, self.max_seconds * WALL_FACTOR, shown)
         self.assertEqual([], processes_naming(self.work),
                          'processes left behind')

@@ -25,14 +25,21 @@ folder: a test run leaves no ``.hypothesis`` folder behind.
 Inputs: any bytes, any text, any JSON-shaped value, and, most useful,
 a valid document of the parser's own with a few parts replaced by values
 of the wrong type, removed, wrapped or nested far too deep, so that the
-fuzzing reaches past the first check of the parser.
+fuzzing reaches past the first check of the parser. For the bounds of
+every input (issue 47): paths that are no regular file (``SPECIAL``,
+made by ``FileFuzzing.special``), documents with YAML aliases of any
+fan-out and depth or a key given twice under any key
+(``alias_documents``, ``duplicate_keys``) and byte streams cut, altered
+or doubled anywhere (``damaged``).
 """
 
 import atexit
 import copy
+import itertools
 import json
 import os
 import shutil
+import socket
 import tempfile
 import warnings
 
@@ -218,6 +225,103 @@ def raw_bytes(example=None):
         st.binary(max_size=300), st.sampled_from(NASTY_BYTES))
 
 
+_MARK = 'gmt-alias-here'
+
+
+def _with_mark(draw, example):
+    """A copy of example with one value (never the root) the mark."""
+    doc = copy.deepcopy(example) if isinstance(example, dict) else {
+        'x': example}
+    paths = [path for path in _paths(doc) if path]
+    path = draw(st.sampled_from(paths))
+    parent = doc
+    for part in path[:-1]:
+        parent = parent[part]
+    parent[path[-1]] = _MARK
+    return doc
+
+
+@st.composite
+def alias_documents(draw, example):
+    """YAML of example with a chain of anchors, aliased under any key.
+
+    Level 0 is a list of fan-out scalars, each next level a list of
+    fan-out aliases of the one before; one value of example becomes an
+    alias of some level, so the document expands to anything from a few
+    nodes to fan-out ** depth (a billion laughs at 9 and 9).
+    """
+    fan = draw(st.integers(1, 12))
+    depth = draw(st.integers(0, 9))
+    lines = ['x-lol0: &a0 [%s]' % ', '.join(['lol'] * fan)]
+    for level in range(1, depth + 1):
+        lines.append('x-lol%d: &a%d [%s]' % (level, level, ', '.join(
+            ['*a%d' % (level - 1)] * fan)))
+    doc = _with_mark(draw, example)
+    text = yaml.safe_dump(doc, default_flow_style=False, width=1000)
+    alias = '*a%d' % draw(st.integers(0, depth))
+    return '\n'.join(lines) + '\n' + text.replace(_MARK, alias)
+
+
+@st.composite
+def duplicate_keys(draw, example):
+    """YAML of example with one mapping giving one of its keys twice."""
+    doc = _with_mark(draw, example)
+    text = yaml.safe_dump(doc, default_flow_style=False, width=1000)
+    for line in text.splitlines():
+        if line.rstrip().endswith(_MARK):
+            indent = line[:len(line) - len(line.lstrip())]
+            key = line.strip().split(':', 1)[0]
+            if line.lstrip().startswith('- ') or not key:
+                break
+            again = '%s%s: %s' % (indent, key, draw(st.sampled_from(
+                ('1', 'x', '[]', '{}', 'null'))))
+            return text.replace(line, line.replace(
+                _MARK, 'x') + '\n' + again)
+    return 'a: 1\na: 2\n' + text.replace(_MARK, 'x')
+
+
+def expanded_size(value, limit):
+    """Nodes of value with every shared part counted each time, to limit."""
+    count = 0
+    stack = [value]
+    while stack and count <= limit:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count
+
+
+@st.composite
+def damaged(draw, data):
+    """data with a few bytes changed, cut or doubled (at least once)."""
+    data = bytearray(data)
+    for _ in range(draw(st.integers(1, 4))):
+        if not data:
+            break
+        at = draw(st.integers(0, len(data) - 1))
+        action = draw(st.integers(0, 2))
+        if action == 0:
+            data[at] = draw(st.integers(0, 255))
+        elif action == 1:
+            del data[at:]
+        else:
+            data[at:at] = data[at:]
+    return bytes(data)
+
+
+# NOTE: what a path given as an input file may be besides a regular
+# file; FileFuzzing.special makes each.
+SPECIAL = ('fifo', 'character device', 'null device', 'folder',
+           'symlink loop', 'socket', 'missing', 'under a file',
+           'dangling symlink')
+# NOTE: SPECIAL kinds whose refusal says "does not exist".
+MISSING = ('missing', 'dangling symlink')
+
+
 def check_refusal(test, exc, *names):
     """exc is one readable line naming every one of names (any case)."""
     text = str(exc)
@@ -241,4 +345,38 @@ class FileFuzzing(testtools.TestCase):
         path = os.path.join(self.folder, name)
         with open(path, 'wb') as f:
             f.write(data)
+        return path
+
+    _made = itertools.count()
+
+    def special(self, kind, path=None):
+        """A path (new in this test's folder, or path) that is kind.
+
+        kind is one of SPECIAL; a device is /dev's own (at path, a
+        symlink to it).
+        """
+        device = {'character device': '/dev/zero',
+                  'null device': '/dev/null'}.get(kind)
+        if device and path is None:
+            return device
+        path = path or os.path.join(self.folder, 'special-%d' % next(
+            self._made))
+        if device:
+            os.symlink(device, path)
+        elif kind == 'fifo':
+            os.mkfifo(path)
+        elif kind == 'folder':
+            os.mkdir(path)
+        elif kind == 'symlink loop':
+            os.symlink(path, path)
+        elif kind == 'socket':
+            sock = socket.socket(socket.AF_UNIX)
+            sock.bind(path)
+            sock.close()
+        elif kind == 'under a file':
+            with open(path, 'wb') as f:
+                f.write(b'x')
+            path += '/x'
+        elif kind == 'dangling symlink':
+            os.symlink(path + '-nowhere', path)
         return path

@@ -142,11 +142,9 @@ def main(argv=None, environ=None):
 
 def _run(argv, environ, log):
     args = build_parser().parse_args(argv)
-    if args.progress_interval <= 0:
-        raise exitcodes.UploaderError(exitcodes.BAD_CONFIG,
-                                      '--progress-interval must be > 0')
     log.quiet = args.quiet
-    log.progress_interval = args.progress_interval
+    log.progress_interval = inputs.parse_seconds(
+        '--progress-interval', args.progress_interval, minimum=0.01)
     settings = inputs.settings_from(args, environ)
     text = inputs.read_info_file(settings.info_path)
     specs = inputs.parse_images(text, source=settings.info_path)
@@ -157,6 +155,12 @@ def _run(argv, environ, log):
         raise exitcodes.UploaderError(
             exitcodes.BAD_CONFIG,
             '--temp-dir %s is not a directory' % args.temp_dir)
+    # NOTE: every other file the run reads, read now, before Glance is
+    # asked anything: clouds.yaml, the CA files, the kubeconfig.
+    inputs.check_files(settings, environ, bool(configmap),
+                       config_option='--os-client-config-file'
+                       if args.os_client_config_file else
+                       'OS_CLIENT_CONFIG_FILE')
 
     # NOTE: imported late so that --help and bad input answer fast.
     from glance_multiapi_tests.uploader import glance

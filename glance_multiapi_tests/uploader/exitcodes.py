@@ -37,8 +37,9 @@ MEANINGS = (
     (FOREIGN_QUEUED, 'an image of the same name and md5 tag owned by another '
                      'project stayed queued (FOREIGN_QUEUED_POLICY=refuse); '
                      'nothing was deleted or uploaded'),
-    (INPUT_MISSING, 'the images info file does not exist or is unreadable '
-                    '(a folder, a symlink loop, no permission)'),
+    (INPUT_MISSING, 'the images info file does not exist or cannot be '
+                    'read (not a regular file: a folder, a FIFO, a device, '
+                    'a symlink loop; no permission)'),
     (SOURCE_ERROR, 'an image could not be downloaded (HTTP error, registry '
                    'unreachable, artifact without an image)'),
     (CHECKSUM_MISMATCH, 'the image does not match its md5 (ours or '
@@ -50,10 +51,15 @@ MEANINGS = (
     (IN_PROGRESS_TIMEOUT, 'an image another uploader was saving did not '
                           'become active within the in-progress timeout'),
     (OUTPUT_ERROR, 'the UUID map could not be written (file or ConfigMap)'),
-    (BAD_CONFIG, 'bad configuration: malformed YAML (not UTF-8, nested '
-                 'too deep, wrong types), missing or invalid keys, invalid '
-                 'environment variable or flag (a number of seconds that '
-                 'is negative, not finite or none, an unknown option)'),
+    (BAD_CONFIG, 'bad configuration: malformed YAML (larger than 2 MiB, '
+                 'not UTF-8, nested too deep, a key given twice, aliases '
+                 'adding more than 10,000 nodes, wrong types), missing or '
+                 'invalid keys (an md5 YAML reads as a number, an image '
+                 'name that is empty or holds "/" or a line break, a uri '
+                 'without a host), invalid environment variable or flag (a '
+                 'number of seconds that is negative, not finite or none, '
+                 'an unknown option), or a clouds.yaml, CA file or '
+                 'kubeconfig that cannot be used (named with its key)'),
     (INTERNAL_ERROR, 'an unexpected error (a bug); its one line names it'),
     (INTERRUPTED, 'interrupted by SIGINT; our unfinished image was '
                   'removed'),

@@ -12,16 +12,21 @@
 
 """The images info file and the settings, as Sylva's uploader reads them.
 
-Everything here is pure: it turns a file, the environment and the parsed
-flags into values, or raises UploaderError with code 2 (file missing) or 22
-(anything malformed). Flags win over the environment.
+Everything here but the reading of files (read_info_file, check_files,
+through common/input_files.py) is pure: it turns a file, the environment
+and the parsed flags into values, or raises UploaderError with code 2
+(file missing or not a regular file) or 22 (anything malformed). Flags
+win over the environment.
 """
 
 import dataclasses
 import math
 import re
+import ssl
 
 from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import input_files
+from glance_multiapi_tests.common import values
 from glance_multiapi_tests.uploader import exitcodes
 
 DEFAULT_INFO_PATH = '/opt/config/os-images-info.yaml'
@@ -171,24 +176,58 @@ def settings_from(args, environ):
 
 
 def read_info_file(path):
-    """Return the text of the images info file (code 2 if missing)."""
+    """Return the text of the images info file.
+
+    Code 2 when it cannot be read at all (missing, not a regular file: a
+    folder, a FIFO, a device, a symlink loop; no permission), 22 when it
+    is larger than any images info file or not UTF-8.
+    """
     try:
-        with open(path, encoding='utf-8') as info_file:
-            return info_file.read()
-    except FileNotFoundError:
+        return input_files.read_text(path, 'images info file')
+    except input_files.InputFileError as exc:
         raise exitcodes.UploaderError(
-            exitcodes.INPUT_MISSING,
-            'images info file %s does not exist' % path)
-    except IsADirectoryError:
-        raise exitcodes.UploaderError(
-            exitcodes.INPUT_MISSING,
-            'images info file %s is a directory' % path)
-    except OSError as exc:
-        raise exitcodes.UploaderError(
-            exitcodes.INPUT_MISSING,
-            'images info file %s cannot be read: %s' % (path, exc.strerror))
-    except UnicodeDecodeError:
-        raise _bad('images info file %s is not UTF-8 text' % path)
+            exitcodes.INPUT_MISSING if exc.unavailable
+            else exitcodes.BAD_CONFIG, str(exc)) from None
+
+
+def check_files(settings, environ, to_configmap, config_option):
+    """Code 22 unless every other file the run will read can be used.
+
+    clouds.yaml as openstacksdk will find it (common/clouds_yaml.py),
+    the CA files of SSL_CERT_FILE and REQUESTS_CA_BUNDLE and, for a
+    ConfigMap outside a pod, the kubeconfig: each a regular file of a
+    bounded size, the YAML ones well-formed, so that none of them
+    blocks the run or fails it after an upload began.
+    """
+    from glance_multiapi_tests.common import clouds_yaml
+    from glance_multiapi_tests.common import kube
+    try:
+        clouds_yaml.check(settings.cloud, config_files=(
+            [settings.client_config_file] if settings.client_config_file
+            else None), environ=environ, option=config_option if
+            settings.client_config_file else None)
+    except clouds_yaml.CloudsError as exc:
+        raise _bad(str(exc)) from None
+    for name in ('SSL_CERT_FILE', 'REQUESTS_CA_BUNDLE'):
+        path = (environ.get(name) or '').strip()
+        if path and not settings.insecure:
+            try:
+                input_files.check_regular(path, 'CA file %s' % name)
+                # NOTE: what sources.py loads once a download begins.
+                ssl.create_default_context().load_verify_locations(
+                    cafile=path)
+            except input_files.InputFileError as exc:
+                raise _bad(str(exc)) from None
+            except (OSError, ssl.SSLError) as exc:
+                raise _bad('CA file %s %s cannot be loaded: %s' % (
+                    name, path, documents.short(str(exc), 200))) from None
+    if to_configmap and not environ.get(kube.IN_CLUSTER_ENV):
+        path = environ.get('KUBECONFIG') or kube.DEFAULT_KUBECONFIG
+        try:
+            kube.check_kubeconfig(path, '$KUBECONFIG' if environ.get(
+                'KUBECONFIG') else 'kubeconfig')
+        except kube.KubeError as exc:
+            raise _bad(str(exc)) from None
 
 
 def parse_images(text, *, source='images info'):
@@ -226,7 +265,18 @@ def _image_spec(key, info, source):
     if not uri.startswith(SOURCE_SCHEMES):
         raise _bad('%s.uri must start with %s' % (where,
                                                   ', '.join(SOURCE_SCHEMES)))
-    md5 = str(info['md5']).strip()
+    problem = values.url_problem(uri, schemes=())
+    if problem:
+        raise _bad('%s.uri: %s' % (where, problem))
+    md5 = info['md5']
+    if not isinstance(md5, str):
+        # NOTE: YAML reads 32 unquoted digits as an integer (leading
+        # zeros lost, or octal), so its text is not the md5 any more.
+        raise _bad('%s.md5 is a YAML %s (%s), not text; quote it: '
+                   'md5: "..."' % (where, 'number' if isinstance(
+                       md5, (int, float)) and not isinstance(md5, bool)
+                       else type(md5).__name__, documents.short(repr(md5))))
+    md5 = md5.strip()
     if not _MD5.match(md5):
         raise _bad('%s.md5 is not 32 hexadecimal digits' % where)
     disk_format = str(info['image-format']).strip()
@@ -239,6 +289,9 @@ def _image_spec(key, info, source):
     spec = ImageSpec(key=key, uri=uri, md5=md5.lower(),
                      disk_format=disk_format, commit_tag=commit_tag,
                      info=dict(info))
+    problem = values.name_problem(spec.glance_name)
+    if problem:
+        raise _bad('%s: not a usable image name: %s' % (where, problem))
     if len(spec.glance_name) > _MAX_PROPERTY:
         raise _bad('%s: Glance name is longer than %d characters'
                    % (where, _MAX_PROPERTY))

@@ -31,7 +31,7 @@ import uuid
 import requests
 import yaml
 
-from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import input_files
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.imagecheck import mapping
 from glance_multiapi_tests.localcloud import kubecerts
@@ -89,14 +89,9 @@ def check_rbac(paths, namespace, account=None):
     texts = []
     for path in paths:
         try:
-            with open(path, 'rb') as f:
-                texts.append((documents.decode(
-                    f.read(), 'RBAC file %s' % path), path))
-        except OSError as exc:
-            raise kuberbac.RoleError('cannot read RBAC file %s: %s' % (
-                path, exc.strerror or exc))
-        except documents.DocumentError as exc:
-            raise kuberbac.RoleError(str(exc))
+            texts.append((input_files.read_text(path, 'RBAC file'), path))
+        except input_files.InputFileError as exc:
+            raise kuberbac.RoleError(str(exc)) from None
     rbac = kuberbac.parse_rbac(texts, namespace)
     if account is None:
         account = kuberbac.default_account(rbac)

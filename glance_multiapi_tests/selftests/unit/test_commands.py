@@ -50,3 +50,25 @@ class CommandsTest(testtools.TestCase):
                                 'no-such-program-here', timeout=5,
                                 what='patch command')
         self.assertIn('exited 127', str(exc))
+
+    def test_output_is_bounded(self):
+        start = time.monotonic()
+        exc = self.assertRaises(commands.CommandError, commands.run,
+                                'cat /dev/zero', timeout=30,
+                                what='discovery command', limit=1000)
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertIn("discovery command 'cat /dev/zero' printed more than "
+                      "1000 bytes", str(exc))
+
+    def test_output_must_be_utf8(self):
+        exc = self.assertRaises(commands.CommandError, commands.run,
+                                r"printf 'ok\n\377'", timeout=10,
+                                what='version command')
+        self.assertIn('printed text that is not UTF-8 (line 2, column 1: '
+                      'byte 0xff at offset 3)', str(exc))
+
+    def test_stderr_tail_is_kept(self):
+        exc = self.assertRaises(commands.CommandError, commands.run,
+                                'seq 1 100000 >&2; exit 3', timeout=10,
+                                what='patch command')
+        self.assertIn('exited 3: 99998 | 99999 | 100000', str(exc))

@@ -247,7 +247,8 @@ class DoctorRunTest(testtools.TestCase):
         code, out, _ = self.main('--config-file', '/nonexistent/t.conf')
         self.assertEqual(22, code)
         self.assertEqual(
-            ['FAIL config           /nonexistent/t.conf: no such file',
+            ['FAIL config           tempest.conf /nonexistent/t.conf does '
+             'not exist',
              'glance-multiapi-doctor: FAILED (exit 22): 1 of 1 check(s) '
              'failed'], out.splitlines())
 
@@ -339,9 +340,9 @@ class DoctorRunTest(testtools.TestCase):
             'OS_CLIENT_CONFIG_FILE', clouds))
         code, out, err = self.main('--os-cloud', 'bad')
         self.assertEqual(22, code, err)
-        self.assertIn('FAIL keystone         clouds.yaml %s: cloud bad: '
-                      "auth.auth_url: invalid URL 'http://127.0.0.1:99999"
-                      "/v3': Port out of range" % clouds, out)
+        self.assertIn('FAIL keystone         --os-cloud bad: clouds.yaml %s: '
+                      "clouds.bad.auth.auth_url: invalid URL 'http://127.0."
+                      "0.1:99999/v3': Port out of range" % clouds, out)
 
     def test_config_file_not_utf8_is_22_naming_the_line(self):
         path = self.conf()
@@ -351,8 +352,29 @@ class DoctorRunTest(testtools.TestCase):
         self.assertEqual(22, code, err)
         with open(path, 'rb') as f:
             lines = f.read().count(b'\n')
-        self.assertIn('FAIL config           %s: line %d: not UTF-8 text '
-                      '(byte 0xe9)' % (path, lines), out)
+        self.assertIn('FAIL config           tempest.conf %s is not UTF-8 '
+                      '(line %d, column 6: byte 0xe9 at offset' % (
+                          path, lines), out)
+
+    def test_endpoint_option_that_is_no_url_is_22_naming_it(self):
+        for value, needle in (('http://[::1', 'Invalid IPv6 URL'),
+                              ('http://', 'no host'),
+                              ('ftp://x/', 'not http:// or https://')):
+            code, out, err = self.main('--config-file', self.conf(
+                api_names='api0', public_endpoints='api0:' + value))
+            self.assertEqual(22, code, out)
+            self.assertIn('[glance_multiapi] public_endpoints: api0: invalid '
+                          'URL', out)
+            self.assertIn(needle, out)
+
+    def test_non_finite_float_options_are_22(self):
+        for name in ('convergence_interval', 'pod_watch_interval'):
+            for value in ('nan', 'inf', '-1'):
+                code, out, err = self.main('--config-file', self.conf(
+                    **{name: value}))
+                self.assertEqual(22, code, out)
+                self.assertIn('[glance_multiapi] %s: invalid value' % name,
+                              out)
 
     def test_internal_error_still_writes_the_json_report(self):
         path = os.path.join(self.useFixture(fixtures.TempDir()).path,

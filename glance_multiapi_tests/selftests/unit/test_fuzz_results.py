@@ -16,7 +16,9 @@ A records folder (glance-multiapi-report, the plugin's own rebuild) with
 any bytes in its files, or real records with fields broken, gives a map
 and metrics that say what they left out, or RecordsError; a subunit
 stream of any bytes gives tools/subunit_summary.py's verdict, never a
-traceback.
+traceback; and a stream cut, altered or doubled anywhere never passes
+glance-multiapi-report's verdict nor makes its map, unless it is still
+whole: the damage is named with its file and the offset of the packet.
 """
 
 import contextlib
@@ -33,11 +35,13 @@ from hypothesis import strategies as st
 import testtools
 
 from glance_multiapi_tests.results import model
+from glance_multiapi_tests.results import outcomes
 from glance_multiapi_tests.results import publish
 from glance_multiapi_tests.results import recorder
 from glance_multiapi_tests.results import records
 from glance_multiapi_tests.selftests import fuzzing
 from glance_multiapi_tests.results import subunit_stream
+from glance_multiapi_tests.results import verdict
 from glance_multiapi_tests.selftests.unit import recorded_runs
 from glance_multiapi_tests.selftests.unit import synthetic_subunit
 
@@ -119,24 +123,6 @@ STREAM = synthetic_subunit.stream(
     (recorded_runs.ONE_SERVICE, 'inprogress'))
 
 
-@st.composite
-def _damaged(draw, data):
-    """data with a few bytes changed, cut or doubled."""
-    data = bytearray(data)
-    for _ in range(draw(st.integers(1, 4))):
-        at = draw(st.integers(0, len(data) - 1))
-        action = draw(st.integers(0, 2))
-        if action == 0:
-            data[at] = draw(st.integers(0, 255))
-        elif action == 1:
-            del data[at:]
-        else:
-            data[at:at] = data[at:]
-        if not data:
-            break
-    return bytes(data)
-
-
 class TestSubunitFuzzing(testtools.TestCase):
 
     def setUp(self):
@@ -144,7 +130,7 @@ class TestSubunitFuzzing(testtools.TestCase):
         self.path = os.path.join(self.useFixture(fixtures.TempDir()).path,
                                  'tempest_results.subunit')
 
-    @given(st.one_of(_damaged(STREAM), fuzzing.raw_bytes(),
+    @given(st.one_of(fuzzing.damaged(STREAM), fuzzing.raw_bytes(),
                      st.just(STREAM), st.binary(max_size=2000)))
     def test_any_stream_gives_a_summary(self, data):
         with open(self.path, 'wb') as f:
@@ -157,3 +143,51 @@ class TestSubunitFuzzing(testtools.TestCase):
             code = subunit_summary.main(['--require', 'multiapi',
                                          self.path])
         self.assertIn(code, (0, 1))
+
+    @given(st.one_of(fuzzing.damaged(STREAM), st.just(STREAM),
+                     st.binary(max_size=300).map(lambda tail: STREAM +
+                                                 tail)))
+    def test_only_a_whole_stream_can_pass(self, data):
+        with open(self.path, 'wb') as f:
+            f.write(data)
+        try:
+            tests = verdict.read([self.path])
+        except verdict.VerdictError as exc:
+            fuzzing.check_refusal(self, exc, self.path)
+            self.assertNotEqual(subunit_stream.SIGNATURE, data[0])
+            return
+        result = verdict.judge(tests)
+        try:
+            whole = sum(len(packet) for _, packet in subunit_stream.packets(
+                io.BytesIO(data), 'data')) == len(data)
+        except subunit_stream.DamagedStream as exc:
+            whole = False
+            self.assertLessEqual(exc.offset, len(data))
+            self.assertEqual(('%s: damaged subunit stream at byte %d: %s' % (
+                self.path, exc.offset, exc.problem),), result.damaged)
+        if whole:
+            self.assertEqual((), result.damaged)
+        else:
+            self.assertFalse(result.ok)
+            fuzzing.check_refusal(self, result.damaged[0], self.path,
+                                  'damaged subunit stream at byte')
+        try:
+            outcomes.read(self.path)
+        except outcomes.OutcomesError as exc:
+            self.assertFalse(whole)
+            fuzzing.check_refusal(self, exc, self.path)
+
+    @given(st.integers(1, len(STREAM) - 1))
+    def test_a_cut_is_found_where_its_packet_starts(self, cut):
+        with open(self.path, 'wb') as f:
+            f.write(STREAM[:cut])
+        starts = [offset for offset, _ in subunit_stream.packets(
+            io.BytesIO(STREAM), 'whole')]
+        result = verdict.judge(verdict.read([self.path]))
+        if cut in starts:
+            self.assertEqual((), result.damaged)
+            return
+        start = max(offset for offset in starts if offset < cut)
+        self.assertEqual(1, len(result.damaged))
+        self.assertIn('damaged subunit stream at byte %d: the stream ends '
+                      'inside a packet' % start, result.damaged[0])

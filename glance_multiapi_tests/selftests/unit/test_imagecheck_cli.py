@@ -132,7 +132,7 @@ class CliTest(testtools.TestCase):
         code, _, err = self.main('--mappings', sample('image-mappings.yaml'),
                                  '--version-file', missing)
         self.assertEqual(23, code)
-        self.assert_one_line_error(err, missing, 'No such file')
+        self.assert_one_line_error(err, missing, 'does not exist')
 
     def test_usage_errors_exit_2_on_one_line(self):
         code, _, err = self.main('--running', 'heat-api=heatAPIImage')

@@ -39,6 +39,8 @@ class TestExitCodes(testtools.TestCase):
         self.tmp = self.useFixture(fixtures.TempDir()).path
 
     def _main(self, argv, environ=None):
+        self.stderr.seek(0)
+        self.stderr.truncate()
         code = cli.main(argv, environ or {})
         lines = self.stderr.getvalue().splitlines()
         self.assertEqual(1, len(lines), lines)
@@ -83,9 +85,39 @@ class TestExitCodes(testtools.TestCase):
             ['--images-info', info, '--os-cloud', 'nowhere',
              '--os-client-config-file', clouds, '--temp-dir', self.tmp])
         self.assertEqual(22, code)
-        self.assertIn("cloud 'nowhere'", line)
+        self.assertIn('clouds.yaml %s: clouds: no cloud named nowhere' %
+                      clouds, line)
         self.assertEqual(['clouds.yaml', 'info.yaml'],
                          sorted(os.listdir(self.tmp)))
+
+    def test_clouds_yaml_is_read_first(self):
+        info = self._info('os_images: {a: {uri: "http://127.0.0.1:9/a", '
+                          'md5: "%s", image-format: raw}}' % ('0' * 32))
+        clouds = os.path.join(self.tmp, 'clouds.yaml')
+        for text, needle in (
+                ('clouds: [', 'not valid YAML at line'),
+                ('- demo\n',
+                 'the document: expected a mapping, got a list'),
+                ('clouds: {demo: {auth: 5}}\n',
+                 'clouds.demo.auth: expected a mapping, got an int (5)'),
+                ('clouds: {demo: {auth: {auth_url: "http://[::1"}}}\n',
+                 'clouds.demo.auth.auth_url: invalid URL'),
+                ('clouds: {demo: {}, demo: {}}\n',
+                 'the key demo is given twice (lines 1 and 1)')):
+            with open(clouds, 'w') as out:
+                out.write(text)
+            code, line = self._main(
+                ['--images-info', info, '--os-cloud', 'demo',
+                 '--os-client-config-file', clouds])
+            self.assertEqual(22, code, line)
+            self.assertIn('clouds.yaml %s' % clouds, line)
+            self.assertIn(needle, line)
+        code, line = self._main(
+            ['--images-info', info, '--os-client-config-file',
+             clouds + '.missing'])
+        self.assertEqual(22, code, line)
+        self.assertIn('--os-client-config-file %s.missing does not exist'
+                      % clouds, line)
 
     def test_help_lists_codes(self):
         out = self.useFixture(

@@ -45,11 +45,12 @@ def _flags(**values):
 
 class TestParseImages(testtools.TestCase):
 
-    def assertBad(self, text, fragment):
+    def assertBad(self, text, *fragments):
         error = self.assertRaises(exitcodes.UploaderError,
                                   inputs.parse_images, text, source='f.yaml')
         self.assertEqual(exitcodes.BAD_CONFIG, error.code)
-        self.assertIn(fragment, error.message)
+        for fragment in fragments:
+            self.assertIn(fragment, error.message)
         self.assertNotIn('\n', error.message)
 
     def test_good_file_names_tags_and_properties(self):
@@ -88,8 +89,32 @@ class TestParseImages(testtools.TestCase):
                        'os_images.a lacks md5, image-format')
 
     def test_bad_md5(self):
-        self.assertBad('os_images: {a: {uri: "http://x", md5: 12, '
+        self.assertBad('os_images: {a: {uri: "http://x", md5: "12", '
                        'image-format: raw}}', 'a.md5 is not 32 hexadecimal')
+        # NOTE: YAML reads 32 unquoted digits as a number; leading zeros
+        # go, and 0-7 only read as octal.
+        self.assertBad('os_images: {a: {uri: "http://x", md5: %s, '
+                       'image-format: raw}}' % ('0' * 31 + '7'),
+                       'a.md5 is a YAML number (7), not text; quote it')
+
+    def test_unusable_image_names(self):
+        for key, needle in (('""', 'the name is empty'),
+                            ('"a\\nb"', 'holds a line break'),
+                            ('"a/b"', 'holds a "/"'),
+                            ('".."', 'names a folder'),
+                            ('"x\\ty"', 'the control character')):
+            self.assertBad('os_images: {%s: {uri: "http://x/a", md5: %s, '
+                           'image-format: raw}}' % (key, MD5),
+                           'not a usable image name', needle)
+
+    def test_unusable_uris(self):
+        for uri, needle in (('http://x/a\\0b', 'holds a NUL byte'),
+                            ('http://[::1/a', 'Invalid IPv6 URL'),
+                            ('http:///a', 'no host'),
+                            ('oci://x:99999/a', 'out of range')):
+            self.assertBad('os_images: {a: {uri: "%s", md5: %s, '
+                           'image-format: raw}}' % (uri, MD5),
+                           'os_images.a.uri: invalid URL', needle)
 
     def test_bad_scheme(self):
         self.assertBad('os_images: {a: {uri: "ftp://x", md5: %s, '

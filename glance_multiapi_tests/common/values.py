@@ -1,0 +1,88 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Checks of single values, each saying what is wrong in a few words.
+
+Each returns None for a good value, else the problem, which the caller
+puts after the option or key it read the value from: the URL of an
+endpoint option, the name of an image, a replica count. Pure.
+"""
+
+import urllib.parse
+
+from glance_multiapi_tests.common import documents
+
+# NOTE: Kubernetes' replicas are int32 (apps/v1 DeploymentSpec.Replicas,
+# and the operators' CRDs carry "format: int32").
+INT32_MAX = 2 ** 31 - 1
+
+
+def _control(text):
+    """The first control character or white space of text, named."""
+    for char in text:
+        if char == '\0':
+            return 'a NUL byte'
+        if char in '\r\n':
+            return 'a line break'
+        if ord(char) < 0x20 or char == '\x7f':
+            return 'the control character %r' % char
+        if char.isspace():
+            return 'white space'
+    return None
+
+
+def url_problem(url, schemes=('http', 'https')):
+    """Why url cannot be reached (scheme, host, port, bytes), or None."""
+    if not isinstance(url, str):
+        return 'expected a URL string, got %s' % documents.short(repr(url))
+    shown = documents.short(repr(url))
+    bad = _control(url)
+    if bad:
+        return 'invalid URL %s: it holds %s' % (shown, bad)
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port
+    except ValueError as exc:
+        return 'invalid URL %s: %s' % (shown, documents.short(str(exc)))
+    if schemes and parts.scheme not in schemes:
+        return 'invalid URL %s: not %s' % (shown, ' or '.join(
+            '%s://' % scheme for scheme in schemes))
+    if not parts.hostname:
+        return 'invalid URL %s: no host' % shown
+    return None
+
+
+def name_problem(name):
+    """Why name cannot name an image (or a file, a key), or None."""
+    if not isinstance(name, str):
+        return 'expected a name, got %s' % documents.short(repr(name))
+    if not name.strip():
+        return 'the name is empty'
+    bad = _control(name.replace(' ', '_'))
+    if bad:
+        return 'the name %s holds %s' % (documents.short(repr(name)), bad)
+    if '/' in name:
+        return 'the name %s holds a "/"' % documents.short(repr(name))
+    if name in ('.', '..'):
+        return 'the name %r names a folder, not an image' % name
+    return None
+
+
+def replicas_problem(value):
+    """Why value is no Kubernetes replica count (int32, >= 0), or None."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        return '%s is not a non-negative integer' % documents.short(
+            repr(value))
+    if value > INT32_MAX:
+        return '%s is more than Kubernetes allows (%d, int32)' % (
+            documents.short(repr(value)), INT32_MAX)
+    return None
