@@ -39,7 +39,7 @@ import time
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..'))
 sys.path.insert(0, REPO)
-from glance_multiapi_tests.selftests.functional import tempest_workspace  # noqa
+from selftests.functional import tempest_workspace  # noqa
 
 TEST = (r'glance_multiapi_tests\.tests\.api\.test_endpoints\.'
         r'ImageEndpointsTest\.test_image_endpoints_answer')

@@ -28,7 +28,7 @@ Exit status: 0 agree, 1 disagree, 2 bad arguments.
 
 import sys
 
-from glance_multiapi_tests.selftests import results_map
+from selftests import results_map
 
 
 def main(argv):

@@ -36,8 +36,8 @@ import argparse
 import os
 import sys
 
-from glance_multiapi_tests.selftests.manifests import rbac
-from glance_multiapi_tests.selftests.manifests import role_usage
+from selftests.manifests import rbac
+from selftests.manifests import role_usage
 
 DEFAULT_ROLE = os.path.normpath(os.path.join(
     os.path.dirname(os.path.abspath(__file__)), '..', 'etc',

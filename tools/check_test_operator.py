@@ -41,9 +41,9 @@ import sys
 import yaml
 
 from glance_multiapi_tests import config
-from glance_multiapi_tests.selftests.manifests import crd_schema
-from glance_multiapi_tests.selftests.manifests import rbac
-from glance_multiapi_tests.selftests.manifests import tempest_cr
+from selftests.manifests import crd_schema
+from selftests.manifests import rbac
+from selftests.manifests import tempest_cr
 
 ETC = os.path.normpath(os.path.join(
     os.path.dirname(os.path.abspath(__file__)), '..', 'etc',

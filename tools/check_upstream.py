@@ -19,7 +19,7 @@ Usage: check_upstream.py NAME=GIT_DIR [NAME=GIT_DIR ...]
 NAME is one of test-operator, tcib, openstack-operator, glance-operator,
 heat-operator, s2i-openstack-containers (openstack-k8s-operators) and
 requirements (openstack/requirements); GIT_DIR a clone of it (a bare one
-will do). Each fact of glance_multiapi_tests/selftests/manifests/upstream.py
+will do). Each fact of selftests/manifests/upstream.py
 is read at REV (default HEAD) with "git show"; every fact that is gone is
 printed with the rule built on it, then how far REV is from the commit
 this project read. Exit status: 0 every fact holds, 1 some moved, 2 bad
@@ -30,7 +30,7 @@ import argparse
 import subprocess
 import sys
 
-from glance_multiapi_tests.selftests.manifests import upstream
+from selftests.manifests import upstream
 
 
 def _reader(git_dir, rev):

@@ -35,10 +35,10 @@ import sys
 import yaml
 
 from glance_multiapi_tests import config
-from glance_multiapi_tests.selftests.manifests import cifmw_facts
-from glance_multiapi_tests.selftests.manifests import crd_schema
-from glance_multiapi_tests.selftests.manifests import rbac
-from glance_multiapi_tests.selftests.manifests import zuul_jobs
+from selftests.manifests import cifmw_facts
+from selftests.manifests import crd_schema
+from selftests.manifests import rbac
+from selftests.manifests import zuul_jobs
 
 ROOT = os.path.normpath(os.path.join(
     os.path.dirname(os.path.abspath(__file__)), '..'))

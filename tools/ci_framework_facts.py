@@ -30,7 +30,7 @@ import os
 import subprocess
 import sys
 
-from glance_multiapi_tests.selftests.manifests import cifmw_facts
+from selftests.manifests import cifmw_facts
 
 DEFAULT_OUT = os.path.normpath(os.path.join(
     os.path.dirname(os.path.abspath(__file__)), '..', 'etc', 'zuul',

@@ -24,7 +24,7 @@ status-error.txt, as "status_exit_code: N") into DEST; when the run
 failed (N is not 0) or --keep is always, also tempest.log, every service
 log, the Kubernetes API audit log and the services' configuration. With
 --only-on-failure nothing is kept from a run that passed (unless --keep
-always). Secrets are masked (glance_multiapi_tests.selftests.artifacts).
+always). Secrets are masked (selftests.artifacts).
 --mask masks files written elsewhere (the doctor's reports) in place,
 with the same secrets: the cloud's own and those its configuration holds.
 Exit status: 0 kept (masked), 1 could not write DEST (or a FILE), 2 bad
@@ -37,7 +37,7 @@ import os
 import subprocess
 import sys
 
-from glance_multiapi_tests.selftests import artifacts
+from selftests import artifacts
 
 BIN = os.path.dirname(sys.executable)
 STATUS_TIMEOUT = 60

@@ -25,7 +25,7 @@ Exit status: 0 saved, 1 the browser failed or logged an error, 2 usage.
 import os
 import sys
 
-from glance_multiapi_tests.selftests import browser
+from selftests import browser
 
 
 def main(argv):

@@ -28,7 +28,7 @@ import traceback
 
 import glance_multiapi_tests
 
-SERVICE_SIDE = 'glance_multiapi_tests.localcloud.runtime.'
+SERVICE_SIDE = 'glance_multiapi_cloud.runtime.'
 
 
 def main():

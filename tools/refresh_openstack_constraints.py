@@ -33,8 +33,8 @@ import os
 import subprocess
 import sys
 
-from glance_multiapi_tests.selftests.manifests import constraints
-from glance_multiapi_tests.selftests.manifests import upstream
+from selftests.manifests import constraints
+from selftests.manifests import upstream
 
 LIST_AT_MOST = 60
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), '..'))

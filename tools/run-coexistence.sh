@@ -65,6 +65,7 @@ own="$VENV/own-plugin"
 # NOTE: one sha1sum for all files; a tracked file deleted from the work
 # tree is left out of the sums (its error dropped), which changes the key.
 own_files=(git ls-files -z -co --exclude-standard -- glance_multiapi_tests
+           glance_multiapi_cloud glance_image_uploader
            setup.cfg setup.py requirements.txt)
 if "${own_files[@]}" > /dev/null 2>&1; then
     own_key=$("${own_files[@]}" | sort -z | xargs -0 -r sha1sum 2>/dev/null \

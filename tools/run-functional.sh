@@ -80,7 +80,7 @@ FOURTH='test_uploader_scenarios\.TestBrokenUploadersB'
 FOURTH+='|test_uploader_chaos\.TestUploaderChaos[BD]'
 FOURTH+='|test_heat\.HeatOperatorProfileTest'
 FOURTH+='|test_restarts_under_load'
-prefix='glance_multiapi_tests\.selftests\.functional\.'
+prefix='selftests\.functional\.'
 workers=$work/workers.yaml
 if [ -n "${SERIAL:-}" ]; then
     printf -- "- worker: ['^%s']\n" "$prefix" > "$workers"
@@ -95,7 +95,7 @@ else
         printf -- "- worker: ['^%s(%s)\\.']\n" "$prefix" "$FOURTH"
     } > "$workers"
 fi
-"$VENV/bin/stestr" --test-path ./glance_multiapi_tests/selftests/functional \
+"$VENV/bin/stestr" --test-path ./selftests/functional \
     --top-dir ./ run --worker-file "$workers" --subunit "$@" \
     > "$RESULTS/functional.subunit"
 rc=$?

@@ -167,7 +167,7 @@ for version in "${VERSIONS[@]}"; do
     export TEMPEST_CONFIG_DIR=$RESULTS/$tag-tempest-etc
     mkdir -p "$TEMPEST_CONFIG_DIR"
     label="python-matrix [$("$python" -V 2>&1)]"
-    check compileall "$venv/bin/python" -m compileall -q glance_multiapi_tests
+    check compileall "$venv/bin/python" -m compileall -q glance_multiapi_tests glance_multiapi_cloud glance_image_uploader
     check import_every_module "$venv/bin/python" tools/import_every_module.py
     echo "$label: $(tail -1 "$RESULTS/$tag-import_every_module.log")"
     # This tempest release loads the plugin and registers its options.

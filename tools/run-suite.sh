@@ -161,7 +161,7 @@ seed_workspace() {
 }
 
 # NOTE: the OCI pass and the heat-engine restart's workspace look for this
-# plugin's tests alone (localcloud/tempestconf.py, the same test ids, as
+# plugin's tests alone (glance_multiapi_cloud/tempestconf.py, the same test ids, as
 # the functional self-tests' runs do). The disruptive run and
 # the main pass discover as tempest does (its own tests and every
 # plugin's), as users run it, and so prove that discovery; the two side
@@ -169,7 +169,7 @@ seed_workspace() {
 # the main pass needed the same two cores.
 plugin_only_stestr_conf() {
     "$VENV/bin/python" -c 'import sys
-from glance_multiapi_tests.localcloud import tempestconf
+from glance_multiapi_cloud import tempestconf
 tempestconf.plugin_only_stestr_conf(*sys.argv[1:])' \
         "$state/tempest/.stestr.conf" "$1/.stestr.conf"
 }

@@ -240,7 +240,7 @@ cr_name=$("$VENV/bin/python" -c 'import sys, yaml
 print(yaml.safe_load(open(sys.argv[1]))["metadata"]["name"])' "$CR")
 "$VENV/bin/python" - "$state" "$NAMESPACE" "$cr_name" <<'EOF' || {
 import sys
-from glance_multiapi_tests.localcloud import kubepods
+from glance_multiapi_cloud import kubepods
 state, namespace, name = sys.argv[1:]
 kubepods.Store(state).create(namespace, {
     'metadata': {'name': name, 'labels': {'instanceName': name,
@@ -393,7 +393,7 @@ while read -r grant; do
     allow+=(--allow-unused "$grant")
 done < <("$VENV/bin/python" - "$account" "${ROLES[@]}" <<'EOF'
 import sys
-from glance_multiapi_tests.selftests.manifests import rbac
+from selftests.manifests import rbac
 docs = [d for path in sys.argv[2:] for d in rbac.load_documents(path)]
 for grant in rbac.account_grants(docs, sys.argv[1]):
     print('%s:%s%s' % (grant.verb, grant.resource,

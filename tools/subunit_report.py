@@ -39,7 +39,7 @@ import sys
 import tempfile
 from xml.etree import ElementTree
 
-from glance_multiapi_tests.selftests import report_events
+from selftests import report_events
 from glance_multiapi_tests.results import required_groups
 from glance_multiapi_tests.results import subunit_stream
 

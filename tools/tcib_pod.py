@@ -55,10 +55,10 @@ import sys
 
 import yaml
 
-from glance_multiapi_tests.selftests.manifests import pod_install
-from glance_multiapi_tests.selftests.manifests import rbac
-from glance_multiapi_tests.selftests.manifests import tcib_pod
-from glance_multiapi_tests.selftests.manifests import tempest_cr
+from selftests.manifests import pod_install
+from selftests.manifests import rbac
+from selftests.manifests import tcib_pod
+from selftests.manifests import tempest_cr
 
 
 def _emit(words):
@@ -125,10 +125,10 @@ SCENARIO_GROUPS = {
 def cmd_deployment(args):
     import time
 
-    from glance_multiapi_tests.localcloud import cloud
-    from glance_multiapi_tests.localcloud import kubeobjects
-    from glance_multiapi_tests.localcloud.runtime import kubeapi_heatpods
-    from glance_multiapi_tests.localcloud import state as state_mod
+    from glance_multiapi_cloud import cloud
+    from glance_multiapi_cloud import kubeobjects
+    from glance_multiapi_cloud.runtime import kubeapi_heatpods
+    from glance_multiapi_cloud import state as state_mod
     state = state_mod.State(args.state_dir).load()
     world = kubeobjects.world(state.data, cloud.document(state),
                               kubeapi_heatpods.facts(state), time.time())

@@ -31,7 +31,7 @@ import sys
 
 import yaml
 
-from glance_multiapi_tests.selftests.manifests import crd_schema
+from selftests.manifests import crd_schema
 
 DEFAULT_OUT = os.path.normpath(os.path.join(
     os.path.dirname(os.path.abspath(__file__)), '..', 'etc',

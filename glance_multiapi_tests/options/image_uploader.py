@@ -28,7 +28,7 @@ ImageUploaderGroup = [
     cfg.BoolOpt('enabled', default=True,
                 help='Run the image uploader scenarios.'),
     cfg.StrOpt('command',
-               default='{python} -m glance_multiapi_tests.uploader.cli',
+               default='{python} -m glance_image_uploader.cli',
                help='Command template of the uploader under test, split '
                     'like a shell would. Placeholders: {python} (the '
                     'interpreter running tempest), {info} (the images info '

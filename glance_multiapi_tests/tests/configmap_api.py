@@ -15,7 +15,7 @@
 ConfigMapNamespace gives one scenario its own namespace on a Kubernetes
 API: the one of ``[image_uploader] kubeconfig`` (a cluster, or the
 embedded cloud's), else LoopbackConfigMapApi: the project's Kubernetes
-API stand-in (common/kubeapi, the one the embedded cloud serves too)
+API stand-in (glance_multiapi_cloud/kubeapi, the one the embedded cloud serves too)
 serving only namespaced ConfigMaps, kept in a temp dir, with its
 discovery documents for the kubernetes client and kubectl.
 """
@@ -27,11 +27,11 @@ import uuid
 import fixtures
 import yaml
 
-from glance_multiapi_tests.common.kubeapi import configmaps
-from glance_multiapi_tests.common.kubeapi import request as kube_request
-from glance_multiapi_tests.common.kubeapi import resources
-from glance_multiapi_tests.common.kubeapi import server
-from glance_multiapi_tests.common.kubeapi import status
+from glance_multiapi_cloud.kubeapi import configmaps
+from glance_multiapi_cloud.kubeapi import request as kube_request
+from glance_multiapi_cloud.kubeapi import resources
+from glance_multiapi_cloud.kubeapi import server
+from glance_multiapi_cloud.kubeapi import status
 
 
 class ConfigMapApi(server.Api):

@@ -13,7 +13,7 @@
 """The upstream commits and facts, from the module that lists them.
 
 ``.. upstream-commits::`` renders the commits of
-``glance_multiapi_tests/selftests/manifests/upstream.py`` (COMMITS), with
+``selftests/manifests/upstream.py`` (COMMITS), with
 the date of each given in the directive's content, one ``NAME DATE``
 a line; a repository the module names without a date here, or a date
 for one it does not name, is a warning (and so, with -W, a failed
@@ -33,7 +33,7 @@ from docutils.parsers.rst import Directive
 from sphinx.util import logging
 
 LOG = logging.getLogger(__name__)
-MODULE = 'glance_multiapi_tests.selftests.manifests.upstream'
+MODULE = 'selftests.manifests.upstream'
 
 
 def _cell(*children):

@@ -1,0 +1,360 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""glance-multiapi-cloud: an embedded real cloud for the suite."""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+import yaml
+
+from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors as cli_errors
+from glance_multiapi_tests.common import input_files
+from glance_multiapi_tests.common import shared_files
+from glance_multiapi_cloud import cloud
+from glance_multiapi_cloud.components import glance
+from glance_multiapi_cloud.components import heat
+from glance_multiapi_cloud import deployed
+from glance_multiapi_cloud import errors
+from glance_multiapi_cloud import faults as faults_mod
+from glance_multiapi_cloud import heatconf
+from glance_multiapi_cloud import kubeheat
+from glance_multiapi_cloud import kubeobjects
+from glance_multiapi_cloud import processes
+from glance_multiapi_cloud import spec as spec_mod
+from glance_multiapi_cloud import state as state_mod
+from glance_multiapi_tests import version
+
+PROG = 'glance-multiapi-cloud'
+DEFAULT_STATE_DIR = '.glance-multiapi-cloud'
+DEFAULT_SPEC = os.path.join('etc', 'glance-multiapi-cloud.yaml')
+
+
+def _default_spec_text():
+    path = DEFAULT_SPEC
+    if not os.path.exists(path):
+        # NOTE: outside the source tree: its etc/, or the installed copy
+        # (setup.cfg's data_files, share/glance-multiapi-tests/etc).
+        path = shared_files.find(DEFAULT_SPEC)
+    if path:
+        with open(path) as f:
+            return f.read(), path
+    # NOTE: an installed wheel may lack etc/; this is the same demo spec.
+    return json.dumps(DEMO_SPEC), '<built-in demo spec>'
+
+
+def _api_spec(api_type, default, stores):
+    return {'type': api_type, 'replicas': 1, 'customServiceConfig': (
+        '[DEFAULT]\nenabled_backends = %s\n[glance_store]\n'
+        'default_backend = %s\n' % (
+            ', '.join('%s:rbd' % s for s in stores), default))}
+
+
+# NOTE: the DCN layout of etc/glance-multiapi-cloud.yaml.
+DEMO_SPEC = {'keystoneEndpoint': 'api0', 'glanceAPIs': {
+    'api0': _api_spec('split', 'ceph0', ('ceph0', 'ceph2')),
+    'api1': _api_spec('split', 'ceph1', ('ceph1',)),
+    'edge0': _api_spec('edge', 'ceph2', ('ceph0', 'ceph2'))}}
+
+
+def _whole_seconds(text):
+    """argparse type: positive seconds, rounded up (oslo's IntOpt)."""
+    return int(math.ceil(cli_errors.positive_seconds(text)))
+
+
+def build_parser():
+    common = cli_errors.OneLineParser(add_help=False)
+    common.add_argument(
+        '--state-dir', default=argparse.SUPPRESS,
+        help='folder holding the cloud (default: $GLANCE_MULTIAPI_CLOUD_DIR'
+             ' or ./%s)' % DEFAULT_STATE_DIR)
+    parser = cli_errors.OneLineParser(
+        prog=PROG, parents=[common],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description='Run a real Keystone, N real Glance APIs (one per API '
+                    'of a Glance CR-shaped spec), a real OCI registry and '
+                    'an HTTP file server on loopback, and reconcile them '
+                    'like the glance-operator.',
+        epilog=errors.EXIT_CODES_HELP + '\nfaults:\n' +
+        faults_mod.describe())
+    version.add_option(parser)
+    verbs = parser.add_subparsers(dest='verb', metavar='VERB')
+    verbs.required = True
+    fault_help = 'inject a fault NAME or NAME=API (repeatable; see faults)'
+
+    up = verbs.add_parser('up', parents=[common], help='start a cloud',
+                          epilog=errors.EXIT_CODES_HELP + '\nfaults:\n' +
+                          faults_mod.describe(),
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+    up.add_argument('--spec', help='YAML spec shaped like a Glance CR spec, '
+                                   'or a whole Glance CR (its metadata.'
+                                   'annotations count too) (default: %s)'
+                    % DEFAULT_SPEC)
+    up.add_argument('--fault', action='append', default=[], help=fault_help)
+    up.add_argument('--no-registry', action='store_true',
+                    help='do not start the OCI registry')
+    up.add_argument('--no-fileserver', action='store_true',
+                    help='do not start the HTTP file server')
+    up.add_argument('--base-port', type=int,
+                    help='use ports from this one up, failing if one is '
+                         'busy (default: any free ports)')
+    up.add_argument('-q', '--quiet', action='store_true',
+                    help='print only errors, not the status table')
+    up.add_argument('--with-heat', action='store_true',
+                    help='also run heat-api, heat-api-cfn and heat-engine '
+                         '(one openstack-heat package) with RabbitMQ')
+    up.add_argument('--heat-layout', choices=kubeheat.LAYOUTS,
+                    default=kubeheat.DEFAULT_LAYOUT,
+                    help='the images heat is deployed from, as the '
+                         'OpenStackVersion and the Deployments show them: '
+                         '"tcib" three (the operators\' defaults), "s2i" '
+                         'heat-api and heat-api-cfn from one image, '
+                         'heat-engine from its own (what s2i landed), '
+                         '"one" all three from one (default: %(default)s)')
+    up.add_argument('--tls', action='store_true',
+                    help='serve keystone and every Glance API (public and '
+                         'internal) over https, signed by the CA of this '
+                         'cloud (STATE_DIR/tls/ca.crt), as the operators '
+                         'deploy by default')
+    up.add_argument('--heat-profile', choices=sorted(heatconf.PROFILES),
+                    default=heatconf.DEFAULT_PROFILE,
+                    help='heat.conf of --with-heat: "operator" as the '
+                         'heat-operator renders it (4 engine workers, '
+                         'quorum queues), "embedded" one worker and '
+                         "oslo.messaging's queue manager (default: "
+                         '%(default)s)')
+    up.add_argument('--heat-rpc-timeout', metavar='SECONDS',
+                    type=_whole_seconds,
+                    default=heatconf.RPC_TIMEOUT,
+                    help='how long heat-api waits for heat-engine '
+                         '(rpc_response_timeout; default %(default)s): the '
+                         'tests that stop the engine wait less with a short '
+                         'one')
+    up.add_argument('--kube-role', metavar='FILE', action='append',
+                    default=[],
+                    help='RBAC manifests (ServiceAccounts, their token '
+                         'Secrets, Roles, RoleBindings; repeatable) that '
+                         'authorise every request to the Kubernetes API, '
+                         'e.g. etc/test-operator/rbac.yaml; each token '
+                         'Secret gets a token of its own (in '
+                         'state.json); default: all allowed')
+    up.add_argument('--kube-service-account', metavar='NAME',
+                    help='the service account the kubeconfig acts as '
+                         '(default: the only one --kube-role binds)')
+    up.add_argument('--kube-namespace', metavar='NAMESPACE',
+                    default=kubeobjects.NAMESPACE,
+                    help='namespace of the control plane\'s objects and of '
+                         'the RBAC manifests (default: %(default)s)')
+    restart = verbs.add_parser(
+        'restart', parents=[common],
+        help='stop one service gracefully and start it again on its ports')
+    restart.add_argument('service', help='keystone, glance-API, registry, '
+                         'fileserver, or with heat: %s' % ', '.join(
+                             heat.RESTARTABLE))
+
+    verbs.add_parser('down', parents=[common],
+                     help='stop what this state dir started')
+    status = verbs.add_parser('status', parents=[common],
+                              help='which services are up and ready')
+    status.add_argument('-o', '--output', choices=['text', 'json'],
+                        default='text')
+    get = verbs.add_parser('get', parents=[common],
+                           help='print the Glance CR-shaped document')
+    get.add_argument('-o', '--output', choices=['json', 'yaml'],
+                     default='yaml')
+    patch = verbs.add_parser('patch', parents=[common],
+                             help='merge-patch the spec and reconcile')
+    patch.add_argument('--type', choices=['merge'], default='merge')
+    patch.add_argument('-p', '--patch', help='JSON merge patch of the '
+                                             'object, e.g. \'{"spec": '
+                                             '{"keystoneEndpoint": "api1"}}\'')
+    patch.add_argument('--fault', action='append', default=[],
+                       help=fault_help)
+    patch.add_argument('--clear-faults', action='store_true',
+                       help='remove every injected fault first')
+    patch.add_argument('--heat-layout', choices=kubeheat.LAYOUTS,
+                       help='deploy heat from the images of this layout '
+                            'from now on, as an operator whose defaults '
+                            'changed would (see up --heat-layout)')
+    return parser
+
+
+def _state_dir(args):
+    return getattr(args, 'state_dir', None) or os.environ.get(
+        'GLANCE_MULTIAPI_CLOUD_DIR') or DEFAULT_STATE_DIR
+
+
+def _read_spec(path):
+    if not path:
+        return _default_spec_text()
+    try:
+        return input_files.read_text(path, 'spec'), path
+    except input_files.InputFileError as exc:
+        raise errors.Invalid(str(exc)) from None
+
+
+def status_report(state):
+    """Every service of the cloud: running, ready, URLs."""
+    state.load()
+    report = {'state_dir': state.root, 'services': cloud.status(state),
+              'apis': {}}
+    doc = cloud.document(state)
+    spec = doc['spec']
+    endpoints = doc['status'].get('apiEndpoint', {})
+    running = deployed.apis(state)
+    catalog_api = deployed.catalog_api(state)
+    for api, api_spec in sorted(spec['glanceAPIs'].items()):
+        pid = processes.pid_of(state, glance.api_service(api))
+        report['apis'][api] = {
+            'type': api_spec['type'],
+            'store': spec_mod.api_stores(spec, api)[0],
+            'stores': spec_mod.api_stores(spec, api)[1],
+            'public': endpoints.get(api + '-public'),
+            'internal': endpoints.get(api + '-internal'),
+            'in_catalog': api == catalog_api,
+            # NOTE: False when the Glance controller stopped before it
+            # (the Glance CR's conditions say why).
+            'deployed': api in running,
+            'running': bool(pid),
+            'ready': api in running and glance.api_ready(state, api)}
+    report['faults'] = ['%s=%s' % tuple(f) if f[1] else f[0]
+                        for f in state.data.get('faults', [])]
+    report['startup'] = {'seconds': state.data.get('startup_seconds'),
+                         'steps': state.data.get('startup_steps', {})}
+    return report
+
+
+def _print_status(report, out):
+    out.write('state dir: %s\n' % report['state_dir'])
+    for name, item in report['services'].items():
+        out.write('%-12s %-8s %s\n' % (name, 'ready' if item['ready'] else
+                                       ('running' if item['running'] else
+                                        'DOWN'), item['url']))
+    for api, item in report['apis'].items():
+        out.write('%-12s %-8s type=%s store=%s public=%s internal=%s%s%s\n'
+                  % ('api ' + api, 'ready' if item['ready'] else 'DOWN',
+                     item['type'], item['store'], item['public'],
+                     item['internal'],
+                     ' (in catalog)' if item['in_catalog'] else '',
+                     '' if item['deployed'] else ' (not deployed: see the '
+                     'Glance CR\'s conditions, get -o json)'))
+    if report['faults']:
+        out.write('faults: %s\n' % ', '.join(report['faults']))
+
+
+def _print_summary(state, out):
+    report = status_report(state)
+    _print_status(report, out)
+    slowest = sorted(report['startup']['steps'].items(),
+                     key=lambda kv: -kv[1])[:3]
+    if slowest:
+        # NOTE: the whole list is in status -o json (startup).
+        out.write('slowest steps of up: %s\n' % ', '.join(
+            '%s %.1f s' % kv for kv in slowest))
+    out.write(
+        'up in %.1f s. Use it:\n'
+        '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=demo\n'
+        '  cd %s && tempest run --regex glance_multiapi_tests\n'
+        '  %s --state-dir %s down\n' % (
+            state.data.get('startup_seconds', 0), state.path('clouds.yaml'),
+            state.path('tempest'), PROG, state.root))
+
+
+def run(args, out):
+    state = state_mod.State(_state_dir(args))
+    if args.verb == 'up':
+        text, source = _read_spec(args.spec)
+        cloud.up(state, spec_text=text, spec_source=source,
+                 fault_args=args.fault, with_registry=not args.no_registry,
+                 with_fileserver=not args.no_fileserver,
+                 base_port=args.base_port, with_heat=args.with_heat,
+                 heat_profile=args.heat_profile, kube_roles=args.kube_role,
+                 heat_layout=args.heat_layout,
+                 heat_rpc_timeout=args.heat_rpc_timeout,
+                 kube_namespace=args.kube_namespace,
+                 kube_account=args.kube_service_account,
+                 with_tls=args.tls,
+                 log=lambda msg: out.write(msg + '\n'))
+        if not args.quiet:
+            _print_summary(state, out)
+    elif args.verb == 'restart':
+        state.load()
+        with cloud.locked(state):
+            stop, start = cloud.restart(state, args.service)
+        out.write('%s restarted in %.1f s (stopped in %.1f s, ready again '
+                  '%.1f s later)\n' % (args.service, stop + start, stop,
+                                       start))
+    elif args.verb == 'down':
+        stopped = cloud.down(state)
+        out.write('stopped: %s\n' % (', '.join(stopped) or 'nothing was '
+                                     'running'))
+    elif args.verb == 'status':
+        report = status_report(state)
+        if args.output == 'json':
+            json.dump(report, out, indent=2, sort_keys=True)
+            out.write('\n')
+        else:
+            _print_status(report, out)
+        return 0 if all(item['ready'] for item in list(
+            report['services'].values()) + list(report['apis'].values())
+            if item.get('running', True)) else errors.EXIT_FAILED
+    elif args.verb == 'get':
+        doc = cloud.document(state)
+        if args.output == 'json':
+            json.dump(doc, out, indent=2, sort_keys=True)
+            out.write('\n')
+        else:
+            yaml.safe_dump(doc, out, default_flow_style=False)
+    elif args.verb == 'patch':
+        if args.patch is None and not (args.fault or args.clear_faults or
+                                       args.heat_layout):
+            raise errors.CloudError('patch needs -p JSON, --fault, '
+                                    '--clear-faults or --heat-layout',
+                                    errors.EXIT_USAGE)
+        acted = cloud.patch(state, patch_text=args.patch,
+                            fault_args=args.fault,
+                            clear_faults=args.clear_faults,
+                            heat_layout=args.heat_layout)
+        out.write('glance.glance.openstack.org/glance patched%s\n' % (
+            '' if acted else ' (not reconciled: fault patch-not-reconciled)'))
+    return 0
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    # NOTE: confs, keys, databases and logs of the cloud (and of the
+    # services it starts, which inherit this) are for this user only.
+    os.umask(0o077)
+    try:
+        return run(args, sys.stdout)
+    except errors.CloudError as exc:
+        sys.stderr.write('%s: error: %s\n' % (PROG, exc))
+        return exc.exit_code
+    except spec_mod.SpecError as exc:
+        sys.stderr.write('%s: error: %s\n' % (PROG, exc))
+        return errors.EXIT_INVALID
+    except KeyboardInterrupt:
+        sys.stderr.write('%s: interrupted\n' % PROG)
+        return 130
+    except Exception as exc:  # noqa: B902 - one line, never a traceback
+        sys.stderr.write('%s: internal error: %s: %s\n' % (
+            PROG, type(exc).__name__, documents.short(str(exc), 300)))
+        return errors.EXIT_INTERNAL
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,365 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Bring a cloud up, reconcile it to its spec like the operator, take it
+down. The verbs of the CLI are thin wrappers around these functions,
+which drive the services (components/) through their common verbs."""
+
+from concurrent import futures
+import contextlib
+import fcntl
+import os
+import shutil
+import time
+
+from glance_multiapi_cloud import certs
+from glance_multiapi_cloud import deployed
+from glance_multiapi_cloud import components
+from glance_multiapi_cloud.components import glance
+from glance_multiapi_cloud.components import heat
+from glance_multiapi_cloud.components import keystone
+from glance_multiapi_cloud.components import kubeapi
+from glance_multiapi_cloud import errors
+from glance_multiapi_cloud import faults as faults_mod
+from glance_multiapi_cloud import heatconf
+from glance_multiapi_cloud import kubeheat
+from glance_multiapi_cloud import kubeglance
+from glance_multiapi_cloud import kubeobjects
+from glance_multiapi_cloud import kubepods
+from glance_multiapi_cloud import kuberbac
+from glance_multiapi_cloud import lifecycle
+from glance_multiapi_cloud import ports
+from glance_multiapi_cloud import processes
+from glance_multiapi_cloud import spec as spec_mod
+from glance_multiapi_cloud import speed
+from glance_multiapi_cloud import tempestconf
+from glance_multiapi_cloud import tlsmode
+
+OWN_ENTRIES = ('state.json', 'keystone', 'glance', 'registry', 'files',
+               'logs', 'run', 'tempest', 'clouds.yaml', '.lock',
+               kubeapi.KUBECONFIG, kubeapi.MAPPINGS, kubeapi.KNOWN_NAMES,
+               kuberbac.ROLE_FILE, kuberbac.AUDIT_LOG, kubeapi.TLS_DIR,
+               kubepods.FILE, certs.TLS_DIR)
+
+
+@contextlib.contextmanager
+def locked(state):
+    """One verb that changes a cloud at a time."""
+    try:
+        os.makedirs(state.root, mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise errors.Invalid('cannot make state dir %s: %s' % (
+            state.root, exc.strerror or exc)) from None
+    # NOTE: the state dir holds passwords and keys (confs, clouds.yaml,
+    # state.json, fernet keys): nobody else may enter it.
+    os.chmod(state.root, 0o700)
+    with open(state.path('.lock'), 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _check_empty_or_cloud(state):
+    """Invalid unless the state dir is new, empty or holds a cloud."""
+    entries = [e for e in (os.listdir(state.root) if os.path.isdir(
+        state.root) else []) if e != '.lock']
+    if entries and not state.exists:
+        raise errors.Invalid('%s is not empty and holds no cloud; give an '
+                             'empty or new --state-dir' % state.root)
+    return entries
+
+
+def _wipe(state):
+    for entry in _check_empty_or_cloud(state):
+        if entry in OWN_ENTRIES and entry != '.lock':
+            path = state.path(entry)
+            if os.path.isdir(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+
+
+def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
+       with_fileserver=True, base_port=None, log=print, with_heat=False,
+       kube_roles=(), kube_namespace=None, kube_account=None,
+       heat_profile=heatconf.DEFAULT_PROFILE, with_tls=False,
+       heat_rpc_timeout=heatconf.RPC_TIMEOUT,
+       heat_layout=kubeheat.DEFAULT_LAYOUT):
+    """Start a whole cloud in state.root; stop everything on failure.
+
+    Every component prepares and starts in turn without waiting, so they
+    all boot at once; keystone is awaited first, as everything registers
+    with it; then the others; then the cloud is reconciled to its spec
+    like after a patch (the catalog, tempest.conf). kube_roles: RBAC
+    manifest files (ServiceAccounts, token Secrets, Roles, RoleBindings)
+    every Kubernetes API request is then authorised by; kube_account: the
+    service account the kubeconfig acts as (default: the one they bind);
+    kube_namespace: where the control plane's objects live (openstack).
+    heat_profile: which heat.conf heat runs with (heatconf.py);
+    heat_rpc_timeout: its rpc_response_timeout (seconds);
+    heat_layout: the images heat is deployed from (kubeheat.LAYOUTS).
+    with_tls: keystone and the Glance APIs serve https (tlsmode.py).
+    """
+    spec, annotations = spec_mod.load_cr(spec_text, spec_source)
+    state.check_root()
+    # NOTE: before locked() makes .lock and the folder's mode 0700: a
+    # refused up leaves a folder that is not its own as it found it.
+    _check_empty_or_cloud(state)
+    rbac_texts = None
+    namespace = kube_namespace or kubeobjects.NAMESPACE
+    if not kubeobjects.valid_name(namespace):
+        raise errors.Invalid('--kube-namespace %r is not a namespace name '
+                             '(lower-case letters, digits and "-", at most '
+                             '63)' % namespace)
+    if kube_roles:
+        try:
+            rbac_texts, kube_account = kubeapi.check_rbac(
+                kube_roles, namespace, kube_account)
+        except kuberbac.RoleError as exc:
+            raise errors.Invalid(str(exc))
+    records = [faults_mod.parse(f) for f in fault_args]
+    faults_mod.Faults(records, spec, with_heat=with_heat,
+                      with_tls=with_tls)
+    if heat_profile not in heatconf.PROFILES:
+        raise errors.Invalid('unknown heat profile %r; known: %s' % (
+            heat_profile, ', '.join(sorted(heatconf.PROFILES))))
+    _check_layout(heat_layout)
+    if base_port is not None:
+        ports.check_base_port(base_port)
+    state.data = {'spec': spec, 'faults': records,
+                  # NOTE: the Glance CR's metadata.annotations the
+                  # operator reads (deployed.location_api_on).
+                  'annotations': annotations,
+                  'base_port': base_port,
+                  # NOTE: the scenarios' holds in tempest.conf (speed.py).
+                  'speed': speed.measure(),
+                  'options': {'registry': with_registry,
+                              'fileserver': with_fileserver,
+                              'heat': with_heat,
+                              'tls': with_tls,
+                              'heat_profile': heat_profile,
+                              'heat_layout': heat_layout,
+                              'heat_rpc_timeout': heat_rpc_timeout,
+                              'kube_namespace': namespace,
+                              'kube_account': kube_account}}
+    enabled = components.enabled(state)
+    for comp in enabled:
+        comp.binaries_needed(state)
+    made_root = not os.path.isdir(state.root)
+    with locked(state):
+        if state.exists and processes.running(state):
+            raise errors.AlreadyUp('a cloud is already up in %s (run '
+                                   '"down" first)' % state.root)
+        _wipe(state)
+        if rbac_texts is not None:
+            kubeapi.install_rbac(state, rbac_texts)
+        began = time.monotonic()
+        started = []
+        steps = _Steps()
+        try:
+            for comp in enabled:
+                with steps.timed('%s start' % _name(comp)):
+                    note = comp.prepare(state)
+                    if note:
+                        log(note)
+                    started += comp.start(state)
+                    state.save()
+            with steps.timed('keystone ready'):
+                keystone.wait_ready(state, started)
+                admin = keystone.admin(state)
+            for comp in enabled:
+                with steps.timed('%s register' % _name(comp)):
+                    comp.register(state, admin)
+            for comp in enabled:
+                if comp is not keystone:
+                    with steps.timed('%s ready' % _name(comp)):
+                        comp.wait_ready(state, started)
+            with steps.timed('reconcile'):
+                reconcile(state)
+            state.data['startup_seconds'] = round(
+                time.monotonic() - began, 1)
+            state.data['startup_steps'] = steps.seconds
+            state.save()
+        except BaseException:
+            _stop_all(state)
+            if made_root and not started:
+                # NOTE: nothing ran, so there is no log to read: leave no
+                # state dir behind. Once a service ran, its log stays.
+                shutil.rmtree(state.root, ignore_errors=True)
+            raise
+    return state
+
+
+def _name(comp):
+    return comp.__name__.rsplit('.', 1)[-1]
+
+
+class _Steps(object):
+    """Seconds of each step of ``up``, in order (``status -o json``).
+
+    Components start at once and are awaited in turn, so a "ready" step
+    is what was still left to wait for; an ``up`` that was slow says
+    where (e.g. a keystone that took 30 s to answer).
+    """
+
+    def __init__(self):
+        self.seconds = {}
+
+    @contextlib.contextmanager
+    def timed(self, step):
+        began = time.monotonic()
+        try:
+            yield
+        finally:
+            self.seconds[step] = round(time.monotonic() - began, 2)
+
+
+# NOTE: how long "down" lets a service stop after SIGTERM: heat-engine's
+# graceful shutdown and uwsgi's take seconds that nobody waits on.
+DOWN_GRACE = 1.0
+
+
+def _stop_all(state, quick=False):
+    """Stop the components, wave by wave; their process names.
+
+    quick: one wave, and SIGKILL after DOWN_GRACE seconds (down: nothing
+    a service would still finish is kept).
+    """
+    if quick:
+        with processes.short_grace(DOWN_GRACE):
+            return _stop_waves(state, [[comp for wave in components.STOP_WAVES
+                                        for comp in wave]])
+    return _stop_waves(state, components.STOP_WAVES)
+
+
+def _stop_waves(state, waves):
+    names = []
+    for wave in waves:
+        with futures.ThreadPoolExecutor(len(wave)) as pool:
+            for stopped in pool.map(lambda comp: comp.stop(state), wave):
+                names += stopped
+    # NOTE: and whatever else left a pidfile here (nothing, normally).
+    names += processes.stop_many(state, lifecycle.recorded(state))
+    state.release_ports()
+    return sorted(names)
+
+
+def down(state):
+    """Stop every process this state dir started; return their names."""
+    state.load()
+    with locked(state):
+        return _stop_all(state, quick=True)
+
+
+def reconcile(state):
+    """Make processes, stores and the catalog match the spec (+faults)."""
+    for comp in components.enabled(state):
+        comp.reconcile(state)
+    tempestconf.write_all(state)
+
+
+def _check_layout(heat_layout):
+    if heat_layout not in kubeheat.LAYOUTS:
+        raise errors.Invalid('unknown heat layout %r; known: %s' % (
+            heat_layout, ', '.join(kubeheat.LAYOUTS)))
+
+
+def patch(state, *, patch_text=None, fault_args=(), clear_faults=False,
+          heat_layout=None):
+    """Apply a merge patch (and fault or layout changes), reconcile."""
+    state.load()
+    with locked(state):
+        if not processes.pid_of(state, 'keystone'):
+            raise errors.NotUp('the cloud in %s is not running' %
+                               state.root)
+        spec = state.data['spec']
+        if patch_text is not None:
+            try:
+                spec = spec_mod.apply_patch(spec, patch_text)
+                spec_mod.check_stand_in(
+                    spec, state.data.get('annotations'), 'patch')
+            except spec_mod.SpecError as exc:
+                raise errors.Invalid(str(exc))
+        records = [] if clear_faults else list(state.data.get('faults', []))
+        records += [faults_mod.parse(f) for f in fault_args]
+        faults = faults_mod.Faults(records, spec,
+                                   with_heat=heat.enabled(state),
+                                   with_tls=tlsmode.enabled(state))
+        if spec != state.data['spec']:
+            # NOTE: metadata.generation of the Kubernetes objects.
+            kube = state.data.setdefault('kube', {})
+            kube['generation'] = kube.get('generation', 1) + 1
+        if heat_layout is not None:
+            if not heat.enabled(state):
+                raise errors.Invalid('--heat-layout needs heat (up '
+                                     '--with-heat)')
+            _check_layout(heat_layout)
+            state.data['options']['heat_layout'] = heat_layout
+        state.data['spec'] = spec
+        state.data['faults'] = records
+        state.save()
+        if faults.reconciles():
+            reconcile(state)
+            return True
+        return False
+
+
+def restartable(state):
+    """Names ``restart`` takes on this cloud (services that can run)."""
+    names = []
+    for comp in components.enabled(state):
+        names += comp.restartable(state)
+    return names
+
+
+def restart(state, name):
+    """Stop one service and start it again on its own ports.
+
+    Returns (seconds to stop, seconds until the new one is ready).
+    """
+    for comp in components.COMPONENTS:
+        took = comp.restart(state, name)
+        if took is not None:
+            return took
+    raise errors.Invalid('cannot restart %r; this cloud restarts: %s' % (
+        name, ', '.join(restartable(state))))
+
+
+def status(state):
+    """{service: {url, running, ready}} of every component."""
+    report = {}
+    for comp in components.enabled(state):
+        report.update(comp.status(state))
+    return report
+
+
+def document(state):
+    """The Glance CR-shaped document of ``get``.
+
+    Its status as glance-operator keeps it (kubeglance.py): the endpoints
+    and ready counts of the APIs the last pass deployed, and the
+    conditions; an API's pods are ready when its process answers.
+    """
+    state.load()
+    status = dict(state.data.get('status', {}))
+    passed = deployed.current(state)
+    answering = {api: entry['replicas'] > 0 and glance.api_ready(
+        state, api) for api, entry in passed['apis'].items()}
+    status['glanceAPIReadyCounts'] = kubeglance.ready_counts(passed,
+                                                             answering)
+    status['conditions'] = kubeglance.glance_conditions(
+        passed, answering, state.data.get('reconciled_at'))
+    metadata = {'name': 'glance', 'namespace': 'openstack'}
+    if state.data.get('annotations'):
+        metadata['annotations'] = dict(state.data['annotations'])
+    return {'apiVersion': 'glance.openstack.org/v1beta1', 'kind': 'Glance',
+            'metadata': metadata,
+            'spec': state.data['spec'], 'status': status}

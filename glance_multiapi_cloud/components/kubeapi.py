@@ -1,0 +1,275 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The Kubernetes-style API of the embedded cloud (always on).
+
+A loopback HTTP server (runtime/kubeapi_server.py) serving the Glance CR,
+its OpenStackControlPlane, the OpenStackVersion and the heat Deployments
+as a cluster would, so that kubectl, the ``kubernetes`` client and the
+plugin's Kubernetes way work unchanged. ``up`` writes the kubeconfig
+(random bearer token, namespace openstack) and, with heat, the
+image-mappings.yaml and known image names the consolidated image checks
+read.
+"""
+
+import base64
+import datetime
+import os
+import secrets as secrets_mod
+import sys
+import uuid
+
+import requests
+import yaml
+
+from glance_multiapi_tests.common import input_files
+from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.imagecheck import mapping
+from glance_multiapi_cloud import kubecerts
+from glance_multiapi_cloud import kubeheat
+from glance_multiapi_cloud import kubeobjects
+from glance_multiapi_cloud import kuberbac
+from glance_multiapi_cloud import lifecycle
+from glance_multiapi_cloud import processes
+
+NAME = 'kubeapi'
+KUBECONFIG = 'kubeconfig'
+MAPPINGS = 'image-mappings.yaml'
+KNOWN_NAMES = 'known-image-names.txt'
+CONTEXT = 'glance-multiapi-cloud'
+USER = 'glance-multiapi-tests'
+# NOTE: its CA, serving certificate and key (kubecerts.py says why TLS).
+TLS_DIR = 'kubeapi'
+
+
+def url(state):
+    return 'https://127.0.0.1:%d' % state.port(NAME)
+
+
+def ca_path(state):
+    return state.path(TLS_DIR, 'ca.crt')
+
+
+def _write_private(path, text):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, 'w') as f:
+        f.write(text)
+
+
+def kubeconfig(state, ca_pem):
+    """The kubeconfig document: this API, its token and namespace."""
+    return {'apiVersion': 'v1', 'kind': 'Config', 'preferences': {},
+            'clusters': [{'name': CONTEXT, 'cluster': {
+                'server': url(state),
+                'certificate-authority-data': base64.b64encode(
+                    ca_pem).decode()}}],
+            'users': [{'name': USER, 'user': {
+                'token': state.data['kube']['token']}}],
+            'contexts': [{'name': CONTEXT, 'context': {
+                'cluster': CONTEXT, 'user': USER,
+                'namespace': kubeobjects.namespace_of(state.data)}}],
+            'current-context': CONTEXT}
+
+
+def check_rbac(paths, namespace, account=None):
+    """(texts, account) of the RBAC files of ``up --kube-role``.
+
+    account is the service account the kubeconfig acts as. RoleError (one
+    line) when the files cannot be used.
+    """
+    texts = []
+    for path in paths:
+        try:
+            texts.append((input_files.read_text(path, 'RBAC file'), path))
+        except input_files.InputFileError as exc:
+            raise kuberbac.RoleError(str(exc)) from None
+    rbac = kuberbac.parse_rbac(texts, namespace)
+    if account is None:
+        account = kuberbac.default_account(rbac)
+    elif rbac.bindings and account not in {
+            a for _role, bound in rbac.bindings for a in bound}:
+        raise kuberbac.RoleError('service account %s is bound to no Role '
+                                 'by %s' % (account, ', '.join(paths)))
+    return texts, account or kubeobjects.ACCOUNT
+
+
+def install_rbac(state, texts):
+    """Make every request be authorised by these manifests from now on.
+
+    Their text is kept in the state dir (one file, for the artifacts);
+    prepare() resolves who may do what from it.
+    """
+    _write_private(state.path(kuberbac.ROLE_FILE), '\n---\n'.join(
+        '# %s\n%s' % (where, text) for text, where in texts))
+
+
+def _identities(state, account):
+    """(kubeconfig token, token -> account, Secret -> token, rules).
+
+    Every token Secret of the manifests gets a token of its own, as the
+    token controller fills one in; the kubeconfig carries the token of
+    its account's Secret. rules is None (all allowed) without manifests.
+    """
+    namespace = kubeobjects.namespace_of(state.data)
+    try:
+        with open(state.path(kuberbac.ROLE_FILE), encoding='utf-8') as f:
+            rbac = kuberbac.parse_rbac([(f.read(), kuberbac.ROLE_FILE)],
+                                       namespace)
+    except FileNotFoundError:
+        rbac = None
+    tokens, secrets = {}, {}
+    for secret, owner in sorted((rbac.token_secrets if rbac else {}).items()):
+        token = secrets[secret] = secrets_mod.token_urlsafe(32)
+        tokens[token] = owner
+    mine = [token for token, owner in tokens.items() if owner == account]
+    own = mine[0] if mine else secrets_mod.token_urlsafe(32)
+    tokens[own] = account
+    rules = None
+    if rbac is not None:
+        rules = {name: kuberbac.account_rules(rbac, name)
+                 for name in set(tokens.values())}
+    return own, tokens, secrets, rules
+
+
+def image_mappings(data):
+    """s2i's image-mappings.yaml for heat's images in the cloud's layout.
+
+    One build target per image, named heat/<image dir> as s2i names its
+    targets (s2i's own file for layout s2i).
+    """
+    targets = {}
+    for name, fields in kubeheat.layout_images(kubeheat.layout(data)):
+        target = 'heat/' + name[len(mapping.IMAGE_NAME_PREFIX):]
+        targets[target] = list(fields)
+    return {'openstack_version': {'custom_container_images': targets}}
+
+
+# -- verbs (see components/__init__.py) ----------------------------------
+def enabled(state):
+    return True
+
+
+def binaries_needed(state):
+    pass
+
+
+def prepare(state):
+    """Fresh tokens, uid seed and kubeconfig; heat's image digest."""
+    options = state.data.get('options', {})
+    account = options.get('kube_account') or kubeobjects.ACCOUNT
+    state.data['kube'] = {'namespace': options.get('kube_namespace') or
+                          kubeobjects.NAMESPACE}
+    token, tokens, secrets, rules = _identities(state, account)
+    kube = {'token': token, 'tokens': tokens, 'secrets': secrets,
+            'rules': rules, 'account': account,
+            'namespace': state.data['kube']['namespace'],
+            'uid_seed': str(uuid.uuid4()),
+            'created': datetime.datetime.now(datetime.timezone.utc).strftime(
+                '%Y-%m-%dT%H:%M:%SZ'),
+            'generation': 1}
+    if state.data.get('options', {}).get('heat'):
+        kube['heat_digest'] = kubeheat.record_digest()
+    state.data['kube'] = kube
+    state.makedirs(TLS_DIR)
+    ca_pem, cert_pem, key_pem = kubecerts.make()
+    for name, pem in (('ca.crt', ca_pem), ('tls.crt', cert_pem),
+                      ('tls.key', key_pem)):
+        _write_private(state.path(TLS_DIR, name), pem.decode())
+    _write_private(state.path(KUBECONFIG), yaml.safe_dump(
+        kubeconfig(state, ca_pem), default_flow_style=False))
+    return None
+
+
+def start(state):
+    port = state.port(NAME)
+    processes.start(state, NAME, [
+        sys.executable, '-m',
+        'glance_multiapi_cloud.runtime.kubeapi_server',
+        '--state-dir', state.root, '--port', str(port),
+        '--cert', state.path(TLS_DIR, 'tls.crt'),
+        '--key', state.path(TLS_DIR, 'tls.key')], ports=[port])
+    return [NAME]
+
+
+def _healthy(state):
+    """(answers /healthz, what was seen) under the cloud's CA."""
+    try:
+        resp = requests.get(url(state) + '/healthz', verify=ca_path(state),
+                            timeout=2)
+    except requests.RequestException as exc:
+        return False, type(exc).__name__
+    return resp.status_code == 200, 'HTTP %d' % resp.status_code
+
+
+def wait_ready(state, started, timeout=60):
+    if NAME not in started:
+        return
+
+    def check():
+        if not processes.pid_of(state, NAME):
+            raise processes.exit_error(state, NAME, 'answering /healthz')
+        return _healthy(state)
+
+    polling.poll(check, timeout=timeout, interval=0.1, max_interval=0.5,
+                 what='%s to answer %s/healthz' % (NAME, url(state)),
+                 describe=str)
+
+
+def register(state, admin):
+    pass
+
+
+def reconcile(state):
+    """With heat: the image mapping and known names of its layout."""
+    if not state.data.get('options', {}).get('heat'):
+        return
+    _write_private(state.path(MAPPINGS), yaml.safe_dump(
+        image_mappings(state.data), default_flow_style=False))
+    _write_private(state.path(KNOWN_NAMES), ''.join(
+        name + '\n' for name, _fields in kubeheat.layout_images(
+            kubeheat.layout(state.data))))
+
+
+def stop(state):
+    return processes.stop_many(state, [NAME])
+
+
+def status(state):
+    running = bool(processes.pid_of(state, NAME))
+    return {NAME: {'url': url(state), 'running': running,
+                   'ready': running and _healthy(state)[0]}}
+
+
+def tempest_options(state, sections, cli):
+    """The plugin learns and patches the deployment the Kubernetes way."""
+    # NOTE: no namespace: the plugin takes the kubeconfig context's, as
+    # a pod takes its own.
+    sections['glance_multiapi'].update({
+        'kubernetes_api': 'True', 'kubeconfig': state.path(KUBECONFIG),
+        'patch_object': 'openstackcontrolplane'})
+    # NOTE: where the uploader scenarios in uuid_output = configmap mode
+    # let the uploader write its ConfigMap (each in its own namespace).
+    sections.setdefault('image_uploader', {})['kubeconfig'] = state.path(
+        KUBECONFIG)
+    if state.data.get('options', {}).get('heat'):
+        sections['consolidated_images'] = {
+            'kubernetes_api': 'True', 'mappings_file': state.path(MAPPINGS),
+            'known_image_names_file': state.path(KNOWN_NAMES)}
+
+
+def restartable(state):
+    return [NAME]
+
+
+def restart(state, name):
+    return lifecycle.restart_own(state, name, restartable(state), start,
+                                 wait_ready)

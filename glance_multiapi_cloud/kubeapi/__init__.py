@@ -1,0 +1,36 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The one Kubernetes API stand-in: pure Python, on loopback.
+
+There is no kube-apiserver to be had here, so three users share one
+stand-in that answers as an API server does (paths, verbs, discovery
+documents, Status errors, Tables for kubectl): the embedded cloud's
+Kubernetes API (glance_multiapi_cloud/runtime/kubeapi_server.py), the ConfigMap API
+the uploader scenarios use when no kubeconfig is given
+(tests/configmap_api.py) and the unit tests' stub API
+(selftests/unit/kube_stub.py). Each brings its own objects and access
+rules; what a request asks, how it is answered and the HTTP server are
+here:
+
+* ``status``: the Status documents of every refusal;
+* ``resources``: the resources served and their discovery documents;
+* ``request``: a request's verb, resource, namespace and name, and the
+  body of a get or list (JSON, or a Table: ``tables``);
+* ``configmaps``: namespaced ConfigMaps kept in a directory, and the
+  answer to a request for them;
+* ``server``: the Api every user subclasses (authenticate, discovery,
+  dispatch) and the HTTP server it runs in (http or https).
+
+It imports nothing outside the standard library and the project's
+``common``, so the plugin's tests can run it in a test-operator pod.
+"""

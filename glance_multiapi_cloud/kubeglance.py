@@ -1,0 +1,131 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The Glance CR's status and its GlanceAPI CRs, as the operator keeps them.
+
+Built from what the embedded cloud knows: the last pass of the
+controller (deployed.py: which APIs it deployed, which carry the
+keystoneEndpoint annotation, where it stopped), which APIs answer, and
+the ``get`` document's ``status.apiEndpoint``. The conditions and their
+words are ``multiapi/conditions.py``'s, the CR names and annotations
+``multiapi/glance_cr.py``'s. Pure logic.
+"""
+
+import datetime
+
+from glance_multiapi_cloud import deployed
+from glance_multiapi_tests.multiapi import conditions
+from glance_multiapi_tests.multiapi import glance_cr
+
+GLANCE_NAME = 'glance'
+# NOTE: glance_controller.go apiDeploymentCreateOrUpdate: the deployment
+# mode annotation (true unless the Glance CR says otherwise) beside the
+# keystoneEndpoint one, and the labels "service: glance" + api-name.
+WSGI_ANNOTATION = 'glance.openstack.org/wsgi'
+SERVICE_LABEL = 'service'
+
+
+def ready_counts(passed, answering):
+    """status.glanceAPIReadyCounts: each deployed API's readyCount.
+
+    The controller copies the first GlanceAPI's (external, single or
+    edge) readyCount: all its replicas when the API answers, else 0.
+    """
+    return {api: entry['replicas'] if answering.get(api) else 0
+            for api, entry in sorted(passed['apis'].items())}
+
+
+def _stamp(when):
+    if when is None:
+        return None
+    return datetime.datetime.fromtimestamp(
+        when, datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+def _stamped(conds, when):
+    """conds with lastTransitionTime: the stand-in's last reconcile."""
+    stamp = _stamp(when)
+    return [dict(c, lastTransitionTime=stamp) if stamp else dict(c)
+            for c in conds]
+
+
+def crs(passed, answering, glance_name=GLANCE_NAME):
+    """Every GlanceAPI CR, in the controller's order.
+
+    [(api, CR name, apiType, readyCount, conditions)].
+    """
+    found = []
+    for api in sorted(passed['apis']):
+        entry = passed['apis'][api]
+        count = entry['replicas'] if answering.get(api) else 0
+        for name, child in glance_cr.glanceapi_crs(glance_name, api,
+                                                   entry['type']):
+            found.append((api, name, child, count,
+                          conditions.glanceapi_conditions(
+                              count, entry['replicas'])))
+    return found
+
+
+def glance_conditions(passed, answering, when=None):
+    """The Glance CR's status.conditions after the last pass."""
+    per_api = {}
+    for api, _name, _child, _count, conds in crs(passed, answering):
+        per_api.setdefault(api, []).append(conds)
+    readies = [conditions.api_ready(per_api[api])
+               for api in passed['reconciled'] if api in per_api]
+    return _stamped(conditions.glance_conditions(
+        readies, passed['stoppedAt']), when)
+
+
+def glanceapis(data, document, owner, metadata, when=None):
+    """The GlanceAPI CRs the Glance CR owns.
+
+    document: the ``get`` document (its glanceAPIReadyCounts say which
+    APIs answer, its status.apiEndpoint their URLs); owner: the Glance
+    CR's metadata; metadata(name): a new object's metadata.
+    """
+    passed = deployed.of_data(data)
+    status = document.get('status') or {}
+    counts = status.get('glanceAPIReadyCounts') or {}
+    urls = status.get('apiEndpoint') or {}
+    answering = {api: counts.get(api, 0) > 0 for api in passed['apis']}
+    items = []
+    for api, name, child, count, conds in crs(passed, answering,
+                                              owner['name']):
+        entry = passed['apis'][api]
+        annotations = {WSGI_ANNOTATION: 'true'}
+        if api in passed['keystoneEndpoint']:
+            annotations[glance_cr.KEYSTONE_ENDPOINT_ANNOTATION] = 'true'
+        meta = metadata(name)
+        meta.update(
+            labels={SERVICE_LABEL: 'glance', glance_cr.API_NAME_LABEL: api},
+            annotations=annotations,
+            ownerReferences=[{
+                'apiVersion': 'glance.openstack.org/v1beta1',
+                'kind': 'Glance', 'name': owner['name'],
+                'uid': owner['uid'], 'controller': True,
+                'blockOwnerDeletion': True}])
+        endpoints = {iface: urls['%s-%s' % (api, iface)]
+                     for iface in glance_cr.child_interfaces(child)
+                     if '%s-%s' % (api, iface) in urls}
+        items.append({
+            'apiVersion': 'glance.openstack.org/v1beta1',
+            'kind': 'GlanceAPI', 'metadata': meta,
+            'spec': {'apiType': child, 'type': entry['type'],
+                     'replicas': entry['replicas'],
+                     'customServiceConfig': entry.get(
+                         'customServiceConfig', ''),
+                     'serviceUser': 'glance'},
+            'status': {'readyCount': count, 'apiEndpoint': endpoints,
+                       'observedGeneration': meta.get('generation', 1),
+                       'conditions': _stamped(conds, when)}})
+    return items

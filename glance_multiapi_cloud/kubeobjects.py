@@ -1,0 +1,309 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The Kubernetes objects of the embedded cloud, built from its state.
+
+Which resources the embedded Kubernetes-style API serves (their group,
+kind, verbs and names, as the CRDs of openstack-operator declare them),
+and the objects themselves: the Glance CR and its GlanceAPI CRs
+(kubeglance.py), the OpenStackControlPlane that owns it, the
+OpenStackVersion and, with heat, the three heat Deployments.
+Pure logic: the caller passes the state data, the ``get`` document and
+which processes run.
+"""
+
+import copy
+import datetime
+import hashlib
+import json
+import re
+import uuid
+
+from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import errors
+from glance_multiapi_cloud.kubeapi import configmaps
+from glance_multiapi_cloud.kubeapi import resources
+from glance_multiapi_cloud import kubeglance
+from glance_multiapi_cloud import kubeheat
+
+# NOTE: the namespace the control plane lives in unless ``up
+# --kube-namespace`` names another (the manifests carry none).
+NAMESPACE = 'openstack'
+GLANCE_NAME = 'glance'
+CONTROLPLANE_NAME = 'openstack'
+VERSION_NAME = 'openstack'
+# NOTE: the version the operators would report; nothing compares it.
+OPENSTACK_VERSION = '0.0.1'
+# NOTE: the service account the kubeconfig acts as when no RBAC
+# manifest names one (rbac.yaml's).
+ACCOUNT = 'glance-multiapi-tests'
+_DNS_LABEL = re.compile(r'[a-z0-9]([-a-z0-9]*[a-z0-9])?$')
+
+
+def valid_name(name):
+    """Whether name is a DNS-1123 label, as a namespace name must be."""
+    return bool(name) and len(name) <= 63 and bool(_DNS_LABEL.match(name))
+
+
+def namespace_of(data):
+    """The namespace of the cloud's objects (state data)."""
+    return (data.get('kube') or {}).get('namespace') or NAMESPACE
+
+
+# NOTE: names, short names and scope as in openstack-operator's and
+# glance-operator's CRDs (config/crd/bases) and Kubernetes' own types.
+RESOURCES = (
+    resources.Resource('glance.openstack.org', 'v1beta1', 'glances',
+                       'Glance', 'glance', (), True,
+                       ('get', 'list', 'patch')),
+    resources.Resource('glance.openstack.org', 'v1beta1', 'glanceapis',
+                       'GlanceAPI', 'glanceapi', (), True, ('get', 'list')),
+    resources.Resource('core.openstack.org', 'v1beta1',
+                       'openstackcontrolplanes', 'OpenStackControlPlane',
+                       'openstackcontrolplane',
+                       ('osctlplane', 'osctlplanes', 'oscp', 'oscps'),
+                       True, ('get', 'list', 'patch')),
+    resources.Resource('core.openstack.org', 'v1beta1', 'openstackversions',
+                       'OpenStackVersion', 'openstackversion',
+                       ('osv', 'osvs'), True, ('get', 'list')),
+    resources.Resource('apps', 'v1', 'deployments', 'Deployment',
+                       'deployment', ('deploy',), True, ('get', 'list')),
+    resources.Resource('', 'v1', 'namespaces', 'Namespace', 'namespace',
+                       ('ns',), False, ('get', 'list')),
+    configmaps.RESOURCE,
+    # NOTE: heat's are played by its processes (kubeheat.py), the others
+    # stored (kubepods.py says why).
+    resources.Resource('', 'v1', 'pods', 'Pod', 'pod', ('po',), True,
+                       ('create', 'delete', 'get', 'list')),
+)
+# NOTE: what the embedded API serves, and its discovery documents.
+SERVED = resources.Resources(RESOURCES)
+
+
+# -- objects ------------------------------------------------------------------
+def _digits(value):
+    """A resourceVersion: decimal digits that change with value."""
+    text = json.dumps(value, sort_keys=True).encode()
+    return str(int(hashlib.sha256(text).hexdigest()[:12], 16))
+
+
+def _metadata(kube, kind, name, namespaced=True, generation=1):
+    seed = uuid.UUID(kube['uid_seed'])
+    meta = {'name': name, 'uid': str(uuid.uuid5(seed, kind + '/' + name)),
+            'generation': generation,
+            'creationTimestamp': kube['created']}
+    if namespaced:
+        meta['namespace'] = kube.get('namespace') or NAMESPACE
+    return meta
+
+
+def _stamp(when):
+    return datetime.datetime.fromtimestamp(
+        when, datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+def _finish(obj):
+    """Set metadata.resourceVersion from everything else of obj."""
+    obj['metadata'].pop('resourceVersion', None)
+    obj['metadata']['resourceVersion'] = _digits(obj)
+    return obj
+
+
+def _condition(ready, message):
+    return {'type': 'Ready', 'status': 'True' if ready else 'False',
+            'reason': 'Ready' if ready else 'Requested',
+            'severity': '' if ready else 'Info',
+            'message': message}
+
+
+def controlplane(data):
+    kube = data['kube']
+    obj = {'apiVersion': 'core.openstack.org/v1beta1',
+           'kind': 'OpenStackControlPlane',
+           'metadata': _metadata(kube, 'OpenStackControlPlane',
+                                 CONTROLPLANE_NAME,
+                                 generation=kube.get('generation', 1)),
+           'spec': {'glance': {'enabled': True,
+                               'template': copy.deepcopy(data['spec'])},
+                    'heat': {'enabled': bool(
+                        data.get('options', {}).get('heat'))}},
+           'status': {'deployedVersion': OPENSTACK_VERSION,
+                      'conditions': [_condition(
+                          True, 'Setup complete')]}}
+    return _finish(obj)
+
+
+def glance(data, document):
+    """The Glance CR: the ``get`` document with Kubernetes metadata.
+
+    Its status and conditions are kubeglance.py's.
+    """
+    kube = data['kube']
+    owner = controlplane(data)['metadata']
+    obj = copy.deepcopy(document)
+    annotations = (document.get('metadata') or {}).get('annotations')
+    obj['metadata'] = _metadata(kube, 'Glance', GLANCE_NAME,
+                                generation=kube.get('generation', 1))
+    if annotations:
+        obj['metadata']['annotations'] = dict(annotations)
+    obj['metadata']['ownerReferences'] = [{
+        'apiVersion': 'core.openstack.org/v1beta1',
+        'kind': 'OpenStackControlPlane', 'name': owner['name'],
+        'uid': owner['uid'], 'controller': True,
+        'blockOwnerDeletion': True}]
+    return _finish(obj)
+
+
+def glanceapis(data, document, glance_obj):
+    """The GlanceAPI CRs the Glance CR owns (kubeglance.py)."""
+    kube = data['kube']
+    return [_finish(obj) for obj in kubeglance.glanceapis(
+        data, document, glance_obj['metadata'],
+        lambda name: _metadata(kube, 'GlanceAPI', name),
+        data.get('reconciled_at'))]
+
+
+def heat_images(data, faults=None):
+    """(overrides, deployed) of heat's OpenStackVersion fields.
+
+    overrides: {field: reference} of spec.customContainerImages (a fault
+    may set some); deployed: {field: reference} the operator deploys, the
+    override else the default of the cloud's heat layout. What status
+    says is deployed() passed through the faults' version_image.
+    """
+    overrides, deployed = {}, {}
+    if not data.get('options', {}).get('heat'):
+        return overrides, deployed
+    for heat in kubeheat.DEPLOYMENTS.values():
+        default = kubeheat.default_reference(data, heat.field)
+        custom = faults.custom_image(heat.field, default) if (
+            faults is not None) else None
+        if custom is not None:
+            overrides[heat.field] = custom
+        deployed[heat.field] = custom or default
+    return overrides, deployed
+
+
+def openstackversion(data, faults=None):
+    """The OpenStackVersion; faults may change a field's reference."""
+    kube = data['kube']
+    overrides, deployed = heat_images(data, faults)
+    images = {}
+    for field, reference in deployed.items():
+        if faults is not None:
+            reference = faults.version_image(field, reference)
+        if reference is not None:
+            images[field] = reference
+    obj = {'apiVersion': 'core.openstack.org/v1beta1',
+           'kind': 'OpenStackVersion',
+           'metadata': _metadata(kube, 'OpenStackVersion', VERSION_NAME),
+           'spec': {'targetVersion': OPENSTACK_VERSION,
+                    'customContainerImages': overrides},
+           'status': {'availableVersion': OPENSTACK_VERSION,
+                      'deployedVersion': OPENSTACK_VERSION,
+                      'containerImages': images,
+                      'conditions': [_condition(True, 'Setup complete')]}}
+    return _finish(obj)
+
+
+def heat_objects(data, pods, now, drifted=(), faults=None):
+    """(Deployments, Pods) of heat: pods is {Deployment: [PodFact]}.
+
+    Each Deployment runs what the operator deploys for its field
+    (heat_images), or another digest of it when drifted names it.
+    """
+    _overrides, deployed = heat_images(data, faults)
+    deployments, items = [], []
+    for name, heat in kubeheat.DEPLOYMENTS.items():
+        reference = deployed.get(heat.field)
+        facts = pods.get(name, [])
+        meta = _metadata(data['kube'], 'Deployment', name)
+        deployments.append(_finish(kubeheat.deployment(
+            data, name, facts, now, meta, drifted, reference)))
+        for fact in facts:
+            pod_meta = _metadata(data['kube'], 'Pod', fact.name)
+            del pod_meta['generation']
+            if fact.started:
+                pod_meta['creationTimestamp'] = _stamp(fact.started)
+            items.append(_finish(kubeheat.pod(data, name, fact, now,
+                                              pod_meta, drifted, reference)))
+    return deployments, items
+
+
+def namespace_object(data):
+    obj = {'apiVersion': 'v1', 'kind': 'Namespace',
+           'metadata': _metadata(data['kube'], 'Namespace',
+                                 namespace_of(data), namespaced=False),
+           'spec': {'finalizers': ['kubernetes']},
+           'status': {'phase': 'Active'}}
+    del obj['metadata']['generation']
+    return _finish(obj)
+
+
+def world(data, document, heat_pods=None, now=None, faults=None):
+    """{plural: [objects]} of everything served, from the state data.
+
+    document: the Glance ``get`` document; heat_pods: {heat Deployment:
+    [kubeheat.PodFact]} of the processes that play its pods; now:
+    time.time(); faults: what a fault makes differ (image_drifts,
+    version_image), else None.
+    """
+    drifted = [name for name in kubeheat.DEPLOYMENTS
+               if faults is not None and faults.image_drifts(name)]
+    glance_obj = glance(data, document)
+    objects = {
+        'glances': [glance_obj],
+        'glanceapis': glanceapis(data, document, glance_obj),
+        'openstackcontrolplanes': [controlplane(data)],
+        'openstackversions': [openstackversion(data, faults)],
+        'deployments': [],
+        'namespaces': [namespace_object(data)],
+        'configmaps': [],
+        'pods': [],
+    }
+    if data.get('options', {}).get('heat'):
+        objects['deployments'], objects['pods'] = heat_objects(
+            data, heat_pods or {}, now or 0, drifted, faults)
+    return objects
+
+
+# -- the Glance spec behind the control plane ---------------------------------
+class PatchError(errors.OneLineError):
+    """A patch body the embedded API refuses (one line)."""
+
+
+def template_patch(body):
+    """The merge patch of the Glance spec inside an OSCP merge patch.
+
+    Returns the patch of ``spec.glance.template`` (a dict), or None when
+    the body does not touch it; PatchError for what cannot be applied.
+    """
+    if not isinstance(body, dict):
+        raise PatchError('a merge patch must be a JSON object')
+    spec = body.get('spec')
+    if spec is not None and not isinstance(spec, dict):
+        raise PatchError('spec: must be an object')
+    glance_part = (spec or {}).get('glance')
+    if glance_part is None:
+        return None
+    if not isinstance(glance_part, dict):
+        raise PatchError('spec.glance: must be an object')
+    if glance_part.get('enabled') is False:
+        raise PatchError('spec.glance.enabled: the embedded cloud always '
+                         'runs glance')
+    if 'template' not in glance_part:
+        return None
+    template = glance_part['template']
+    if not isinstance(template, dict):
+        raise PatchError('spec.glance.template: must be an object, not %s'
+                         % documents.short(json.dumps(template)))
+    return template

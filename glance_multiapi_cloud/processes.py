@@ -1,0 +1,372 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Start, watch and stop the processes of one cloud, by pidfile.
+
+Each service runs in its own session (process group) so that stopping it
+also stops whatever it forked (uwsgi workers). Only pids recorded in this
+state dir are ever signalled, and only while their start (clock ticks
+since boot, which a step of the wall clock leaves alone) still matches
+the recorded one, so a recycled pid is never hit.
+"""
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+import warnings
+
+import psutil
+import requests
+import urllib3
+
+from glance_multiapi_cloud import errors
+from glance_multiapi_cloud import ports as ports_mod
+from glance_multiapi_cloud import speed
+from glance_multiapi_tests.common import polling
+
+STOP_TIMEOUT = 10.0
+_default_grace = [STOP_TIMEOUT]
+# NOTE: a stopped server's listener is gone when its process is; this
+# only covers the kernel finishing the close.
+BIND_TIMEOUT = 5.0
+
+
+def _pidfile(state, name):
+    return state.path('run', name + '.pid')
+
+
+def log_path(state, name):
+    return state.path('logs', name + '.log')
+
+
+def find_binary(name, hint):
+    """Absolute path of a program: the venv's first, then PATH."""
+    import sys
+    candidate = os.path.join(os.path.dirname(sys.executable), name)
+    if os.access(candidate, os.X_OK):
+        return candidate
+    found = shutil.which(name)
+    if not found:
+        raise errors.MissingBinary('%s not found (%s)' % (name, hint))
+    return found
+
+
+def _tls_env(state):
+    """Make the cloud's services trust its CA when it serves https.
+
+    Like the operators' combined-ca-bundle in each pod's trust store:
+    keystonemiddleware and keystoneauth (glance, heat) verify with
+    requests' default, which REQUESTS_CA_BUNDLE replaces.
+    """
+    options = state.data.get('options', {})
+    if not options.get('tls'):
+        return {}
+    # NOTE: certs.ca_path() by its contract, without importing certs
+    # (and its crypto) into every process of the cloud.
+    return {'REQUESTS_CA_BUNDLE': state.path('tls', 'ca.crt')}
+
+
+def start(state, name, argv, env=None, cwd=None, ports=()):
+    """Start argv detached, logging to logs/NAME.log; record its pid.
+
+    ports are the loopback ports it will listen on: each must be free to
+    bind first (a restart waits briefly for its old socket to go), else
+    PortBusy names the service, the port and who holds it.
+    """
+    for port in ports:
+        _wait_bindable(name, port)
+    state.makedirs('run')
+    state.makedirs('logs')
+    full_env = dict(os.environ)
+    full_env.update(_tls_env(state))
+    full_env.update(env or {})
+    with open(log_path(state, name), 'ab') as log:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, env=full_env,
+                                cwd=cwd or state.root,
+                                start_new_session=True)
+    with open(_pidfile(state, name), 'w') as f:
+        json.dump({'pid': proc.pid, 'start': _start_time(proc.pid),
+                   'ports': list(ports), 'wall': time.time()}, f)
+    return proc
+
+
+def rename(state, name, new_name):
+    """Track the running service name as new_name from now on.
+
+    NOTE: how a pod that is being deleted keeps its process while its
+    replacement starts under the old name (runtime/kubeapi_heatpods.py).
+    """
+    os.replace(_pidfile(state, name), _pidfile(state, new_name))
+
+
+def started_at(state, name):
+    """time.time() when the service was started, else None."""
+    record = _read_pidfile(state, name)
+    if not record:
+        return None
+    if 'wall' in record:
+        return record['wall']
+    try:
+        return os.path.getmtime(_pidfile(state, name))
+    except OSError:
+        return None
+
+
+def _wait_bindable(name, port, timeout=BIND_TIMEOUT):
+    try:
+        polling.poll(lambda: (ports_mod.bindable(port), 'busy'),
+                     timeout=timeout, interval=0.05, max_interval=0.5,
+                     what='127.0.0.1:%d to be free for %s' % (port, name))
+    except polling.PollTimeout:
+        raise ports_mod.busy_error(name, port)
+
+
+def exit_error(state, name, waited_for):
+    """The error for a service that died while we waited for it.
+
+    A failed bind (the wording of uwsgi, Python, Go and Erlang) becomes
+    PortBusy naming the port and who holds it.
+    """
+    record = _read_pidfile(state, name) or {}
+    line = last_log_line(state, name)
+    busy_line = last_log_line(state, name, 'ddress already in use') or ''
+    if 'ddress already in use' not in busy_line:
+        busy_line = last_log_line(state, name, 'eaddrinuse') or ''
+    if 'ddress already in use' in busy_line or 'eaddrinuse' in busy_line:
+        for port in record.get('ports', ()):
+            if not ports_mod.bindable(port):
+                return ports_mod.busy_error(name, port)
+        return errors.PortBusy('%s could not bind one of 127.0.0.1:%s: %s'
+                               % (name, ','.join(map(str, record.get(
+                                   'ports', ()))), busy_line[:300]))
+    return errors.CloudError(
+        '%s exited before %s; last log line: %s (see %s)' % (
+            name, waited_for, line, os.path.relpath(log_path(state, name))))
+
+
+def _read_pidfile(state, name):
+    try:
+        with open(_pidfile(state, name)) as f:
+            return json.load(f)
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def _start_time(pid):
+    """When pid started, in clock ticks since boot (a string), else None.
+
+    Ticks since boot, as the kernel keeps them, not seconds since the
+    epoch: a step of the wall clock (NTP after a suspend, a VM resumed or
+    forked) moves psutil's create_time of every process at once, and every
+    cloud then looked stopped (a CI run lost its clouds that way).
+    """
+    try:
+        since_boot = psutil.Process(pid).create_time() - psutil.boot_time()
+    except psutil.Error:
+        return None
+    return str(int(round(since_boot * os.sysconf('SC_CLK_TCK'))))
+
+
+def _as_epoch(start_time):
+    """A pidfile's start time in seconds since the epoch, else None.
+
+    The start is recorded in clock ticks since boot (a string), and made
+    into the epoch with the boot time read now, as psutil's create_time
+    is: both move together when the wall clock steps. A number is a
+    start recorded by an earlier release, in seconds since the epoch.
+    """
+    if isinstance(start_time, str) and start_time.isdigit():
+        return psutil.boot_time() + int(start_time) / os.sysconf(
+            'SC_CLK_TCK')
+    if isinstance(start_time, (int, float)):
+        return start_time
+    return None
+
+
+def _alive(pid, start_time):
+    """Whether pid runs (not a zombie) and is the one started then."""
+    start_time = _as_epoch(start_time)
+    if start_time is None:
+        return False
+    try:
+        proc = psutil.Process(pid)
+        return (proc.status() != psutil.STATUS_ZOMBIE and
+                abs(proc.create_time() - start_time) < 0.01)
+    except psutil.Error:
+        return False
+
+
+def pid_of(state, name):
+    """The pid of a running service of this state dir, else None."""
+    record = _read_pidfile(state, name)
+    if record and _alive(record['pid'], record['start']):
+        return record['pid']
+    return None
+
+
+def running(state):
+    """Names of the services of this state dir that are running."""
+    run_dir = state.path('run')
+    if not os.path.isdir(run_dir):
+        return []
+    names = [n[:-4] for n in os.listdir(run_dir) if n.endswith('.pid')]
+    return sorted(n for n in names if pid_of(state, n))
+
+
+def _group_gone(pgid):
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    # NOTE: a group of zombies still answers signal 0; look for a live one.
+    for proc in psutil.process_iter(['status']):
+        try:
+            if (proc.info['status'] != psutil.STATUS_ZOMBIE and
+                    os.getpgid(proc.pid) == pgid):
+                return False
+        except (OSError, psutil.Error):
+            continue
+    return True
+
+
+def _signal_group(pgid, sig):
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        pass
+
+
+@contextlib.contextmanager
+def short_grace(seconds):
+    """Within it, a stop that names no timeout waits only seconds.
+
+    NOTE: for "down", where nobody waits on what the services would
+    finish: what is still running after that gets SIGKILL.
+    """
+    _default_grace.append(seconds)
+    try:
+        yield
+    finally:
+        _default_grace.pop()
+
+
+def stop_many(state, names, timeout=None):
+    """Stop services together: SIGTERM all, then SIGKILL what is left.
+
+    timeout: seconds before SIGKILL (default STOP_TIMEOUT, or a
+    short_grace's). Returns the names that were running.
+    """
+    if timeout is None:
+        timeout = _default_grace[-1]
+    live = {}
+    for name in names:
+        record = _read_pidfile(state, name)
+        if record and _alive(record['pid'], record['start']):
+            live[name] = record['pid']
+    for pgid in live.values():
+        _signal_group(pgid, signal.SIGTERM)
+
+    def left():
+        remaining = sorted(n for n, pgid in live.items()
+                           if not _group_gone(pgid))
+        return not remaining, remaining
+
+    try:
+        polling.poll(left, timeout=timeout, interval=0.05, max_interval=0.5,
+                     what='%s to stop after SIGTERM' % ', '.join(live))
+    except polling.PollTimeout as exc:
+        for name in exc.last:
+            _signal_group(live[name], signal.SIGKILL)
+        polling.poll(left, timeout=timeout, interval=0.05,
+                     what='%s to die after SIGKILL' % ', '.join(exc.last))
+    for name in names:
+        try:
+            os.unlink(_pidfile(state, name))
+        except FileNotFoundError:
+            pass
+    return sorted(live)
+
+
+def stop(state, name, timeout=None):
+    """Stop one service; True when it was running."""
+    return bool(stop_many(state, [name], timeout))
+
+
+def last_log_line(state, name, pattern=None):
+    """The last meaningful line of a service's log, for error messages."""
+    try:
+        with open(log_path(state, name), 'rb') as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 65536))
+            lines = f.read().decode(errors='replace').splitlines()
+    except OSError:
+        return ''
+    lines = [ln.strip() for ln in lines if ln.strip()]
+    if pattern:
+        matching = [ln for ln in lines if pattern in ln]
+        if matching:
+            return matching[-1]
+    for line in reversed(lines):
+        if 'error' in line.lower() or 'exception' in line.lower():
+            return line[:300]
+    return lines[-1][:300] if lines else ''
+
+
+def wait_http(state, name, url, ok_status=(200,), timeout=None,
+              verify=False):
+    """Poll url until it answers one of ok_status; fail fast if name died.
+
+    verify: requests' verify= for an https url (a CA file or False).
+    timeout: seconds; by default what the machine's measured speed gives
+    (speed.ready_timeout).
+    """
+    if timeout is None:
+        timeout = speed.ready_timeout((state.data or {}).get('speed'))
+    record = _read_pidfile(state, name)
+    seen = {'last': 'no answer yet'}
+
+    def check():
+        if record and not _alive(record['pid'], record['start']):
+            raise exit_error(state, name, 'answering %s' % url)
+        try:
+            with warnings.catch_warnings():
+                # NOTE: verify=False is a decision (see the callers), not
+                # something to warn about on every poll.
+                warnings.simplefilter(
+                    'ignore', urllib3.exceptions.InsecureRequestWarning)
+                resp = requests.get(url, timeout=2, allow_redirects=False,
+                                    verify=verify)
+        except requests.RequestException as exc:
+            seen['last'] = type(exc).__name__
+            if isinstance(exc, requests.exceptions.SSLError):
+                # NOTE: a certificate problem never goes away by waiting.
+                seen['last'] = 'TLS: %s' % exc
+            return False, seen['last']
+        seen['last'] = 'HTTP %d' % resp.status_code
+        return resp.status_code in ok_status, seen['last']
+
+    start_time = time.monotonic()
+    try:
+        polling.poll(check, timeout=timeout, interval=0.1, max_interval=0.5,
+                     what='%s to answer %s' % (name, url),
+                     describe=str)
+    except polling.PollTimeout as exc:
+        raise errors.CloudError('%s (see %s)' % (
+            exc, os.path.relpath(log_path(state, name))))
+    return time.monotonic() - start_time

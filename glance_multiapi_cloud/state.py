@@ -1,0 +1,146 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The state dir of one embedded cloud: its files, ports and JSON record."""
+
+import errno
+import json
+import os
+import secrets
+import stat
+import tempfile
+
+from glance_multiapi_tests.common import documents
+from glance_multiapi_tests.common import input_files
+from glance_multiapi_cloud import errors
+from glance_multiapi_cloud import ports as ports_mod
+
+STATE_FILE = 'state.json'
+
+
+class State(object):
+    """Everything one cloud knows about itself, kept in DIR/state.json."""
+
+    def __init__(self, root):
+        self.root = os.path.abspath(root)
+        self.data = {}
+
+    def path(self, *parts):
+        return os.path.join(self.root, *parts)
+
+    def makedirs(self, *parts):
+        path = self.path(*parts)
+        os.makedirs(path, exist_ok=True)
+        return path
+
+    @property
+    def exists(self):
+        return os.path.exists(self.path(STATE_FILE))
+
+    def check_root(self):
+        """Invalid unless the state dir is a folder or can be made one."""
+        try:
+            info = os.stat(self.root)
+        except FileNotFoundError:
+            # NOTE: made by up, with any missing parent; an ancestor that
+            # is a file or a loop answers ENOTDIR or ELOOP, not ENOENT.
+            return
+        except OSError as exc:
+            raise errors.Invalid('state dir %s cannot be used: %s' % (
+                self.root, exc.strerror or exc)) from None
+        if not stat.S_ISDIR(info.st_mode):
+            raise errors.Invalid('state dir %s is not a folder' % self.root)
+
+    def load(self):
+        path = self.path(STATE_FILE)
+        try:
+            data = input_files.read_bytes(path, 'state file',
+                                          input_files.STATE_LIMIT)
+        except input_files.InputFileError as exc:
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                raise errors.NotUp('no cloud in %s (run "up" first)' %
+                                   self.root) from None
+            if exc.errno == errno.ELOOP:
+                raise errors.NotUp('no cloud in %s: %s' % (
+                    self.root, os.strerror(exc.errno))) from None
+            raise errors.CloudError(str(exc)) from None
+        try:
+            self.data = documents.load_json(data)
+        except documents.DocumentError as exc:
+            raise errors.CloudError('%s is corrupt: %s' % (path, exc)) \
+                from None
+        # NOTE: written by up as an object with the spec; anything else
+        # was written by something else.
+        if not isinstance(self.data, dict) or not isinstance(
+                self.data.get('spec'), dict):
+            self.data = {}
+            raise errors.CloudError('%s is corrupt: not the record of a '
+                                    'cloud (no spec)' % path)
+        return self
+
+    def save(self):
+        # NOTE: write then rename, so a reader never sees half a file.
+        fd, tmp = tempfile.mkstemp(dir=self.root, prefix='.state-')
+        with os.fdopen(fd, 'w') as f:
+            json.dump(self.data, f, indent=2, sort_keys=True)
+        os.replace(tmp, self.path(STATE_FILE))
+
+    # -- ports -------------------------------------------------------------
+    def port(self, key):
+        """The loopback port of key, allocated once and then kept.
+
+        Ports come from one block of ports.BLOCK outside the kernel's
+        ephemeral range: from ``up --base-port N`` (N, N+1, ... in the
+        order they are asked for; a busy one is an error), else from a
+        block claimed for this cloud (busy ports in it are skipped).
+        """
+        ports = self.data.setdefault('ports', {})
+        if key not in ports:
+            ports[key] = self._next_port(key, set(ports.values()))
+        return ports[key]
+
+    def _next_port(self, key, taken):
+        base = self.data.get('base_port')
+        if base:
+            port = base + len(taken)
+            if port >= base + ports_mod.BLOCK:
+                raise errors.PortBusy('the cloud needs more than %d ports '
+                                      'from --base-port %d (wanted for %s)'
+                                      % (ports_mod.BLOCK, base, key))
+            if port in taken or not ports_mod.untouched(port):
+                raise errors.PortBusy(
+                    'port 127.0.0.1:%d (wanted for %s) is busy: held by %s'
+                    % (port, key, ports_mod.holders(port) or 'a socket '
+                       'that is gone now'))
+            return port
+        if not self.data.get('port_block'):
+            self.data['port_block'] = ports_mod.claim_block(self.root,
+                                                            STATE_FILE)
+        start = self.data['port_block']
+        for port in range(start, start + ports_mod.BLOCK):
+            if port not in taken and ports_mod.untouched(port):
+                return port
+        raise errors.PortBusy('no free port left for %s in this cloud\'s '
+                              'block 127.0.0.1:%d-%d' % (
+                                  key, start, start + ports_mod.BLOCK - 1))
+
+    def release_ports(self):
+        """Give this cloud's block of ports back (on down)."""
+        ports_mod.release_block(self.root, self.data.get('port_block'))
+
+    def password(self, user):
+        passwords = self.data.setdefault('passwords', {})
+        if user not in passwords:
+            # NOTE: never a leading "-", which a command line would
+            # read as an option (1 in 64 of token_urlsafe's).
+            passwords[user] = 'p' + secrets.token_urlsafe(12)
+        return passwords[user]

@@ -1,0 +1,44 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""Load and run the repository's tools/*.py checkers from unit tests."""
+
+import importlib.util
+import io
+import os
+
+import fixtures
+
+REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..',
+                                     '..'))
+ETC = os.path.join(REPO, 'etc', 'test-operator')
+
+
+def load(name):
+    """The module of tools/<name>.py (tools/ is not a package)."""
+    path = os.path.join(REPO, 'tools', name + '.py')
+    spec = importlib.util.spec_from_file_location('tool_' + name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(test, name, *argv):
+    """(exit code, stdout, stderr) of tools/<name>.py main(argv)."""
+    out, err = io.StringIO(), io.StringIO()
+    test.useFixture(fixtures.MonkeyPatch('sys.stdout', out))
+    test.useFixture(fixtures.MonkeyPatch('sys.stderr', err))
+    try:
+        code = load(name).main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    return code, out.getvalue(), err.getvalue()

@@ -1,0 +1,129 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""common/kube_rest and the uploader's ConfigMap, over loopback HTTP.
+
+The server is the project's Kubernetes API stand-in serving ConfigMaps
+(tests/configmap_api.LoopbackConfigMapApi), the one the uploader
+scenarios use when no cluster is configured; the client is the real
+kubernetes package's configuration loader and connection pool.
+"""
+
+import socket
+
+import fixtures
+import testtools
+import yaml
+
+from glance_multiapi_tests.common import kube_rest
+from glance_multiapi_tests.tests import configmap_api
+from glance_image_uploader import exitcodes
+from glance_image_uploader import output
+
+NAME = 'openstack-images-uuids'
+KEY = 'values.yaml'
+
+
+def _closed_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+class KubeRestTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        folder = self.useFixture(fixtures.TempDir()).path
+        self.kubeconfig = self.useFixture(
+            configmap_api.LoopbackConfigMapApi(folder)).kubeconfig
+        self.useFixture(fixtures.EnvironmentVariable(
+            'KUBERNETES_SERVICE_HOST'))
+        self.useFixture(fixtures.EnvironmentVariable(
+            'KUBECONFIG', self.kubeconfig))
+        self.client = kube_rest.Client(
+            kube_rest.configuration(kubeconfig=self.kubeconfig))
+        self.addCleanup(self.client.close)
+
+    def _images(self, namespace):
+        found = self.client.request(
+            'GET', '/api/v1/namespaces/%s/configmaps/%s' % (namespace, NAME))
+        return yaml.safe_load(found['data'][KEY])['os_images']
+
+    def test_uploader_creates_then_merges_its_configmap(self):
+        output.write_configmap(NAME, 'upl-a', KEY, output.render({'a': 'u1'}))
+        output.write_configmap(NAME, 'upl-a', KEY, output.render(
+            {'b': 'u2', 'a': 'u3'}))
+        self.assertEqual({'a': {'openstack_glance_uuid': 'u3'},
+                          'b': {'openstack_glance_uuid': 'u2'}},
+                         self._images('upl-a'))
+
+    def test_stale_resource_version_is_a_409(self):
+        output.write_configmap(NAME, 'upl-b', KEY, output.render({'a': 'u'}))
+        path = '/api/v1/namespaces/upl-b/configmaps/%s' % NAME
+        first = self.client.request('GET', path)
+        self.client.request('PUT', path, first)
+        exc = self.assertRaises(kube_rest.ApiError, self.client.request,
+                                'PUT', path, first)
+        self.assertEqual(409, exc.status)
+        self.assertIn('PUT %s%s: HTTP 409 Conflict' % (self.client.host,
+                                                       path), str(exc))
+
+    def test_the_token_is_found_under_either_clients_key(self):
+        """'BearerToken' (kubernetes 37 here) or 'authorization' (35)."""
+        for other in ('authorization', 'BearerToken'):
+            config = kube_rest.configuration(kubeconfig=self.kubeconfig)
+            # NOTE: the loader's refresh hook would put its key back.
+            config.refresh_api_key_hook = None
+            used = 'BearerToken' if 'BearerToken' in config.api_key else (
+                'authorization')
+            if used == other:
+                continue
+            token = config.api_key.pop(used)
+            client = kube_rest.Client(config)
+            self.addCleanup(client.close)
+            path = '/api/v1/namespaces/upl-c/configmaps'
+            exc = self.assertRaises(kube_rest.ApiError, client.request,
+                                    'GET', path)
+            self.assertEqual(401, exc.status)
+            config.api_key[other] = token
+            self.assertEqual([], client.request('GET', path)['items'])
+
+    def test_wrong_token_is_one_line_and_exit_8(self):
+        with open(self.kubeconfig) as f:
+            document = yaml.safe_load(f)
+        document['users'][0]['user']['token'] = 'not-the-token'
+        with open(self.kubeconfig, 'w') as f:
+            yaml.safe_dump(document, f)
+        exc = self.assertRaises(exitcodes.UploaderError,
+                                output.write_configmap, NAME, 'upl-d', KEY,
+                                output.render({'a': 'u'}))
+        self.assertEqual(exitcodes.OUTPUT_ERROR, exc.code)
+        self.assertIn('cannot write ConfigMap upl-d/%s: POST ' % NAME,
+                      exc.message)
+        self.assertIn('HTTP 401 Unauthorized', exc.message)
+        self.assertNotIn('\n', exc.message)
+
+    def test_no_api_server_is_status_0_in_one_line(self):
+        config = kube_rest.configuration(kubeconfig=self.kubeconfig)
+        # NOTE: the kubeconfig loader's refresh hook would set the host
+        # back to the kubeconfig's server on the first request.
+        config.refresh_api_key_hook = None
+        host = config.host = 'http://127.0.0.1:%d' % _closed_port()
+        client = kube_rest.Client(config, connect_timeout=2, read_timeout=2)
+        self.addCleanup(client.close)
+        exc = self.assertRaises(kube_rest.ApiError, client.request, 'GET',
+                                '/api/v1/namespaces/x/configmaps')
+        self.assertEqual(0, exc.status)
+        self.assertIn('GET %s/api/v1/namespaces/x/configmaps: no answer: '
+                      % host, str(exc))
+        self.assertNotIn('\n', str(exc))

@@ -1,0 +1,170 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""tools/suite_times.py and tools/stage-timer.sh, on real stestr/bash."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import fixtures
+import testtools
+
+from glance_multiapi_tests.results import subunit_stream
+from selftests.unit import synthetic_subunit
+
+REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..',
+                                     '..'))
+TOOL = os.path.join(REPO, 'tools', 'suite_times.py')
+sys.path.insert(0, os.path.join(REPO, 'tools'))
+import suite_times  # noqa: E402
+
+
+class SuiteTimesTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.dir = self.useFixture(fixtures.TempDir()).path
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def test_seed_gives_each_test_its_duration(self):
+        out = io.BytesIO()
+        suite_times.seed({'p.C.test_a[id-1]': 12.5, 'p.C.test_b': 0.3}, out)
+        with open(self.path('s'), 'wb') as f:
+            f.write(out.getvalue())
+        tests = {t.id: (t.outcome, round(t.duration, 1))
+                 for t in subunit_stream.read_tests(self.path('s'))}
+        self.assertEqual({'p.C.test_a[id-1]': ('pass', 12.5),
+                          'p.C.test_b': ('pass', 0.3)}, tests)
+
+    def test_slowest_across_streams_without_attributes(self):
+        for name, times in (('functional.subunit', {'f.T.test_a': 90.0,
+                                                    'f.T.test_b': 1.0}),
+                            ('unit.subunit', {'u.T.test_c[id-1]': 5.0})):
+            with open(self.path(name), 'wb') as out:
+                suite_times.seed(times, out)
+        found = suite_times.slowest(2, [self.path('functional.subunit'),
+                                        self.path('unit.subunit'),
+                                        self.path('absent.subunit')])
+        self.assertEqual([('functional', 'f.T.test_a'),
+                          ('unit', 'u.T.test_c')],
+                         [(stream, test) for _s, stream, test in found])
+        self.assertEqual(90.0, round(found[0][0], 1))
+
+    def test_seeded_repository_knows_the_times(self):
+        # NOTE: what run-suite.sh does: stestr load, and stestr's own
+        # scheduler then reads the durations back.
+        with open(self.path('times.json'), 'w') as f:
+            json.dump({'p.C.test_a': 30.0}, f)
+        self.assertEqual(0, subprocess.call(
+            [sys.executable, TOOL, 'seed', self.path('times.json'),
+             self.path('seed.subunit')]))
+        stestr = os.path.join(os.path.dirname(sys.executable), 'stestr')
+        with open(self.path('seed.subunit'), 'rb') as f:
+            subprocess.run([stestr, 'load', '--force-init', '--subunit'],
+                           stdin=f, cwd=self.dir, check=True,
+                           capture_output=True)
+        from stestr.repository import file as repo_file
+        repo = repo_file.RepositoryFactory().open(self.dir)
+        self.assertEqual({'p.C.test_a': 30.0},
+                         {k: round(v, 1) for k, v in repo.get_test_times(
+                             ['p.C.test_a'])['known'].items()})
+
+    def test_refresh_keeps_old_figure_of_a_failed_test_and_drops_gone(self):
+        stream = synthetic_subunit.stream(('p.C.test_a', 'success'),
+                                          ('p.C.test_b', 'fail'))
+        with open(self.path('run.subunit'), 'wb') as f:
+            f.write(stream)
+        with open(self.path('times.json'), 'w') as f:
+            json.dump({'p.C.test_b': 7.0, 'p.C.gone': 9.0}, f)
+        self.assertEqual(0, subprocess.call(
+            [sys.executable, TOOL, 'refresh', self.path('times.json'),
+             self.path('run.subunit')]))
+        with open(self.path('times.json')) as f:
+            times = json.load(f)
+        self.assertEqual({'p.C.test_b': 7.0}, {
+            k: v for k, v in times.items() if k != 'p.C.test_a'})
+        self.assertIn('p.C.test_a', times)
+
+    def test_bad_input_is_one_line_and_2(self):
+        with open(self.path('times.json'), 'w') as f:
+            f.write('[1, 2]')
+        proc = subprocess.run([sys.executable, TOOL, 'seed',
+                               self.path('times.json'), self.path('x')],
+                              capture_output=True, text=True)
+        self.assertEqual(2, proc.returncode)
+        self.assertEqual(['suite_times: %s is not a {test id: seconds} '
+                          'object' % self.path('times.json')],
+                         proc.stderr.splitlines())
+
+    def test_committed_times_name_plugin_tests(self):
+        with open(os.path.join(REPO, 'tools', 'suite-times.json')) as f:
+            times = json.load(f)
+        self.assertGreater(len(times), 20)
+        self.assertTrue(all(k.startswith('glance_multiapi_tests.tests.')
+                            for k in times), sorted(times)[:3])
+
+
+class StageTimerTest(testtools.TestCase):
+
+    def test_table_lists_stages_and_wall_time(self):
+        results = self.useFixture(fixtures.TempDir()).path
+        script = ('. "%s"; stage_begin "set-up"; stage_begin "cloud up"; '
+                  'stage_record "  a pass" 12.34; stage_table "main job"'
+                  % os.path.join(REPO, 'tools', 'stage-timer.sh'))
+        proc = subprocess.run(['bash', '-c', script], capture_output=True,
+                              text=True, env=dict(os.environ,
+                                                  RESULTS=results))
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        lines = proc.stdout.splitlines()
+        self.assertEqual('== main job (seconds)', lines[0])
+        # NOTE: a part recorded while a stage runs is listed after it.
+        self.assertEqual(['set-up', 'cloud', 'a', 'wall', 'cores'],
+                         [line.split()[0] for line in lines[1:]])
+        self.assertEqual('12.3', lines[3].split()[-1])
+        # NOTE: how busy the machine was, a share of its cores' time.
+        self.assertRegex(lines[5], r'^cores busy \(whole machine\) +'
+                         r'[0-9]+ %$')
+        with open(os.path.join(results, 'timings.txt')) as f:
+            self.assertEqual(proc.stdout, f.read())
+
+
+class SpeedTest(testtools.TestCase):
+    """The embedded cloud's holds follow the machine's measured speed."""
+
+    def test_holds_grow_with_a_slow_machine_above_their_floors(self):
+        from glance_multiapi_cloud import speed
+        quick = {'client_start': 0.8, 'cli_start': 0.4}
+        slow = {'client_start': 3.1, 'cli_start': 2.2}
+        self.assertEqual(speed.HOLD_FLOOR, speed.saving_hold(quick))
+        self.assertEqual(speed.WAIT_FLOOR, speed.in_progress_seconds(quick))
+        self.assertEqual(10, speed.saving_hold(slow))
+        self.assertEqual(9, speed.in_progress_seconds(slow))
+
+    def test_ready_timeout_grows_with_a_slow_machine_above_its_floor(self):
+        from glance_multiapi_cloud import speed
+        self.assertEqual(speed.READY_FLOOR,
+                         speed.ready_timeout({'cli_start': 0.4}))
+        self.assertEqual(132, speed.ready_timeout({'cli_start': 2.2}))
+        # NOTE: a state written before speed was measured.
+        self.assertEqual(speed.READY_FLOOR, speed.ready_timeout(None))
+        self.assertEqual(speed.READY_FLOOR, speed.ready_timeout({}))
+
+    def test_measure_times_real_starts(self):
+        from glance_multiapi_cloud import speed
+        found = speed.measure()
+        self.assertEqual({'client_start', 'cli_start'}, set(found))
+        self.assertTrue(all(0 < v < 120 for v in found.values()), found)

@@ -1,0 +1,227 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The Zuul jobs against the ci-framework fact list, and the fact list."""
+
+import copy
+import glob
+import os
+
+import testtools
+import yaml
+
+from glance_multiapi_tests import config
+from glance_multiapi_tests.multiapi import glance_cr
+from selftests.manifests import cifmw_facts
+from selftests.manifests import crd_schema
+from selftests.manifests import rbac
+from selftests.manifests import zuul_jobs
+from selftests.unit import manifest_tools
+
+REPO = manifest_tools.REPO
+FACTS = os.path.join(REPO, 'etc', 'zuul', 'ci-framework-facts.txt')
+GATE = 'glance-multiapi-tests-podified'
+BASE = 'glance-multiapi-tests-podified-base'
+
+
+def _read(path):
+    with open(path) as stream:
+        return stream.read()
+
+
+class ShippedJobsTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        if zuul_jobs.jinja2() is None:
+            self.skipTest('jinja2 is not installed (it comes with the '
+                          'embedded cloud and the lint venv)')
+        self.facts = cifmw_facts.parse_facts(_read(FACTS), FACTS)
+        self.jobs, self.projects = zuul_jobs.load_config(
+            sorted(glob.glob(os.path.join(REPO, 'zuul.d', '*.yaml'))))
+        self.crd = crd_schema.load(os.path.join(
+            manifest_tools.ETC, 'tempest-crd-schema.json'))
+        self.rbac = [doc for name in ('rbac.yaml', 'rbac-disruptive.yaml')
+                     for doc in rbac.load_documents(os.path.join(
+                         manifest_tools.ETC, name))]
+        self.used = _read(os.path.join(REPO, 'zuul.d', 'podified.yaml'))
+
+    def problems(self, jobs=None, used=None):
+        return zuul_jobs.problems(
+            jobs or self.jobs, self.projects, self.facts, REPO,
+            self.used if used is None else used, self.crd,
+            self.rbac, config.list_opts())
+
+    def test_check_zuul_jobs_passes(self):
+        code, out, err = manifest_tools.run(self, 'check_zuul_jobs')
+        self.assertEqual((0, ''), (code, err), out)
+        self.assertIn('all known', out)
+
+    def test_parent_is_glance_operators_tempest_parent(self):
+        self.assertEqual('podified-multinode-hci-deployment-crc-1comp-'
+                         'backends', self.jobs[BASE]['parent'])
+        self.assertIn(self.jobs[BASE]['parent'], self.facts['jobs'])
+
+    def test_unknown_variable_is_named(self):
+        found = self.problems(used=self.used + '\ncifmw_no_such_thing: 1')
+        self.assertEqual(['cifmw_no_such_thing: no such variable in the '
+                          'ci-framework'], found)
+
+    def test_unknown_parent_is_named(self):
+        jobs = copy.deepcopy(self.jobs)
+        jobs[BASE]['parent'] = 'podified-no-such-parent'
+        self.assertIn('%s: parent podified-no-such-parent is no job of this '
+                      'repository or the ci-framework' % BASE,
+                      self.problems(jobs))
+
+    def test_control_plane_hook_must_sort_before_the_deploy_hook(self):
+        jobs = copy.deepcopy(self.jobs)
+        variables = jobs[BASE]['vars']
+        variables['post_deploy_83_glance_multiapi_apis'] = variables.pop(
+            'post_deploy_81_glance_multiapi_apis')
+        found = self.problems(jobs)
+        self.assertEqual(1, len(found), found)
+        self.assertIn("'83 glance multiapi apis' sorts after '82 Kustomize "
+                      "and update Control Plane'", found[0])
+
+    def test_hook_playbook_must_exist(self):
+        jobs = copy.deepcopy(self.jobs)
+        jobs[BASE]['vars']['pre_tests_80_glance_multiapi_rbac_and_doctor'][
+            'source'] = '{{ ansible_user_dir }}/playbooks/podified/x.yaml'
+        found = self.problems(jobs)
+        self.assertEqual(1, len(found), found)
+        self.assertIn('is no playbook of this repository', found[0])
+
+    def test_change_refspec_alone_is_refused(self):
+        jobs = copy.deepcopy(self.jobs)
+        jobs[GATE]['vars']['cifmw_test_operator_tempest_external_plugin'] = [
+            {'repository': 'https://example.org/r', 'changeRefspec': 'x'}]
+        found = self.problems(jobs)
+        self.assertIn('%s (periodic): externalPlugin sets changeRefspec '
+                      'alone' % GATE, found)
+        self.assertIn('%s (pull request): externalPlugin does not test the '
+                      'change' % GATE, found)
+
+    def test_unknown_cr_field_and_option_are_named(self):
+        jobs = copy.deepcopy(self.jobs)
+        jobs[GATE]['vars']['cifmw_test_operator_tempest_extra_mounts'] = [
+            {'extraVolumes': []}]
+        jobs[GATE]['vars']['glance_multiapi_overrides'] = (
+            'glance_multiapi.no_such_option true\n')
+        found = self.problems(jobs)
+        self.assertIn('%s (periodic): Tempest CR spec.extraMounts[0].'
+                      'extraVolumes: no such field in the Tempest CRD'
+                      % GATE, found)
+        self.assertIn("%s (periodic): tempestconfRun.overrides: "
+                      "[glance_multiapi] has no option 'no_such_option'"
+                      % GATE, found)
+
+    def test_gate_excludes_disruptive_and_periodic_runs_everything(self):
+        def rendered(name):
+            return zuul_jobs.render_vars(zuul_jobs.job_vars(self.jobs, name),
+                                         {})
+        gate = rendered(GATE)
+        periodic = rendered('glance-multiapi-tests-podified-periodic')
+        self.assertEqual(r'\[.*\bdisruptive\b.*\]', gate[
+            'cifmw_test_operator_tempest_exclude_list'].strip())
+        self.assertEqual('', periodic[
+            'cifmw_test_operator_tempest_exclude_list'])
+        self.assertEqual(['multiapi'], gate['glance_multiapi_required_groups'])
+        self.assertIn('switchover',
+                      periodic['glance_multiapi_required_groups'])
+
+    def test_pull_request_refspec(self):
+        variables = zuul_jobs.render_vars(
+            zuul_jobs.job_vars(self.jobs, GATE), {'change': '7'})
+        self.assertEqual([{
+            'repository': 'https://' + zuul_jobs.PROJECT['canonical_name'],
+            'changeRepository': 'https://'
+                                + zuul_jobs.PROJECT['canonical_name'],
+            'changeRefspec': 'refs/pull/7/head'}],
+            variables['cifmw_test_operator_tempest_external_plugin'])
+
+
+class FactsTest(testtools.TestCase):
+
+    TREE = {
+        'zuul.d/jobs.yaml': '- job:\n    name: a\n    parent: b\n'
+                            '    vars:\n      cifmw_extras:\n'
+                            "        - '@scenarios/s.yml'\n"
+                            '- job:\n    name: b\n',
+        'roles/r/defaults/main.yml': 'cifmw_r_one: 1\nx: "{{ cifmw_two }}"',
+        'roles/r/molecule/default/converge.yml': 'cifmw_only_molecule: 1',
+        'playbooks/p.yml': '- vars:\n    step: pre_tests\n',
+        'scenarios/s.yml': 'post_deploy:\n  - name: 82 Deploy\n'
+                           '    type: playbook\n    source: d.yml\n',
+        'docs/x.md': 'cifmw_in_docs',
+    }
+
+    def test_collect_and_round_trip(self):
+        facts = cifmw_facts.collect(self.TREE)
+        self.assertEqual({'a': 'b', 'b': '-'}, facts['jobs'])
+        self.assertEqual({('a', 'scenarios/s.yml')}, facts['extras'])
+        self.assertEqual({'cifmw_r_one', 'cifmw_two', 'cifmw_extras'},
+                         facts['vars'])
+        self.assertEqual({'pre_tests'}, facts['steps'])
+        self.assertEqual({('scenarios/s.yml', 'post_deploy', 'd.yml',
+                           '82 Deploy')}, facts['hooks'])
+        text = cifmw_facts.format_facts(facts, 'origin', 'test')
+        self.assertEqual(facts, cifmw_facts.parse_facts(text))
+
+    def test_bad_line_is_named(self):
+        error = self.assertRaises(cifmw_facts.FactsError,
+                                  cifmw_facts.parse_facts, 'job a\n', 'f')
+        self.assertEqual("f:1: not a fact: 'job a'", str(error))
+
+    def test_hook_name_as_run_hook_makes_it(self):
+        self.assertEqual('81 glance multiapi apis', zuul_jobs.hook_name(
+            'post_deploy_81_glance_multiapi_apis', 'post_deploy'))
+
+    def test_generator_reads_a_git_repository(self):
+        code, out, err = manifest_tools.run(
+            self, 'ci_framework_facts', '--git-dir',
+            os.path.join(REPO, 'no-such-repo'), '-o', '-')
+        self.assertEqual(2, code)
+        self.assertIn('cannot read HEAD', err)
+
+
+class ControlPlaneKustomizationTest(testtools.TestCase):
+
+    def test_two_split_apis_and_an_edge_one_each_with_its_own_store(self):
+        path = os.path.join(REPO, 'playbooks', 'podified', 'files',
+                            '89-glance-multiapi-kustomization.yaml')
+        kustomization = yaml.safe_load(_read(path))
+        ops = yaml.safe_load(kustomization['patches'][0]['patch'])
+        self.assertEqual({'add'}, {op['op'] for op in ops})
+        values = {op['path']: op['value'] for op in ops}
+        template = '/spec/glance/template/'
+        apis = values[template + 'glanceAPIs']
+        types = {name: api['type'] for name, api in apis.items()}
+        self.assertEqual({'default': 'split', 'api1': 'split',
+                          'edge1': 'edge'}, types)
+        # NOTE: the control plane's apiOverrides name the "default" API.
+        self.assertEqual('default', values[template + 'keystoneEndpoint'])
+        self.assertIsNone(glance_cr.keystone_endpoint_problem('default',
+                                                              types))
+        defaults = set()
+        for name, api in apis.items():
+            default, stores = glance_cr.backends([
+                ('template', values[template + 'customServiceConfig']),
+                (name, api['customServiceConfig'])])
+            self.assertIn(default, stores)
+            defaults.add(default)
+        self.assertEqual(3, len(defaults))
+        # The operator's webhook and controller take it as it is.
+        self.assertEqual([], glance_cr.refusals({
+            'customServiceConfig': values[template + 'customServiceConfig'],
+            'keystoneEndpoint': values[template + 'keystoneEndpoint'],
+            'glanceAPIs': apis}))
