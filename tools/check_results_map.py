@@ -28,6 +28,7 @@ Exit status: 0 agree, 1 disagree, 2 bad arguments.
 
 import sys
 
+import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from selftests import results_map
 
 

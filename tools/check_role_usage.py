@@ -36,6 +36,7 @@ import argparse
 import os
 import sys
 
+import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from selftests.manifests import rbac
 from selftests.manifests import role_usage
 

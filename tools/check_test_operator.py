@@ -41,6 +41,7 @@ import sys
 import yaml
 
 from glance_multiapi_tests import config
+import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from selftests.manifests import crd_schema
 from selftests.manifests import rbac
 from selftests.manifests import tempest_cr

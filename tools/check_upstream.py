@@ -30,6 +30,7 @@ import argparse
 import subprocess
 import sys
 
+import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from selftests.manifests import upstream
 
 

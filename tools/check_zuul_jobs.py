@@ -35,6 +35,7 @@ import sys
 import yaml
 
 from glance_multiapi_tests import config
+import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from selftests.manifests import cifmw_facts
 from selftests.manifests import crd_schema
 from selftests.manifests import rbac

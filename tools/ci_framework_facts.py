@@ -30,6 +30,7 @@ import os
 import subprocess
 import sys
 
+import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from selftests.manifests import cifmw_facts
 
 DEFAULT_OUT = os.path.normpath(os.path.join(

@@ -37,6 +37,7 @@ import os
 import subprocess
 import sys
 
+import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from selftests import artifacts
 
 BIN = os.path.dirname(sys.executable)

@@ -25,6 +25,7 @@ Exit status: 0 saved, 1 the browser failed or logged an error, 2 usage.
 import os
 import sys
 
+import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from selftests import browser
 
 

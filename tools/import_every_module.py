@@ -11,12 +11,15 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Import every module of glance_multiapi_tests; name each that fails.
+"""Import every module of the three packages; name each that fails.
 
 Byte-compiling finds syntax an interpreter lacks; importing also runs what
 a module does when loaded (annotations, decorators, class bodies), which
-is where newer-Python-only code fails on an older one. The modules of
-localcloud.runtime run inside the embedded cloud's services, so they may
+is where newer-Python-only code fails on an older one. The packages are
+the plugin (glance_multiapi_tests), the embedded cloud
+(glance_multiapi_cloud) and the uploader (glance_image_uploader): what
+``pip install .`` installs. The modules of
+glance_multiapi_cloud.runtime run inside the embedded cloud's services, so they may
 miss those services' packages when the plugin is installed alone; any
 other failure counts. Exit status: 0 when nothing else failed, else 1.
 """
@@ -26,17 +29,22 @@ import pkgutil
 import sys
 import traceback
 
+import glance_image_uploader
+import glance_multiapi_cloud
 import glance_multiapi_tests
 
+PACKAGES = (glance_multiapi_tests, glance_multiapi_cloud,
+            glance_image_uploader)
 SERVICE_SIDE = 'glance_multiapi_cloud.runtime.'
 
 
 def main():
     # NOTE: a package that fails to import is imported again below, where
     # its failure is told; walking on past it is enough here.
-    names = [m.name for m in pkgutil.walk_packages(
-        glance_multiapi_tests.__path__, 'glance_multiapi_tests.',
-        onerror=lambda name: None)]
+    names = [m.name for package in PACKAGES
+             for m in pkgutil.walk_packages(
+                 package.__path__, package.__name__ + '.',
+                 onerror=lambda name: None)]
     failed = service_side = 0
     for name in names:
         try:

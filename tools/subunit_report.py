@@ -39,6 +39,7 @@ import sys
 import tempfile
 from xml.etree import ElementTree
 
+import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from selftests import report_events
 from glance_multiapi_tests.results import required_groups
 from glance_multiapi_tests.results import subunit_stream

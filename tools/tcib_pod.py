@@ -55,6 +55,7 @@ import sys
 
 import yaml
 
+import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from selftests.manifests import pod_install
 from selftests.manifests import rbac
 from selftests.manifests import tcib_pod

@@ -31,6 +31,7 @@ import sys
 
 import yaml
 
+import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from selftests.manifests import crd_schema
 
 DEFAULT_OUT = os.path.normpath(os.path.join(

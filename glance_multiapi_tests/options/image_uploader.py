@@ -18,6 +18,11 @@ test_uploader and its fixtures.
 
 from oslo_config import cfg
 
+# NOTE: the embedded cloud's stand-in, run as a command (the plugin never
+# imports the cloud).
+CONFIGMAP_API_COMMAND = ('{python} -m glance_multiapi_cloud.kubeapi.loopback '
+                         '--dir {dir}')
+
 image_uploader_group = cfg.OptGroup(
     name='image_uploader',
     title='Image uploader scenarios',
@@ -67,7 +72,16 @@ ImageUploaderGroup = [
                     'create a namespace (or, on the embedded cloud, just '
                     'use one) and the uploader may write its ConfigMap; '
                     'given to the uploader as KUBECONFIG. Unset: the suite '
-                    'serves a loopback ConfigMap API of its own.'),
+                    'serves a loopback ConfigMap API of its own '
+                    '(configmap_api_command).'),
+    cfg.StrOpt('configmap_api_command',
+               default=CONFIGMAP_API_COMMAND,
+               help='Command template that serves the loopback ConfigMap '
+                    'API when uuid_output is configmap and kubeconfig is '
+                    'unset: it must serve on loopback until SIGTERM and, '
+                    'once it listens, write {dir}/kubeconfig naming it. '
+                    'Placeholders: {python} (the interpreter running '
+                    'tempest), {dir} (a folder of the scenario\'s own).'),
     cfg.StrOpt('namespace_env', default='TARGET_NAMESPACE',
                regex=r'^[A-Za-z_][A-Za-z0-9_]*$',
                help='Name of the environment variable that gives the '

@@ -14,69 +14,79 @@
 
 ConfigMapNamespace gives one scenario its own namespace on a Kubernetes
 API: the one of ``[image_uploader] kubeconfig`` (a cluster, or the
-embedded cloud's), else LoopbackConfigMapApi: the project's Kubernetes
-API stand-in (glance_multiapi_cloud/kubeapi, the one the embedded cloud serves too)
-serving only namespaced ConfigMaps, kept in a temp dir, with its
-discovery documents for the kubernetes client and kubectl.
+embedded cloud's), else a loopback ConfigMap API that
+``configmap_api_command`` serves for the scenario (by default the
+project's Kubernetes API stand-in, the one the embedded cloud serves
+too). The plugin reaches either over HTTP alone, as it reaches a
+cluster: it runs the stand-in as a command and never imports it.
 """
 
 import os
-import secrets
+import shlex
+import signal
+import subprocess
+import sys
 import uuid
 
 import fixtures
-import yaml
 
-from glance_multiapi_cloud.kubeapi import configmaps
-from glance_multiapi_cloud.kubeapi import request as kube_request
-from glance_multiapi_cloud.kubeapi import resources
-from glance_multiapi_cloud.kubeapi import server
-from glance_multiapi_cloud.kubeapi import status
+from glance_multiapi_tests.common import commands
+from glance_multiapi_tests.common import polling
 
-
-class ConfigMapApi(server.Api):
-    """The stand-in with ConfigMaps alone, for one bearer token."""
-
-    def __init__(self, root, token):
-        super().__init__(resources.Resources([configmaps.RESOURCE]))
-        self.store = configmaps.Store(root)
-        self.token = token
-
-    def authenticate(self, context, headers):
-        if not server.token_matches(headers, self.token):
-            raise kube_request.Response(401, status.unauthorized())
-        return 'uploader'
-
-    def serve(self, context, request, headers, body):
-        return configmaps.answer(self.store, request, headers, body)
+# NOTE: the stand-in starts in well under a second; a loaded CI machine
+# gets the margin.
+START_TIMEOUT = 60
+STOP_TIMEOUT = 10
 
 
 class LoopbackConfigMapApi(fixtures.Fixture):
-    """ConfigMapApi on loopback for this test; .kubeconfig names it."""
+    """The command's API on loopback for this test; .kubeconfig names it."""
 
-    def __init__(self, workdir):
+    def __init__(self, command, workdir):
         super().__init__()
+        self.command = command
         self.workdir = workdir
 
     def _setUp(self):
-        token = secrets.token_urlsafe(24)
-        running = server.Running(ConfigMapApi(
-            os.path.join(self.workdir, 'configmaps'), token))
-        self.addCleanup(running.stop)
-        self.kubeconfig = os.path.join(self.workdir, 'kubeconfig')
-        context = 'uploader-scenarios'
-        document = {
-            'apiVersion': 'v1', 'kind': 'Config',
-            'clusters': [{'name': context, 'cluster': {
-                'server': running.url}}],
-            'users': [{'name': context, 'user': {'token': token}}],
-            'contexts': [{'name': context, 'context': {
-                'cluster': context, 'user': context,
-                'namespace': 'default'}}],
-            'current-context': context}
-        fd = os.open(self.kubeconfig, os.O_WRONLY | os.O_CREAT, 0o600)
-        with os.fdopen(fd, 'w') as out:
-            yaml.safe_dump(document, out)
+        folder = os.path.join(self.workdir, 'configmap-api')
+        os.makedirs(folder, exist_ok=True)
+        self.kubeconfig = os.path.join(folder, 'kubeconfig')
+        line = commands.render(
+            self.command, option='[image_uploader] configmap_api_command',
+            required=('dir',), python=sys.executable, dir=folder)
+        log = open(os.path.join(folder, 'stand-in.log'), 'wb')
+        self.addCleanup(log.close)
+        proc = subprocess.Popen(shlex.split(line), stdin=subprocess.DEVNULL,
+                                stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        self.addCleanup(self._stop, proc)
+
+        def ready():
+            if proc.poll() is not None:
+                raise RuntimeError('%s exited %d before it served: %s' % (
+                    line, proc.returncode, self._log_tail(folder)))
+            return os.path.exists(self.kubeconfig), 'no %s yet' % (
+                self.kubeconfig)
+
+        polling.poll(ready, what='the loopback ConfigMap API (%s) to '
+                     'serve' % line, timeout=START_TIMEOUT, interval=0.1,
+                     describe=str)
+
+    @staticmethod
+    def _log_tail(folder):
+        with open(os.path.join(folder, 'stand-in.log'), 'rb') as f:
+            text = f.read()[-2000:].decode(errors='replace').strip()
+        return text or 'nothing on its output'
+
+    @staticmethod
+    def _stop(proc):
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
 
 
 class ConfigMapNamespace(fixtures.Fixture):
@@ -94,8 +104,8 @@ class ConfigMapNamespace(fixtures.Fixture):
 
         self.kubeconfig = self.opts.kubeconfig
         if not self.kubeconfig:
-            self.kubeconfig = self.useFixture(
-                LoopbackConfigMapApi(self.workdir)).kubeconfig
+            self.kubeconfig = self.useFixture(LoopbackConfigMapApi(
+                self.opts.configmap_api_command, self.workdir)).kubeconfig
         # NOTE: plain JSON requests, not CoreV1Api: see common/kube_rest.
         self.api = kube_rest.Client(kube_rest.configuration(
             kubeconfig=self.kubeconfig))

@@ -25,6 +25,7 @@ import testtools
 import yaml
 
 from glance_multiapi_tests.common import kube_rest
+from glance_multiapi_tests.options import image_uploader
 from glance_multiapi_tests.tests import configmap_api
 from glance_image_uploader import exitcodes
 from glance_image_uploader import output
@@ -45,7 +46,8 @@ class KubeRestTest(testtools.TestCase):
         super().setUp()
         folder = self.useFixture(fixtures.TempDir()).path
         self.kubeconfig = self.useFixture(
-            configmap_api.LoopbackConfigMapApi(folder)).kubeconfig
+            configmap_api.LoopbackConfigMapApi(
+                image_uploader.CONFIGMAP_API_COMMAND, folder)).kubeconfig
         self.useFixture(fixtures.EnvironmentVariable(
             'KUBERNETES_SERVICE_HOST'))
         self.useFixture(fixtures.EnvironmentVariable(

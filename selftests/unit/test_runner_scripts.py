@@ -54,10 +54,13 @@ class RunTestsSummaryTest(testtools.TestCase):
         os.mkdir(os.path.join(self.root, 'tools'))
         os.makedirs(os.path.join(self.root, 'venv', 'bin'))
         for name in ('run-tests.sh', 'stage-timer.sh', 'subunit_summary.py',
-                     'suite_times.py',
-                     'subunit_report.py'):
+                     'suite_times.py', 'subunit_report.py',
+                     'checkout_path.py'):
             shutil.copy(os.path.join(REPO, 'tools', name),
                         os.path.join(self.root, 'tools', name))
+        # NOTE: subunit_report.py reads selftests/ from its checkout.
+        os.symlink(os.path.join(REPO, 'selftests'),
+                   os.path.join(self.root, 'selftests'))
         for path, body in STUBS.items():
             path = os.path.join(self.root, path)
             with open(path, 'w') as f:
@@ -158,9 +161,11 @@ class ProwRunTest(testtools.TestCase):
         self.root = self.useFixture(fixtures.TempDir()).path
         os.mkdir(os.path.join(self.root, 'tools'))
         os.makedirs(os.path.join(self.root, 'venv', 'bin'))
-        for name in ('prow-run.sh', 'subunit_report.py'):
+        for name in ('prow-run.sh', 'subunit_report.py', 'checkout_path.py'):
             shutil.copy(os.path.join(REPO, 'tools', name),
                         os.path.join(self.root, 'tools', name))
+        os.symlink(os.path.join(REPO, 'selftests'),
+                   os.path.join(self.root, 'selftests'))
         self.stub('venv/bin/python', STUBS['venv/bin/python'])
         # NOTE: the stand-in job reports the streams it was given, as
         # run-suite.sh reports suite and suite-oci.

@@ -1,0 +1,109 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""The three products on one lot import only what they may.
+
+Read from the source, not by importing it: every import statement of
+every module, including those inside functions.
+
+* The plugin (``glance_multiapi_tests``) imports neither the embedded
+  cloud nor the uploader nor the self-tests: it reaches a cloud through
+  the Kubernetes API and commands, and runs the uploader as a command.
+* The uploader (``glance_image_uploader``) imports the plugin's pure
+  helpers (``common``) and its version alone, never tempest's side.
+* The embedded cloud (``glance_multiapi_cloud``) may read the plugin's
+  rules (the operators' knowledge is kept once), never the uploader's
+  code nor the self-tests.
+* ``tools/`` scripts import no self-test from an installed package.
+"""
+
+import ast
+import os
+
+import testtools
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir,
+                                    os.pardir))
+PLUGIN, CLOUD, UPLOADER, SELFTESTS = (
+    'glance_multiapi_tests', 'glance_multiapi_cloud', 'glance_image_uploader',
+    'selftests')
+
+
+def imported(path):
+    """Every module name path imports (``from X import Y`` gives X.Y)."""
+    with open(path, encoding='utf-8') as f:
+        tree = ast.parse(f.read(), path)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                yield '%s.%s' % (node.module, alias.name)
+
+
+def modules(top):
+    folder = os.path.join(ROOT, top)
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = [d for d in dirnames if d != '__pycache__']
+        for name in sorted(filenames):
+            if name.endswith('.py'):
+                yield os.path.relpath(os.path.join(dirpath, name), ROOT)
+
+
+def under(name, package):
+    return name == package or name.startswith(package + '.')
+
+
+class BoundariesTest(testtools.TestCase):
+
+    def crossings(self, top, allowed):
+        """[(module, import)] of top's imports of this project not allowed.
+
+        allowed: a predicate on an imported module name of the project.
+        """
+        found = []
+        for path in modules(top):
+            for name in imported(os.path.join(ROOT, path)):
+                ours = any(under(name, p) for p in (PLUGIN, CLOUD, UPLOADER,
+                                                    SELFTESTS))
+                if ours and not under(name, top) and not allowed(name):
+                    found.append((path, name))
+        return found
+
+    def test_plugin_imports_no_other_product(self):
+        self.assertEqual([], self.crossings(PLUGIN, lambda name: False))
+
+    def test_uploader_imports_only_the_plugins_helpers(self):
+        self.assertEqual([], self.crossings(UPLOADER, lambda name: any(
+            under(name, allowed) for allowed in (
+                PLUGIN + '.common', PLUGIN + '.version'))))
+
+    def test_cloud_imports_neither_uploader_nor_selftests(self):
+        self.assertEqual([], self.crossings(CLOUD, lambda name: under(
+            name, PLUGIN)))
+
+    def test_tools_import_selftests_from_the_checkout(self):
+        found = []
+        for name in sorted(os.listdir(os.path.join(ROOT, 'tools'))):
+            if not name.endswith('.py'):
+                continue
+            for imp in imported(os.path.join(ROOT, 'tools', name)):
+                if under(imp, PLUGIN + '.selftests'):
+                    found.append((name, imp))
+        self.assertEqual([], found)
+
+    def test_the_test_finds_what_it_looks_for(self):
+        # NOTE: a reader that saw no import would pass every test above.
+        names = set(imported(os.path.join(ROOT, CLOUD, 'cli.py')))
+        self.assertIn('glance_multiapi_cloud.cloud', names)
+        self.assertTrue(any(under(n, PLUGIN) for n in names), names)
