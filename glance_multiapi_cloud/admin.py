@@ -11,9 +11,12 @@
 #    under the License.
 
 """The cloud's admin in keystone: one login, and the few v3 calls that
-register users, services and endpoints, over http or https."""
+register users, services and endpoints, over http or https.
 
-import requests
+The login and the token are keystoneauth1's (a v3 password plugin in a
+session), as every OpenStack client's are; the calls are the identity
+v3 API's own paths, checked for the statuses keystone answers.
+"""
 
 from glance_multiapi_cloud import errors
 
@@ -21,43 +24,51 @@ from glance_multiapi_cloud import errors
 # regionOne (not devstack's RegionOne); the embedded cloud does the same so
 # a region written for one works for the other.
 REGION = 'regionOne'
+TIMEOUT = 30
 
 
 class Admin(object):
     """The admin user of project admin, logged in on first use."""
 
     def __init__(self, url, password, verify=False):
+        # NOTE: imported here: keystoneauth1's session takes about 0.25 s
+        # to import, which every CLI call (status, get) would pay, while
+        # only up, patch and restart log in.
+        from keystoneauth1.identity import v3
+        from keystoneauth1 import session as ks_session
+
         self.url = url.rstrip('/') + '/v3'
-        self.password = password
         # NOTE: requests' verify= (the cloud's CA file under --tls).
-        self.verify = verify
-        self.token = None
+        auth = v3.Password(auth_url=self.url, username='admin',
+                           user_domain_id='default', password=password,
+                           project_name='admin',
+                           project_domain_id='default')
+        self.session = ks_session.Session(auth=auth, verify=verify,
+                                          timeout=TIMEOUT)
         self.project_id = None
 
     def login(self):
         """Get a token scoped to project admin; return self."""
-        body = {'auth': {
-            'identity': {'methods': ['password'], 'password': {'user': {
-                'name': 'admin', 'domain': {'id': 'default'},
-                'password': self.password}}},
-            'scope': {'project': {'name': 'admin',
-                                  'domain': {'id': 'default'}}}}}
-        resp = requests.post(self.url + '/auth/tokens', json=body,
-                             timeout=30, verify=self.verify)
-        if resp.status_code != 201:
+        from keystoneauth1 import exceptions as ks_exceptions
+
+        try:
+            self.project_id = self.session.get_project_id()
+        except ks_exceptions.ClientException as exc:
             raise errors.CloudError('keystone refused the admin login at '
-                                    '%s: HTTP %d' % (self.url,
-                                                     resp.status_code))
-        self.token = resp.headers['X-Subject-Token']
-        self.project_id = resp.json()['token']['project']['id']
+                                    '%s: %s' % (self.url, exc)) from None
         return self
 
     def call(self, method, path, body=None, ok=(200, 201, 204)):
-        if not self.token:
+        from keystoneauth1 import exceptions as ks_exceptions
+
+        if self.project_id is None:
             self.login()
-        resp = requests.request(method, self.url + path, json=body,
-                                headers={'X-Auth-Token': self.token},
-                                timeout=30, verify=self.verify)
+        try:
+            resp = self.session.request(self.url + path, method, json=body,
+                                        raise_exc=False)
+        except ks_exceptions.ClientException as exc:
+            raise errors.CloudError('keystone %s %s: %s' % (
+                method, path, exc)) from None
         if resp.status_code not in ok:
             raise errors.CloudError('keystone %s %s: HTTP %d %s' % (
                 method, path, resp.status_code, resp.text[:200]))

@@ -21,7 +21,7 @@ clouds.yaml's ``cacert`` and the uploader's ``SSL_CERT_FILE`` name.
 
 import os
 
-from glance_multiapi_cloud import kubecerts
+from glance_multiapi_tests.common import certmint
 
 TLS_DIR = 'tls'
 
@@ -37,7 +37,7 @@ def ca_path(state):
     path = state.path(TLS_DIR, 'ca.crt')
     if not os.path.exists(path):
         state.makedirs(TLS_DIR)
-        ca_pem, key_pem = kubecerts.make_ca()
+        ca_pem, key_pem = certmint.make_ca()
         _write_private(state.path(TLS_DIR, 'ca.key'), key_pem)
         _write_private(path, ca_pem)
     return path
@@ -55,7 +55,7 @@ def issue(state, name, hosts=('127.0.0.1',), dns_names=('localhost',)):
             ca_pem = f.read()
         with open(state.path(TLS_DIR, 'ca.key'), 'rb') as f:
             ca_key = f.read()
-        cert_pem, key_pem = kubecerts.issue(ca_pem, ca_key, name, hosts,
+        cert_pem, key_pem = certmint.issue(ca_pem, ca_key, name, hosts,
                                             dns_names)
         _write_private(key_path, key_pem)
         _write_private(cert_path, cert_pem)
@@ -69,8 +69,8 @@ def issue_untrusted(state, name, hosts=('127.0.0.1',),
     For fault injection: a listener whose certificate no client that
     trusts ca_path() accepts.
     """
-    ca_pem, ca_key = kubecerts.make_ca('not the glance-multiapi-cloud CA')
-    cert_pem, key_pem = kubecerts.issue(ca_pem, ca_key, name, hosts,
+    ca_pem, ca_key = certmint.make_ca('not the glance-multiapi-cloud CA')
+    cert_pem, key_pem = certmint.issue(ca_pem, ca_key, name, hosts,
                                         dns_names)
     state.makedirs(TLS_DIR)
     cert_path = state.path(TLS_DIR, name + '.untrusted.crt')

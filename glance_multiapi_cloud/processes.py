@@ -271,6 +271,14 @@ def stop_many(state, names, timeout=None):
 
     timeout: seconds before SIGKILL (default STOP_TIMEOUT, or a
     short_grace's). Returns the names that were running.
+
+    NOTE: not psutil.wait_procs. A service is its process group (uwsgi's
+    workers, RabbitMQ's beam), signalled as one; and wait_procs waits
+    until a process that is not our child disappears, which a zombie
+    never does while its parent does not reap it (PID 1 of a container
+    that is no init, as in some CI pods): the whole grace would be waited
+    out and then SIGKILL sent to the dead. _group_gone counts zombies as
+    gone.
     """
     if timeout is None:
         timeout = _default_grace[-1]

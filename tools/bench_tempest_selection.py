@@ -39,7 +39,6 @@ import time
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..'))
 sys.path.insert(0, REPO)
-import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from selftests.functional import tempest_workspace  # noqa
 
 TEST = (r'glance_multiapi_tests\.tests\.api\.test_endpoints\.'

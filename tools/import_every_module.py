@@ -18,10 +18,10 @@ a module does when loaded (annotations, decorators, class bodies), which
 is where newer-Python-only code fails on an older one. The packages are
 the plugin (glance_multiapi_tests), the embedded cloud
 (glance_multiapi_cloud) and the uploader (glance_image_uploader): what
-``pip install .`` installs. The modules of
-glance_multiapi_cloud.runtime run inside the embedded cloud's services, so they may
-miss those services' packages when the plugin is installed alone; any
-other failure counts. Exit status: 0 when nothing else failed, else 1.
+``pip install .`` installs. The modules of glance_multiapi_cloud.runtime
+run inside the embedded cloud's services, so they may miss those
+services' packages when the plugin is installed alone; any other failure
+counts. Exit status: 0 when nothing else failed, else 1.
 """
 
 import importlib

@@ -23,6 +23,10 @@ import sys
 # The local extensions (cli-reference, the configuration reference check,
 # the upstream commits and facts).
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '_ext'))
+# NOTE: and the checkout's top folder: the upstream facts are in
+# selftests/, which is not installed.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir,
+                                os.pardir))
 
 extensions = [
     # .. show-options:: renders the plugin's oslo.config.opts entry point.

@@ -118,11 +118,10 @@ def engines(state):
     A probe of the cloud's own: the heat-rpc-timeout fault spares it.
     """
     login = keystone.admin(state).login()
-    resp = requests.get('%s/v1/%s/services' % (api_url(state, 'heat-api'),
-                                               login.project_id),
-                        headers={'X-Auth-Token': login.token,
-                                 heat_faults.PROBE_HEADER: '1'},
-                        timeout=45, verify=tlsmode.verify(state))
+    resp = login.session.get(
+        '%s/v1/%s/services' % (api_url(state, 'heat-api'), login.project_id),
+        headers={heat_faults.PROBE_HEADER: '1'}, timeout=45, raise_exc=False,
+        verify=tlsmode.verify(state))
     resp.raise_for_status()
     return [s for s in resp.json()['services'] if s['binary'] == ENGINE]
 

@@ -34,7 +34,7 @@ import yaml
 from glance_multiapi_tests.common import input_files
 from glance_multiapi_tests.common import polling
 from glance_multiapi_tests.imagecheck import mapping
-from glance_multiapi_cloud import kubecerts
+from glance_multiapi_tests.common import certmint
 from glance_multiapi_cloud import kubeheat
 from glance_multiapi_cloud import kubeobjects
 from glance_multiapi_cloud import kuberbac
@@ -47,7 +47,7 @@ MAPPINGS = 'image-mappings.yaml'
 KNOWN_NAMES = 'known-image-names.txt'
 CONTEXT = 'glance-multiapi-cloud'
 USER = 'glance-multiapi-tests'
-# NOTE: its CA, serving certificate and key (kubecerts.py says why TLS).
+# NOTE: its CA, serving certificate and key (certmint.py says why TLS).
 TLS_DIR = 'kubeapi'
 
 
@@ -180,7 +180,7 @@ def prepare(state):
         kube['heat_digest'] = kubeheat.record_digest()
     state.data['kube'] = kube
     state.makedirs(TLS_DIR)
-    ca_pem, cert_pem, key_pem = kubecerts.make()
+    ca_pem, cert_pem, key_pem = certmint.make()
     for name, pem in (('ca.crt', ca_pem), ('tls.crt', cert_pem),
                       ('tls.key', key_pem)):
         _write_private(state.path(TLS_DIR, name), pem.decode())

@@ -30,6 +30,8 @@ import os
 import threading
 import time
 
+import psutil
+
 LOG = logging.getLogger(__name__)
 RECORDS_SUBDIR = 'glance-multiapi-records'
 SCHEMA = 1
@@ -39,21 +41,14 @@ MAX_TEXT = 4000
 _SHELLS = ('sh', 'bash', 'dash', 'zsh', 'ksh')
 
 
-def _stat_fields(pid):
-    """The fields of /proc/<pid>/stat after the command, or None."""
+def _process(pid):
+    """(parent pid, name, start time) of pid, or None when it is gone."""
     try:
-        with open('/proc/%d/stat' % pid) as f:
-            return f.read().rpartition(')')[2].split()
-    except (OSError, ValueError):
+        proc = psutil.Process(pid)
+        with proc.oneshot():
+            return proc.ppid(), proc.name(), proc.create_time()
+    except psutil.Error:
         return None
-
-
-def _comm(pid):
-    try:
-        with open('/proc/%d/comm' % pid) as f:
-            return f.read().strip()
-    except OSError:
-        return ''
 
 
 def run_key(pid=None):
@@ -62,22 +57,24 @@ def run_key(pid=None):
     stestr starts each worker through ``/bin/sh -c``, so the worker's
     parent is a shell and its grandparent the runner, which every worker
     of one run shares. The key is that runner's pid and start time (so
-    a reused pid is another run); without /proc, this process's own.
+    a reused pid is another run); when it cannot be read, this process's
+    own.
     """
     pid = os.getpid() if pid is None else pid
     current = pid
     for _ in range(3):
-        fields = _stat_fields(current)
-        if not fields:
+        found = _process(current)
+        if not found:
             break
-        parent = int(fields[1])
+        parent = found[0]
         if parent <= 1:
             break
         current = parent
-        if _comm(current) not in _SHELLS:
+        named = _process(current)
+        if not named or named[1] not in _SHELLS:
             break
-    fields = _stat_fields(current)
-    start = fields[19] if fields and len(fields) > 19 else '0'
+    found = _process(current)
+    start = '%.2f' % found[2] if found else '0'
     return '%d-%s' % (current, start)
 
 

@@ -47,6 +47,7 @@ import signal
 import threading
 
 from oslo_log import log as logging
+import psutil
 from tempest import config
 
 from glance_multiapi_tests.common import own_pod
@@ -110,16 +111,16 @@ class Change(object):
 
 
 def parent_of(pid):
-    """The parent pid of pid from /proc, or None when it is gone."""
+    """The parent pid of pid, or None when it is gone (or a zombie)."""
     try:
-        with open('/proc/%d/stat' % pid) as f:
-            fields = f.read().rpartition(')')[2].split()
-    except OSError:
+        proc = psutil.Process(pid)
+        with proc.oneshot():
+            # NOTE: a zombie has exited already; its parent reaps it soon.
+            if proc.status() in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD):
+                return None
+            return proc.ppid()
+    except psutil.Error:
         return None
-    # NOTE: a zombie has exited already; its parent reaps it soon.
-    if fields[0] in ('Z', 'X'):
-        return None
-    return int(fields[1])
 
 
 def ancestors(pid=None, depth=2):
@@ -183,7 +184,7 @@ def _install(pod=None, pod_interval=2.0):
     if _state['handlers'] is None:
         _state['handlers'] = {sig: signal.signal(sig, _on_signal)
                               for sig in SIGNALS}
-    if _state['watcher'] is None and os.path.isdir('/proc/self'):
+    if _state['watcher'] is None and psutil.pid_exists(os.getpid()):
         _state['watcher'] = _Watcher(pod, pod_interval)
         _state['watcher'].start()
 

@@ -158,9 +158,11 @@ class ServerTest(testtools.TestCase):
 
 
 class PureTest(testtools.TestCase):
-    """It runs in a pod without the cloud's deps (the uploader scenarios'
-    loopback ConfigMap API): the standard library, PyYAML, itself and
-    the plugin's pure helpers."""
+    """It runs in a pod without the cloud's deps.
+
+    The uploader scenarios' loopback ConfigMap API: the standard library,
+    PyYAML, itself and the plugin's pure helpers.
+    """
 
     def test_imports_only_the_standard_library_and_common(self):
         folder = pathlib.Path(kubeapi.__file__).parent

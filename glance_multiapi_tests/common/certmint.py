@@ -10,12 +10,15 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Throw-away CAs and serving certificates of the embedded cloud.
+"""Throw-away CAs and the serving certificates they sign, made in memory.
 
-NOTE: kubectl (client-go's clientcmd) sends the kubeconfig's credentials
-only over TLS; over plain http every request would go out without its
-bearer token and get 401. So the embedded API serves https on loopback
-under a CA made for each cloud, which the kubeconfig carries.
+The embedded cloud's listeners (one CA a cloud, glance_multiapi_cloud/
+certs.py; the Kubernetes API: kubectl, client-go's clientcmd, sends the
+kubeconfig's credentials only over TLS) and the uploader scenarios'
+registry gate (tests/gate_tls.py, a CA for one test) are signed here.
+Both carry key identifiers and key usages, as OpenSSL's strict
+verification (Python 3.13's default) wants them. cryptography is loaded
+on first use only.
 """
 
 import datetime
@@ -27,10 +30,10 @@ VALID_DAYS = 365
 def _crypto():
     """(x509, ec, hashes, serialization) of cryptography, on first use.
 
-    Only ``up`` makes certificates, but every verb of the CLI imports
-    this module (through certs); cryptography took about 0.1 of the 0.43
-    CPU-s of an idle ``get`` (the functional stage runs the CLI some
-    hundreds of times).
+    Only ``up`` makes certificates, but every verb of the cloud's CLI
+    imports this module (through certs); cryptography took about 0.1 of
+    the 0.43 CPU-s of an idle ``get`` (the functional stage runs the CLI
+    some hundreds of times).
     """
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.hazmat.primitives import hashes
@@ -52,10 +55,19 @@ def _pem_key(key):
                              serialization.NoEncryption())
 
 
-def make_ca(common_name='glance-multiapi-cloud CA'):
+def _usage(**on):
+    flags = dict.fromkeys(
+        ('digital_signature', 'content_commitment', 'key_encipherment',
+         'data_encipherment', 'key_agreement', 'key_cert_sign', 'crl_sign',
+         'encipher_only', 'decipher_only'), False)
+    flags.update(on)
+    return _crypto()[0].KeyUsage(**flags)
+
+
+def make_ca(common_name='glance-multiapi-cloud CA', days=VALID_DAYS):
     """(CA cert PEM, CA key PEM) of a new self-signed CA."""
     x509, ec, hashes, serialization = _crypto()
-    start, end = _validity()
+    start, end = _validity(days)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = _name(common_name)
     ca = (x509.CertificateBuilder()
@@ -65,22 +77,21 @@ def make_ca(common_name='glance-multiapi-cloud CA'):
           .not_valid_before(start).not_valid_after(end)
           .add_extension(x509.BasicConstraints(ca=True, path_length=0),
                          critical=True)
-          .add_extension(x509.KeyUsage(
-              digital_signature=True, content_commitment=False,
-              key_encipherment=False, data_encipherment=False,
-              key_agreement=False, key_cert_sign=True, crl_sign=True,
-              encipher_only=False, decipher_only=False), critical=True)
+          .add_extension(_usage(digital_signature=True, key_cert_sign=True,
+                                crl_sign=True), critical=True)
+          .add_extension(x509.SubjectKeyIdentifier.from_public_key(
+              ca_key.public_key()), critical=False)
           .sign(ca_key, hashes.SHA256()))
     return ca.public_bytes(serialization.Encoding.PEM), _pem_key(ca_key)
 
 
 def issue(ca_pem, ca_key_pem, common_name, hosts=('127.0.0.1',),
-          dns_names=('localhost',)):
+          dns_names=('localhost',), days=VALID_DAYS):
     """(server cert PEM, key PEM) for hosts, signed by the given CA."""
     x509, ec, hashes, serialization = _crypto()
     ca = x509.load_pem_x509_certificate(ca_pem)
     ca_key = serialization.load_pem_private_key(ca_key_pem, password=None)
-    start, end = _validity()
+    start, end = _validity(days)
     key = ec.generate_private_key(ec.SECP256R1())
     names = ([x509.IPAddress(ipaddress.ip_address(h)) for h in hosts] +
              [x509.DNSName(d) for d in dns_names])
@@ -90,18 +101,26 @@ def issue(ca_pem, ca_key_pem, common_name, hosts=('127.0.0.1',),
             .public_key(key.public_key())
             .serial_number(x509.random_serial_number())
             .not_valid_before(start).not_valid_after(end)
-            .add_extension(x509.SubjectAlternativeName(names),
-                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None),
+                           critical=True)
+            .add_extension(_usage(digital_signature=True), critical=True)
             .add_extension(x509.ExtendedKeyUsage(
                 [x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .add_extension(x509.SubjectAlternativeName(names),
+                           critical=False)
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(
+                key.public_key()), critical=False)
+            .add_extension(
+                x509.AuthorityKeyIdentifier.from_issuer_public_key(
+                    ca_key.public_key()), critical=False)
             .sign(ca_key, hashes.SHA256()))
     return cert.public_bytes(serialization.Encoding.PEM), _pem_key(key)
 
 
-def _validity():
+def _validity(days):
     now = datetime.datetime.now(datetime.timezone.utc)
     return (now - datetime.timedelta(minutes=5),
-            now + datetime.timedelta(days=VALID_DAYS))
+            now + datetime.timedelta(days=days))
 
 
 def make(host='127.0.0.1'):
