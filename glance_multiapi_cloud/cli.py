@@ -34,6 +34,7 @@ from glance_multiapi_cloud import heatconf
 from glance_multiapi_cloud import kubeheat
 from glance_multiapi_cloud import kubeobjects
 from glance_multiapi_cloud import processes
+from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import spec as spec_mod
 from glance_multiapi_cloud import state as state_mod
 from glance_multiapi_tests import version
@@ -231,9 +232,9 @@ def status_report(state):
             'running': bool(pid),
             'ready': api in running and glance.api_ready(state, api)}
     report['faults'] = ['%s=%s' % tuple(f) if f[1] else f[0]
-                        for f in state.data.get('faults', [])]
-    report['startup'] = {'seconds': state.data.get('startup_seconds'),
-                         'steps': state.data.get('startup_steps', {})}
+                        for f in state.record.faults]
+    report['startup'] = {'seconds': state.record.startup_seconds,
+                         'steps': state.record.startup_steps}
     return report
 
 
@@ -269,7 +270,7 @@ def _print_summary(state, out):
         '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=demo\n'
         '  cd %s && tempest run --regex glance_multiapi_tests\n'
         '  %s --state-dir %s down\n' % (
-            state.data.get('startup_seconds', 0), state.path('clouds.yaml'),
+            state.record.startup_seconds or 0, state.path('clouds.yaml'),
             state.path('tempest'), PROG, state.root))
 
 
@@ -277,17 +278,19 @@ def run(args, out):
     state = state_mod.State(_state_dir(args))
     if args.verb == 'up':
         text, source = _read_spec(args.spec)
-        cloud.up(state, spec_text=text, spec_source=source,
-                 fault_args=args.fault, with_registry=not args.no_registry,
-                 with_fileserver=not args.no_fileserver,
-                 base_port=args.base_port, with_heat=args.with_heat,
-                 heat_profile=args.heat_profile, kube_roles=args.kube_role,
-                 heat_layout=args.heat_layout,
-                 heat_rpc_timeout=args.heat_rpc_timeout,
-                 kube_namespace=args.kube_namespace,
-                 kube_account=args.kube_service_account,
-                 with_tls=args.tls,
-                 log=lambda msg: out.write(msg + '\n'))
+        options = record_mod.Options(
+            registry=not args.no_registry,
+            fileserver=not args.no_fileserver, heat=args.with_heat,
+            tls=args.tls, heat_profile=args.heat_profile,
+            heat_layout=args.heat_layout,
+            heat_rpc_timeout=args.heat_rpc_timeout,
+            kube_namespace=args.kube_namespace,
+            kube_account=args.kube_service_account)
+        cloud.up(state, cloud.UpRequest(
+            spec_text=text, spec_source=source, options=options,
+            fault_args=tuple(args.fault), base_port=args.base_port,
+            kube_roles=tuple(args.kube_role)),
+            log=lambda msg: out.write(msg + '\n'))
         if not args.quiet:
             _print_summary(state, out)
     elif args.verb == 'restart':

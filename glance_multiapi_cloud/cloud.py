@@ -16,10 +16,12 @@ which drive the services (components/) through their common verbs."""
 
 from concurrent import futures
 import contextlib
+import dataclasses
 import fcntl
 import os
 import shutil
 import time
+import typing
 
 from glance_multiapi_cloud import certs
 from glance_multiapi_cloud import deployed
@@ -39,6 +41,7 @@ from glance_multiapi_cloud import kuberbac
 from glance_multiapi_cloud import lifecycle
 from glance_multiapi_cloud import ports
 from glance_multiapi_cloud import processes
+from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import spec as spec_mod
 from glance_multiapi_cloud import speed
 from glance_multiapi_cloud import tempestconf
@@ -87,69 +90,70 @@ def _wipe(state):
                 os.unlink(path)
 
 
-def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
-       with_fileserver=True, base_port=None, log=print, with_heat=False,
-       kube_roles=(), kube_namespace=None, kube_account=None,
-       heat_profile=heatconf.DEFAULT_PROFILE, with_tls=False,
-       heat_rpc_timeout=heatconf.RPC_TIMEOUT,
-       heat_layout=kubeheat.DEFAULT_LAYOUT):
+@dataclasses.dataclass
+class UpRequest:
+    """What ``up`` is asked to start: the spec and every choice."""
+
+    spec_text: str
+    spec_source: str
+    options: record_mod.Options = dataclasses.field(
+        default_factory=record_mod.Options)
+    # NOTE: NAME or NAME=ARG each (faults.parse).
+    fault_args: tuple = ()
+    # NOTE: the first of the cloud's ports, else a claimed block.
+    base_port: typing.Optional[int] = None
+    # NOTE: RBAC manifest files (ServiceAccounts, token Secrets, Roles,
+    # RoleBindings) every Kubernetes API request is then authorised by.
+    kube_roles: tuple = ()
+
+
+def up(state, request, log=print):
     """Start a whole cloud in state.root; stop everything on failure.
 
     Every component prepares and starts in turn without waiting, so they
     all boot at once; keystone is awaited first, as everything registers
     with it; then the others; then the cloud is reconciled to its spec
-    like after a patch (the catalog, tempest.conf). kube_roles: RBAC
-    manifest files (ServiceAccounts, token Secrets, Roles, RoleBindings)
-    every Kubernetes API request is then authorised by; kube_account: the
-    service account the kubeconfig acts as (default: the one they bind);
-    kube_namespace: where the control plane's objects live (openstack).
-    heat_profile: which heat.conf heat runs with (heatconf.py);
-    heat_rpc_timeout: its rpc_response_timeout (seconds);
-    heat_layout: the images heat is deployed from (kubeheat.LAYOUTS).
-    with_tls: keystone and the Glance APIs serve https (tlsmode.py).
+    like after a patch (the catalog, tempest.conf). request: an
+    UpRequest; its options say which components run and how (heat's
+    profile (heatconf.py), layout (kubeheat.LAYOUTS) and RPC timeout,
+    https (tlsmode.py), the control plane's namespace and the service
+    account the kubeconfig acts as (default: the one kube_roles bind)).
     """
-    spec, annotations = spec_mod.load_cr(spec_text, spec_source)
+    options = dataclasses.replace(request.options)
+    spec, annotations = spec_mod.load_cr(request.spec_text,
+                                         request.spec_source)
     state.check_root()
     # NOTE: before locked() makes .lock and the folder's mode 0700: a
     # refused up leaves a folder that is not its own as it found it.
     _check_empty_or_cloud(state)
     rbac_texts = None
-    namespace = kube_namespace or kubeobjects.NAMESPACE
-    if not kubeobjects.valid_name(namespace):
+    options.kube_namespace = (options.kube_namespace or
+                              kubeobjects.NAMESPACE)
+    if not kubeobjects.valid_name(options.kube_namespace):
         raise errors.Invalid('--kube-namespace %r is not a namespace name '
                              '(lower-case letters, digits and "-", at most '
-                             '63)' % namespace)
-    if kube_roles:
+                             '63)' % options.kube_namespace)
+    if request.kube_roles:
         try:
-            rbac_texts, kube_account = kubeapi.check_rbac(
-                kube_roles, namespace, kube_account)
+            rbac_texts, options.kube_account = kubeapi.check_rbac(
+                request.kube_roles, options.kube_namespace,
+                options.kube_account)
         except kuberbac.RoleError as exc:
             raise errors.Invalid(str(exc))
-    records = [faults_mod.parse(f) for f in fault_args]
-    faults_mod.Faults(records, spec, with_heat=with_heat,
-                      with_tls=with_tls)
-    if heat_profile not in heatconf.PROFILES:
+    records = [faults_mod.parse(f) for f in request.fault_args]
+    faults_mod.Faults(records, spec, with_heat=options.heat,
+                      with_tls=options.tls)
+    if options.heat_profile not in heatconf.PROFILES:
         raise errors.Invalid('unknown heat profile %r; known: %s' % (
-            heat_profile, ', '.join(sorted(heatconf.PROFILES))))
-    _check_layout(heat_layout)
-    if base_port is not None:
-        ports.check_base_port(base_port)
-    state.data = {'spec': spec, 'faults': records,
-                  # NOTE: the Glance CR's metadata.annotations the
-                  # operator reads (deployed.location_api_on).
-                  'annotations': annotations,
-                  'base_port': base_port,
-                  # NOTE: the scenarios' holds in tempest.conf (speed.py).
-                  'speed': speed.measure(),
-                  'options': {'registry': with_registry,
-                              'fileserver': with_fileserver,
-                              'heat': with_heat,
-                              'tls': with_tls,
-                              'heat_profile': heat_profile,
-                              'heat_layout': heat_layout,
-                              'heat_rpc_timeout': heat_rpc_timeout,
-                              'kube_namespace': namespace,
-                              'kube_account': kube_account}}
+            options.heat_profile, ', '.join(sorted(heatconf.PROFILES))))
+    _check_layout(options.heat_layout)
+    if request.base_port is not None:
+        ports.check_base_port(request.base_port)
+    # NOTE: speed: the scenarios' holds in tempest.conf (speed.py).
+    state.record = record_mod.Record(
+        spec=spec, options=options, faults=records,
+        annotations=annotations, base_port=request.base_port,
+        speed=speed.measure())
     enabled = components.enabled(state)
     for comp in enabled:
         comp.binaries_needed(state)
@@ -184,9 +188,9 @@ def up(state, *, spec_text, spec_source, fault_args=(), with_registry=True,
                         comp.wait_ready(state, started)
             with steps.timed('reconcile'):
                 reconcile(state)
-            state.data['startup_seconds'] = round(
+            state.record.startup_seconds = round(
                 time.monotonic() - began, 1)
-            state.data['startup_steps'] = steps.seconds
+            state.record.startup_steps = steps.seconds
             state.save()
         except BaseException:
             _stop_all(state)
@@ -280,31 +284,30 @@ def patch(state, *, patch_text=None, fault_args=(), clear_faults=False,
         if not processes.pid_of(state, 'keystone'):
             raise errors.NotUp('the cloud in %s is not running' %
                                state.root)
-        spec = state.data['spec']
+        record = state.record
+        spec = record.spec
         if patch_text is not None:
             try:
                 spec = spec_mod.apply_patch(spec, patch_text)
-                spec_mod.check_stand_in(
-                    spec, state.data.get('annotations'), 'patch')
+                spec_mod.check_stand_in(spec, record.annotations, 'patch')
             except spec_mod.SpecError as exc:
                 raise errors.Invalid(str(exc))
-        records = [] if clear_faults else list(state.data.get('faults', []))
+        records = [] if clear_faults else list(record.faults)
         records += [faults_mod.parse(f) for f in fault_args]
         faults = faults_mod.Faults(records, spec,
                                    with_heat=heat.enabled(state),
                                    with_tls=tlsmode.enabled(state))
-        if spec != state.data['spec']:
+        if spec != record.spec:
             # NOTE: metadata.generation of the Kubernetes objects.
-            kube = state.data.setdefault('kube', {})
-            kube['generation'] = kube.get('generation', 1) + 1
+            record.kube.generation += 1
         if heat_layout is not None:
             if not heat.enabled(state):
                 raise errors.Invalid('--heat-layout needs heat (up '
                                      '--with-heat)')
             _check_layout(heat_layout)
-            state.data['options']['heat_layout'] = heat_layout
-        state.data['spec'] = spec
-        state.data['faults'] = records
+            record.options.heat_layout = heat_layout
+        record.spec = spec
+        record.faults = records
         state.save()
         if faults.reconciles():
             reconcile(state)
@@ -349,17 +352,17 @@ def document(state):
     conditions; an API's pods are ready when its process answers.
     """
     state.load()
-    status = dict(state.data.get('status', {}))
+    record = state.record
+    status = dict(record.status)
     passed = deployed.current(state)
     answering = {api: entry['replicas'] > 0 and glance.api_ready(
         state, api) for api, entry in passed['apis'].items()}
     status['glanceAPIReadyCounts'] = kubeglance.ready_counts(passed,
                                                              answering)
     status['conditions'] = kubeglance.glance_conditions(
-        passed, answering, state.data.get('reconciled_at'))
+        passed, answering, record.reconciled_at)
     metadata = {'name': 'glance', 'namespace': 'openstack'}
-    if state.data.get('annotations'):
-        metadata['annotations'] = dict(state.data['annotations'])
+    if record.annotations:
+        metadata['annotations'] = dict(record.annotations)
     return {'apiVersion': 'glance.openstack.org/v1beta1', 'kind': 'Glance',
-            'metadata': metadata,
-            'spec': state.data['spec'], 'status': status}
+            'metadata': metadata, 'spec': record.spec, 'status': status}

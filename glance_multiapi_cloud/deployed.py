@@ -25,30 +25,30 @@ from glance_multiapi_tests.multiapi import glance_cr
 
 def location_api_on(state):
     """Whether the Glance CR's location-API annotation is on."""
-    return glance_cr.location_api(state.data.get('annotations'))
+    return glance_cr.location_api(state.record.annotations)
 
 
 def current(state):
     """The last pass (glance_cr.reconcile_pass's shape)."""
-    return of_data(state.data)
+    return of_record(state.record)
 
 
-def of_data(data):
-    """The last pass kept in the state data."""
-    found = data.get('deployed')
+def of_record(record):
+    """The last pass kept in the cloud's record (record.Record)."""
+    found = record.deployed
     if found is None:
         # NOTE: a state written before passes were kept: as a fresh one.
         found = glance_cr.reconcile_pass(
-            data['spec'], glance_cr.location_api(data.get('annotations')))
+            record.spec, glance_cr.location_api(record.annotations))
     return found
 
 
 def advance(state):
     """Play one pass over the spec from the last; keep and return it."""
-    found = glance_cr.reconcile_pass(state.data['spec'],
+    found = glance_cr.reconcile_pass(state.record.spec,
                                      location_api_on(state),
-                                     state.data.get('deployed'))
-    state.data['deployed'] = found
+                                     state.record.deployed)
+    state.record.deployed = found
     return found
 
 
@@ -59,7 +59,7 @@ def apis(state):
 
 def entry(state, api):
     """The API's deployed entry, else its spec entry (not deployed)."""
-    return apis(state).get(api) or state.data['spec']['glanceAPIs'].get(api)
+    return apis(state).get(api) or state.record.spec['glanceAPIs'].get(api)
 
 
 def as_spec(state):
@@ -79,7 +79,7 @@ def catalog_api(state):
     the same service's endpoints; the stand-in registers the first.
     """
     annotated = current(state)['keystoneEndpoint']
-    wanted = state.data['spec']['keystoneEndpoint']
+    wanted = state.record.spec['keystoneEndpoint']
     if wanted in annotated:
         return wanted
     return annotated[0] if annotated else None

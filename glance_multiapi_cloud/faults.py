@@ -53,7 +53,7 @@ class Faults(object):
     @classmethod
     def of_state(cls, state):
         """The faults a cloud's state records, against its spec."""
-        return cls(state.data.get('faults', []), state.data['spec'])
+        return cls(state.record.faults, state.record.spec)
 
     def url(self, api, interface, url):
         for item in self.active:

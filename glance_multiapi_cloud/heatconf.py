@@ -141,8 +141,7 @@ def _rpc_hostname(state):
 
 def profile(state):
     """The heat profile the cloud was brought up with."""
-    return state.data.get('options', {}).get('heat_profile',
-                                             DEFAULT_PROFILE)
+    return state.record.options.heat_profile or DEFAULT_PROFILE
 
 
 def engine_workers(state):
@@ -171,8 +170,7 @@ def render(state, *, transport_url, keystone_url):
         heat_password=state.password('heat'),
         domain_admin_password=state.password('heat_domain_admin'),
         rpc_queue_options=rpc_queue_options,
-        rpc_timeout=state.data.get('options', {}).get(
-            'heat_rpc_timeout', RPC_TIMEOUT))
+        rpc_timeout=state.record.options.heat_rpc_timeout or RPC_TIMEOUT)
 
 
 def write(state, text):
@@ -192,7 +190,7 @@ def write(state, text):
 
 def remove_shm_files(state):
     """Remove this cloud's queue manager files from SHM_DIR."""
-    if 'rabbitmq' not in state.data.get('ports', {}):
+    if 'rabbitmq' not in state.record.ports:
         return
     prefix = _rpc_hostname(state) + '_'
     try:

@@ -86,14 +86,14 @@ def glance_conditions(passed, answering, when=None):
         readies, passed['stoppedAt']), when)
 
 
-def glanceapis(data, document, owner, metadata, when=None):
+def glanceapis(record, document, owner, metadata, when=None):
     """The GlanceAPI CRs the Glance CR owns.
 
     document: the ``get`` document (its glanceAPIReadyCounts say which
     APIs answer, its status.apiEndpoint their URLs); owner: the Glance
     CR's metadata; metadata(name): a new object's metadata.
     """
-    passed = deployed.of_data(data)
+    passed = deployed.of_record(record)
     status = document.get('status') or {}
     counts = status.get('glanceAPIReadyCounts') or {}
     urls = status.get('apiEndpoint') or {}

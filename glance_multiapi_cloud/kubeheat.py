@@ -70,9 +70,17 @@ def selector(name):
     return ','.join('%s=%s' % item for item in sorted(labels(name).items()))
 
 
-def layout(data):
-    """The heat layout of the cloud (state data): tcib, s2i or one."""
-    return (data.get('options') or {}).get('heat_layout') or DEFAULT_LAYOUT
+# What heat's image references are made of: the layout (LAYOUTS), the
+# digest the cloud names its images by, and the registry's port.
+HeatImages = collections.namedtuple('HeatImages',
+                                    'layout digest registry_port')
+
+
+def images_of(record):
+    """The HeatImages of a cloud's record (record.Record)."""
+    return HeatImages(record.options.heat_layout or DEFAULT_LAYOUT,
+                      record.kube.heat_digest,
+                      record.ports.get('registry', 5000))
 
 
 def layout_images(name):
@@ -80,29 +88,29 @@ def layout_images(name):
     return builtin.LAYOUTS[name]
 
 
-def image_name(data, field):
+def image_name(images, field):
     """The image that serves OpenStackVersion field in the cloud's layout."""
-    for name, fields in layout_images(layout(data)):
+    for name, fields in layout_images(images.layout):
         if field in fields:
             return name
     raise KeyError(field)
 
 
-def default_reference(data, field):
+def default_reference(images, field):
     """The reference the cloud's operator defaults field to.
 
     NOTE: each image gets a digest of its own, made from the installed
     heat's RECORD and the image's name, so two images of a layout never
     share one and one image's fields always do.
     """
-    name = image_name(data, field)
-    digest = hashlib.sha256(('%s %s' % (data['kube']['heat_digest'], name)
+    name = image_name(images, field)
+    digest = hashlib.sha256(('%s %s' % (images.digest, name)
                              ).encode()).hexdigest()
     return '127.0.0.1:%d/podified/%s@sha256:%s' % (
-        data.get('ports', {}).get('registry', 5000), name, digest)
+        images.registry_port, name, digest)
 
 
-def image(data, deployment, drifted=(), reference=None):
+def image(images, deployment, drifted=(), reference=None):
     """The image reference a heat Deployment runs.
 
     reference: what the OpenStackVersion's status names for its field
@@ -110,7 +118,8 @@ def image(data, deployment, drifted=(), reference=None):
     another digest than that.
     """
     if reference is None:
-        reference = default_reference(data, DEPLOYMENTS[deployment].field)
+        reference = default_reference(images,
+                                      DEPLOYMENTS[deployment].field)
     if deployment not in drifted:
         return reference
     return redigested(reference, deployment)
@@ -128,16 +137,17 @@ def other_digest(digest, why):
                           ).hexdigest()
 
 
-def template_hash(data, name, drifted=()):
+def template_hash(images, name, drifted=()):
     """pod-template-hash of the Deployment's ReplicaSet."""
-    return hashlib.sha256(image(data, name, drifted).encode()).hexdigest()[
+    return hashlib.sha256(image(images, name, drifted).encode()).hexdigest()[
         :10]
 
 
-def pod_name(data, name, seed, drifted=()):
+def pod_name(images, name, seed, drifted=()):
     """<deployment>-<template hash>-<5 characters>, as a ReplicaSet names."""
     suffix = hashlib.sha256(str(seed).encode()).hexdigest()[:5]
-    return '%s-%s-%s' % (name, template_hash(data, name, drifted), suffix)
+    return '%s-%s-%s' % (name, template_hash(images, name, drifted),
+                         suffix)
 
 
 def _stamp(when):
@@ -151,13 +161,13 @@ def is_ready(name, fact, now):
     return now - (fact.started or now) >= READY_AFTER.get(name, 0)
 
 
-def pod(data, name, fact, now, metadata, drifted=(), reference=None):
+def pod(images, name, fact, now, metadata, drifted=(), reference=None):
     """The Pod object of one PodFact of Deployment name.
 
     metadata: the namespace, uid and creationTimestamp to use;
     reference: the image its field is deployed from (image()).
     """
-    pod_hash = template_hash(data, name, drifted)
+    pod_hash = template_hash(images, name, drifted)
     meta = dict(metadata, name=fact.name,
                 labels=dict(labels(name), **{'pod-template-hash': pod_hash}),
                 ownerReferences=[{
@@ -173,7 +183,7 @@ def pod(data, name, fact, now, metadata, drifted=(), reference=None):
     else:
         phase = 'Running'
         state = {'running': {'startedAt': _stamp(fact.started or now)}}
-    running = image(data, name, drifted, reference)
+    running = image(images, name, drifted, reference)
     container = {'name': name, 'image': running,
                  'ready': ready, 'started': not fact.waiting,
                  'restartCount': 0, 'state': state}
@@ -205,7 +215,7 @@ def deployment_status(name, facts, now):
     return status
 
 
-def deployment(data, name, facts, now, metadata, drifted=(),
+def deployment(images, name, facts, now, metadata, drifted=(),
                reference=None):
     """The Deployment object of heat service name (reference: image())."""
     selected = labels(name)
@@ -219,7 +229,7 @@ def deployment(data, name, facts, now, metadata, drifted=(),
                          'spec': {
                              'containers': [{
                                  'name': name,
-                                 'image': image(data, name, drifted,
+                                 'image': image(images, name, drifted,
                                                 reference)}],
                              'terminationGracePeriodSeconds':
                                  GRACE_SECONDS}}},

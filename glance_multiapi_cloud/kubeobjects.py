@@ -17,7 +17,8 @@ kind, verbs and names, as the CRDs of openstack-operator declare them),
 and the objects themselves: the Glance CR and its GlanceAPI CRs
 (kubeglance.py), the OpenStackControlPlane that owns it, the
 OpenStackVersion and, with heat, the three heat Deployments.
-Pure logic: the caller passes the state data, the ``get`` document and
+Pure logic: the caller passes the cloud's record (record.Record), the
+``get`` document and
 which processes run.
 """
 
@@ -54,9 +55,9 @@ def valid_name(name):
     return bool(name) and len(name) <= 63 and bool(_DNS_LABEL.match(name))
 
 
-def namespace_of(data):
-    """The namespace of the cloud's objects (state data)."""
-    return (data.get('kube') or {}).get('namespace') or NAMESPACE
+def namespace_of(kube):
+    """The namespace of the cloud's objects (kube: a record.Kube)."""
+    return kube.namespace or NAMESPACE
 
 
 # NOTE: names, short names and scope as in openstack-operator's and
@@ -97,12 +98,12 @@ def _digits(value):
 
 
 def _metadata(kube, kind, name, namespaced=True, generation=1):
-    seed = uuid.UUID(kube['uid_seed'])
+    seed = uuid.UUID(kube.uid_seed)
     meta = {'name': name, 'uid': str(uuid.uuid5(seed, kind + '/' + name)),
             'generation': generation,
-            'creationTimestamp': kube['created']}
+            'creationTimestamp': kube.created}
     if namespaced:
-        meta['namespace'] = kube.get('namespace') or NAMESPACE
+        meta['namespace'] = namespace_of(kube)
     return meta
 
 
@@ -125,34 +126,34 @@ def _condition(ready, message):
             'message': message}
 
 
-def controlplane(data):
-    kube = data['kube']
+def controlplane(record):
+    kube = record.kube
     obj = {'apiVersion': 'core.openstack.org/v1beta1',
            'kind': 'OpenStackControlPlane',
            'metadata': _metadata(kube, 'OpenStackControlPlane',
                                  CONTROLPLANE_NAME,
-                                 generation=kube.get('generation', 1)),
+                                 generation=kube.generation),
            'spec': {'glance': {'enabled': True,
-                               'template': copy.deepcopy(data['spec'])},
+                               'template': copy.deepcopy(record.spec)},
                     'heat': {'enabled': bool(
-                        data.get('options', {}).get('heat'))}},
+                        record.options.heat)}},
            'status': {'deployedVersion': OPENSTACK_VERSION,
                       'conditions': [_condition(
                           True, 'Setup complete')]}}
     return _finish(obj)
 
 
-def glance(data, document):
+def glance(record, document):
     """The Glance CR: the ``get`` document with Kubernetes metadata.
 
     Its status and conditions are kubeglance.py's.
     """
-    kube = data['kube']
-    owner = controlplane(data)['metadata']
+    kube = record.kube
+    owner = controlplane(record)['metadata']
     obj = copy.deepcopy(document)
     annotations = (document.get('metadata') or {}).get('annotations')
     obj['metadata'] = _metadata(kube, 'Glance', GLANCE_NAME,
-                                generation=kube.get('generation', 1))
+                                generation=kube.generation)
     if annotations:
         obj['metadata']['annotations'] = dict(annotations)
     obj['metadata']['ownerReferences'] = [{
@@ -163,16 +164,16 @@ def glance(data, document):
     return _finish(obj)
 
 
-def glanceapis(data, document, glance_obj):
+def glanceapis(record, document, glance_obj):
     """The GlanceAPI CRs the Glance CR owns (kubeglance.py)."""
-    kube = data['kube']
+    kube = record.kube
     return [_finish(obj) for obj in kubeglance.glanceapis(
-        data, document, glance_obj['metadata'],
+        record, document, glance_obj['metadata'],
         lambda name: _metadata(kube, 'GlanceAPI', name),
-        data.get('reconciled_at'))]
+        record.reconciled_at)]
 
 
-def heat_images(data, faults=None):
+def heat_images(record, faults=None):
     """(overrides, deployed) of heat's OpenStackVersion fields.
 
     overrides: {field: reference} of spec.customContainerImages (a fault
@@ -181,10 +182,11 @@ def heat_images(data, faults=None):
     says is deployed() passed through the faults' version_image.
     """
     overrides, deployed = {}, {}
-    if not data.get('options', {}).get('heat'):
+    if not record.options.heat:
         return overrides, deployed
     for heat in kubeheat.DEPLOYMENTS.values():
-        default = kubeheat.default_reference(data, heat.field)
+        default = kubeheat.default_reference(kubeheat.images_of(record),
+                                             heat.field)
         custom = faults.custom_image(heat.field, default) if (
             faults is not None) else None
         if custom is not None:
@@ -193,10 +195,10 @@ def heat_images(data, faults=None):
     return overrides, deployed
 
 
-def openstackversion(data, faults=None):
+def openstackversion(record, faults=None):
     """The OpenStackVersion; faults may change a field's reference."""
-    kube = data['kube']
-    overrides, deployed = heat_images(data, faults)
+    kube = record.kube
+    overrides, deployed = heat_images(record, faults)
     images = {}
     for field, reference in deployed.items():
         if faults is not None:
@@ -215,42 +217,43 @@ def openstackversion(data, faults=None):
     return _finish(obj)
 
 
-def heat_objects(data, pods, now, drifted=(), faults=None):
+def heat_objects(record, pods, now, drifted=(), faults=None):
     """(Deployments, Pods) of heat: pods is {Deployment: [PodFact]}.
 
     Each Deployment runs what the operator deploys for its field
     (heat_images), or another digest of it when drifted names it.
     """
-    _overrides, deployed = heat_images(data, faults)
+    _overrides, deployed = heat_images(record, faults)
+    images = kubeheat.images_of(record)
     deployments, items = [], []
     for name, heat in kubeheat.DEPLOYMENTS.items():
         reference = deployed.get(heat.field)
         facts = pods.get(name, [])
-        meta = _metadata(data['kube'], 'Deployment', name)
+        meta = _metadata(record.kube, 'Deployment', name)
         deployments.append(_finish(kubeheat.deployment(
-            data, name, facts, now, meta, drifted, reference)))
+            images, name, facts, now, meta, drifted, reference)))
         for fact in facts:
-            pod_meta = _metadata(data['kube'], 'Pod', fact.name)
+            pod_meta = _metadata(record.kube, 'Pod', fact.name)
             del pod_meta['generation']
             if fact.started:
                 pod_meta['creationTimestamp'] = _stamp(fact.started)
-            items.append(_finish(kubeheat.pod(data, name, fact, now,
+            items.append(_finish(kubeheat.pod(images, name, fact, now,
                                               pod_meta, drifted, reference)))
     return deployments, items
 
 
-def namespace_object(data):
+def namespace_object(kube):
     obj = {'apiVersion': 'v1', 'kind': 'Namespace',
-           'metadata': _metadata(data['kube'], 'Namespace',
-                                 namespace_of(data), namespaced=False),
+           'metadata': _metadata(kube, 'Namespace', namespace_of(kube),
+                                 namespaced=False),
            'spec': {'finalizers': ['kubernetes']},
            'status': {'phase': 'Active'}}
     del obj['metadata']['generation']
     return _finish(obj)
 
 
-def world(data, document, heat_pods=None, now=None, faults=None):
-    """{plural: [objects]} of everything served, from the state data.
+def world(record, document, heat_pods=None, now=None, faults=None):
+    """{plural: [objects]} of everything served, from the cloud's record.
 
     document: the Glance ``get`` document; heat_pods: {heat Deployment:
     [kubeheat.PodFact]} of the processes that play its pods; now:
@@ -259,20 +262,20 @@ def world(data, document, heat_pods=None, now=None, faults=None):
     """
     drifted = [name for name in kubeheat.DEPLOYMENTS
                if faults is not None and faults.image_drifts(name)]
-    glance_obj = glance(data, document)
+    glance_obj = glance(record, document)
     objects = {
         'glances': [glance_obj],
-        'glanceapis': glanceapis(data, document, glance_obj),
-        'openstackcontrolplanes': [controlplane(data)],
-        'openstackversions': [openstackversion(data, faults)],
+        'glanceapis': glanceapis(record, document, glance_obj),
+        'openstackcontrolplanes': [controlplane(record)],
+        'openstackversions': [openstackversion(record, faults)],
         'deployments': [],
-        'namespaces': [namespace_object(data)],
+        'namespaces': [namespace_object(record.kube)],
         'configmaps': [],
         'pods': [],
     }
-    if data.get('options', {}).get('heat'):
+    if record.options.heat:
         objects['deployments'], objects['pods'] = heat_objects(
-            data, heat_pods or {}, now or 0, drifted, faults)
+            record, heat_pods or {}, now or 0, drifted, faults)
     return objects
 
 

@@ -71,8 +71,7 @@ def _tls_env(state):
     keystonemiddleware and keystoneauth (glance, heat) verify with
     requests' default, which REQUESTS_CA_BUNDLE replaces.
     """
-    options = state.data.get('options', {})
-    if not options.get('tls'):
+    if not state.record.options.tls:
         return {}
     # NOTE: certs.ca_path() by its contract, without importing certs
     # (and its crypto) into every process of the cloud.
@@ -345,7 +344,7 @@ def wait_http(state, name, url, ok_status=(200,), timeout=None,
     (speed.ready_timeout).
     """
     if timeout is None:
-        timeout = speed.ready_timeout((state.data or {}).get('speed'))
+        timeout = speed.ready_timeout(state.record and state.record.speed)
     record = _read_pidfile(state, name)
     seen = {'last': 'no answer yet'}
 

@@ -10,7 +10,11 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The state dir of one embedded cloud: its files, ports and JSON record."""
+"""The state dir of one embedded cloud: its files, ports and JSON record.
+
+``State.record`` is the cloud's record (record.Record), read from and
+written to DIR/state.json here and nowhere else.
+"""
 
 import errno
 import json
@@ -23,6 +27,7 @@ from glance_multiapi_tests.common import documents
 from glance_multiapi_tests.common import input_files
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import ports as ports_mod
+from glance_multiapi_cloud import record as record_mod
 
 STATE_FILE = 'state.json'
 
@@ -32,7 +37,8 @@ class State(object):
 
     def __init__(self, root):
         self.root = os.path.abspath(root)
-        self.data = {}
+        # NOTE: None until up makes one or load reads one.
+        self.record = None
 
     def path(self, *parts):
         return os.path.join(self.root, *parts)
@@ -74,24 +80,25 @@ class State(object):
                     self.root, os.strerror(exc.errno))) from None
             raise errors.CloudError(str(exc)) from None
         try:
-            self.data = documents.load_json(data)
+            document = documents.load_json(data)
         except documents.DocumentError as exc:
             raise errors.CloudError('%s is corrupt: %s' % (path, exc)) \
                 from None
-        # NOTE: written by up as an object with the spec; anything else
-        # was written by something else.
-        if not isinstance(self.data, dict) or not isinstance(
-                self.data.get('spec'), dict):
-            self.data = {}
-            raise errors.CloudError('%s is corrupt: not the record of a '
-                                    'cloud (no spec)' % path)
+        # NOTE: written by up as a record; anything else was written by
+        # something else, or by a release that records other fields.
+        try:
+            self.record = record_mod.Record.from_json(document, path)
+        except record_mod.RecordError as exc:
+            self.record = None
+            raise errors.CloudError('%s is corrupt: %s' % (path, exc)) \
+                from None
         return self
 
     def save(self):
         # NOTE: write then rename, so a reader never sees half a file.
         fd, tmp = tempfile.mkstemp(dir=self.root, prefix='.state-')
         with os.fdopen(fd, 'w') as f:
-            json.dump(self.data, f, indent=2, sort_keys=True)
+            json.dump(self.record.to_json(), f, indent=2, sort_keys=True)
         os.replace(tmp, self.path(STATE_FILE))
 
     # -- ports -------------------------------------------------------------
@@ -103,13 +110,13 @@ class State(object):
         order they are asked for; a busy one is an error), else from a
         block claimed for this cloud (busy ports in it are skipped).
         """
-        ports = self.data.setdefault('ports', {})
+        ports = self.record.ports
         if key not in ports:
             ports[key] = self._next_port(key, set(ports.values()))
         return ports[key]
 
     def _next_port(self, key, taken):
-        base = self.data.get('base_port')
+        base = self.record.base_port
         if base:
             port = base + len(taken)
             if port >= base + ports_mod.BLOCK:
@@ -122,10 +129,10 @@ class State(object):
                     % (port, key, ports_mod.holders(port) or 'a socket '
                        'that is gone now'))
             return port
-        if not self.data.get('port_block'):
-            self.data['port_block'] = ports_mod.claim_block(self.root,
-                                                            STATE_FILE)
-        start = self.data['port_block']
+        if not self.record.port_block:
+            self.record.port_block = ports_mod.claim_block(self.root,
+                                                           STATE_FILE)
+        start = self.record.port_block
         for port in range(start, start + ports_mod.BLOCK):
             if port not in taken and ports_mod.untouched(port):
                 return port
@@ -135,10 +142,11 @@ class State(object):
 
     def release_ports(self):
         """Give this cloud's block of ports back (on down)."""
-        ports_mod.release_block(self.root, self.data.get('port_block'))
+        ports_mod.release_block(self.root, self.record and
+                                self.record.port_block)
 
     def password(self, user):
-        passwords = self.data.setdefault('passwords', {})
+        passwords = self.record.passwords
         if user not in passwords:
             # NOTE: never a leading "-", which a command line would
             # read as an option (1 in 64 of token_urlsafe's).

@@ -59,8 +59,8 @@ def clouds(state):
             result[cloud]['cacert'] = tlsmode.verify(state)
     # NOTE: one cloud per API lets "openstack --os-cloud demo-api1 image
     # create" reach an API the catalog does not hold.
-    for api in sorted(state.data['spec']['glanceAPIs']):
-        internal = state.data.get('ports', {}).get('glance-%s-internal' % api)
+    for api in sorted(state.record.spec['glanceAPIs']):
+        internal = state.record.ports.get('glance-%s-internal' % api)
         if internal:
             result['demo-' + api] = dict(
                 copy.deepcopy(result['demo']),
@@ -122,9 +122,9 @@ def tempest_conf(state):
                             'grow_api_spec': GROW_API_SPEC,
                             'grow_api_store': GROW_API_STORE},
     }
-    if state.data.get('speed'):
+    if state.record.speed:
         sections['image_uploader'] = {'saving_hold': str(
-            speed.saving_hold(state.data['speed']))}
+            speed.saving_hold(state.record.speed))}
     if tlsmode.enabled(state):
         # NOTE: tempest's clients and this plugin's probes, waiters and
         # discovery all verify against this one file (the cloud's CA).

@@ -23,7 +23,7 @@ from glance_multiapi_cloud import faults as faults_mod
 
 def enabled(state):
     """Whether this cloud was brought up with --tls."""
-    return bool(state.data.get('options', {}).get('tls'))
+    return bool(state.record.options.tls)
 
 
 def scheme(state):

@@ -28,13 +28,13 @@ QCOW2 = 'tempest-test-image.qcow2'
 
 def url(state):
     """Its URL, or None on a cloud without a file server."""
-    port = state.data.get('ports', {}).get(NAME)
+    port = state.record.ports.get(NAME)
     return 'http://127.0.0.1:%d' % port if port else None
 
 
 # -- verbs (see components/__init__.py) ----------------------------------
 def enabled(state):
-    return bool(state.data.get('options', {}).get(NAME))
+    return bool(state.record.options.fileserver)
 
 
 def binaries_needed(state):

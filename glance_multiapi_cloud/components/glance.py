@@ -123,10 +123,10 @@ def status_endpoints(state, faults):
     endpoints = {'%s-%s' % (api, iface): url
                  for api in running
                  for iface, url in api_urls(state, api, faults).items()}
-    previous = state.data.get('status', {}).get('apiEndpoint', {})
+    previous = state.record.status.get('apiEndpoint', {})
     for key, url in previous.items():
         api = key.rsplit('-', 1)[0]
-        if (api not in running and api not in state.data['spec'][
+        if (api not in running and api not in state.record.spec[
                 'glanceAPIs'] and faults.keeps_removed_status(api)):
             endpoints[key] = url
     return endpoints
@@ -198,7 +198,7 @@ def _publish(state):
     any API runs; only the catalog API's endpoints go in (none when the
     controller deployed no API with the keystoneEndpoint annotation).
     """
-    spec = state.data['spec']
+    spec = state.record.spec
     faults = faults_mod.Faults.of_state(state)
     admin = keystone.admin(state)
     owner = deployed.catalog_api(state)
@@ -211,10 +211,10 @@ def _publish(state):
             admin.delete_service(service)
     for service, urls in sorted(wanted.items()):
         admin.set_service('image', service, urls)
-    state.data['status'] = {'apiEndpoint': status_endpoints(state, faults)}
-    state.data['reconciled_spec'] = spec
+    state.record.status = {'apiEndpoint': status_endpoints(state, faults)}
+    state.record.reconciled_spec = spec
     # NOTE: the lastTransitionTime of the conditions (kubeglance.py).
-    state.data['reconciled_at'] = time.time()
+    state.record.reconciled_at = time.time()
     state.save()
 
 
@@ -254,9 +254,9 @@ def start(state):
     processes.stop_many(state, [
         name for name in processes.running(state)
         if name.startswith('glance-') and name[7:] not in wanted])
-    for api in list(state.data.get('api_keys', {})):
+    for api in list(state.record.api_keys):
         if api not in wanted:
-            del state.data['api_keys'][api]
+            del state.record.api_keys[api]
     started = []
     for api in wanted:
         store, stores = glanceconf.served_stores(spec, api, faults)
@@ -274,7 +274,7 @@ def start(state):
                           shows, public, internal, untrusted],
                          sort_keys=True)
         service = api_service(api)
-        keys = state.data.setdefault('api_keys', {})
+        keys = state.record.api_keys
         if keys.get(api) != key and processes.pid_of(state, service):
             processes.stop(state, service)
         if not processes.pid_of(state, service):

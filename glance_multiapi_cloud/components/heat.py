@@ -181,7 +181,7 @@ def wait_engine(state, exclude=(), timeout=120):
 
 # -- verbs (see components/__init__.py) ----------------------------------
 def enabled(state):
-    return bool(state.data.get('options', {}).get('heat'))
+    return bool(state.record.options.heat)
 
 
 def binaries_needed(state):
@@ -304,9 +304,9 @@ def tempest_options(state, sections, cli):
     # Kubernetes API, by deleting its pods, as in a test-operator pod
     # (runtime/kubeapi_heatpods.py plays them).
     sections['consolidated_heat'] = {'run_heat_engine_restart': 'True'}
-    if state.data.get('speed'):
+    if state.record.speed:
         sections['consolidated_heat']['in_progress_seconds'] = str(
-            speed.in_progress_seconds(state.data['speed']))
+            speed.in_progress_seconds(state.record.speed))
 
 
 def restartable(state):

@@ -57,7 +57,7 @@ enforce_scope = False
 
 def url(state):
     """Keystone's one URL, public and internal (https under --tls)."""
-    return tlsmode.url(state, state.data['ports'][NAME])
+    return tlsmode.url(state, state.record.ports[NAME])
 
 
 def admin(state):
@@ -125,7 +125,7 @@ def prepare(state):
         bootstrap.copy_tree(template, sub, root, sub)
     bootstrap.copy(template, 'keystone.db', root, 'keystone.db')
     with open(os.path.join(template, 'admin-password')) as f:
-        state.data.setdefault('passwords', {})['admin'] = f.read().strip()
+        state.record.passwords['admin'] = f.read().strip()
     write_config(root)
     if built:
         return ('built the bootstrap template in %s (once per keystone '

@@ -40,6 +40,7 @@ from glance_multiapi_cloud import kubeobjects
 from glance_multiapi_cloud import kuberbac
 from glance_multiapi_cloud import lifecycle
 from glance_multiapi_cloud import processes
+from glance_multiapi_cloud import record as record_mod
 
 NAME = 'kubeapi'
 KUBECONFIG = 'kubeconfig'
@@ -73,10 +74,11 @@ def kubeconfig(state, ca_pem):
                 'certificate-authority-data': base64.b64encode(
                     ca_pem).decode()}}],
             'users': [{'name': USER, 'user': {
-                'token': state.data['kube']['token']}}],
+                'token': state.record.kube.token}}],
             'contexts': [{'name': CONTEXT, 'context': {
                 'cluster': CONTEXT, 'user': USER,
-                'namespace': kubeobjects.namespace_of(state.data)}}],
+                'namespace': kubeobjects.namespace_of(
+                    state.record.kube)}}],
             'current-context': CONTEXT}
 
 
@@ -112,14 +114,13 @@ def install_rbac(state, texts):
         '# %s\n%s' % (where, text) for text, where in texts))
 
 
-def _identities(state, account):
+def _identities(state, account, namespace):
     """(kubeconfig token, token -> account, Secret -> token, rules).
 
     Every token Secret of the manifests gets a token of its own, as the
     token controller fills one in; the kubeconfig carries the token of
     its account's Secret. rules is None (all allowed) without manifests.
     """
-    namespace = kubeobjects.namespace_of(state.data)
     try:
         with open(state.path(kuberbac.ROLE_FILE), encoding='utf-8') as f:
             rbac = kuberbac.parse_rbac([(f.read(), kuberbac.ROLE_FILE)],
@@ -140,14 +141,14 @@ def _identities(state, account):
     return own, tokens, secrets, rules
 
 
-def image_mappings(data):
+def image_mappings(layout):
     """s2i's image-mappings.yaml for heat's images in the cloud's layout.
 
     One build target per image, named heat/<image dir> as s2i names its
     targets (s2i's own file for layout s2i).
     """
     targets = {}
-    for name, fields in kubeheat.layout_images(kubeheat.layout(data)):
+    for name, fields in kubeheat.layout_images(layout):
         target = 'heat/' + name[len(mapping.IMAGE_NAME_PREFIX):]
         targets[target] = list(fields)
     return {'openstack_version': {'custom_container_images': targets}}
@@ -164,21 +165,16 @@ def binaries_needed(state):
 
 def prepare(state):
     """Fresh tokens, uid seed and kubeconfig; heat's image digest."""
-    options = state.data.get('options', {})
-    account = options.get('kube_account') or kubeobjects.ACCOUNT
-    state.data['kube'] = {'namespace': options.get('kube_namespace') or
-                          kubeobjects.NAMESPACE}
-    token, tokens, secrets, rules = _identities(state, account)
-    kube = {'token': token, 'tokens': tokens, 'secrets': secrets,
-            'rules': rules, 'account': account,
-            'namespace': state.data['kube']['namespace'],
-            'uid_seed': str(uuid.uuid4()),
-            'created': datetime.datetime.now(datetime.timezone.utc).strftime(
-                '%Y-%m-%dT%H:%M:%SZ'),
-            'generation': 1}
-    if state.data.get('options', {}).get('heat'):
-        kube['heat_digest'] = kubeheat.record_digest()
-    state.data['kube'] = kube
+    options = state.record.options
+    account = options.kube_account or kubeobjects.ACCOUNT
+    namespace = options.kube_namespace or kubeobjects.NAMESPACE
+    token, tokens, secrets, rules = _identities(state, account, namespace)
+    state.record.kube = record_mod.Kube(
+        namespace=namespace, token=token, tokens=tokens, secrets=secrets,
+        rules=rules, account=account, uid_seed=str(uuid.uuid4()),
+        created=datetime.datetime.now(datetime.timezone.utc).strftime(
+            '%Y-%m-%dT%H:%M:%SZ'),
+        heat_digest=kubeheat.record_digest() if options.heat else None)
     state.makedirs(TLS_DIR)
     ca_pem, cert_pem, key_pem = certmint.make()
     for name, pem in (('ca.crt', ca_pem), ('tls.crt', cert_pem),
@@ -230,13 +226,14 @@ def register(state, admin):
 
 def reconcile(state):
     """With heat: the image mapping and known names of its layout."""
-    if not state.data.get('options', {}).get('heat'):
+    if not state.record.options.heat:
         return
     _write_private(state.path(MAPPINGS), yaml.safe_dump(
-        image_mappings(state.data), default_flow_style=False))
+        image_mappings(state.record.options.heat_layout),
+        default_flow_style=False))
     _write_private(state.path(KNOWN_NAMES), ''.join(
         name + '\n' for name, _fields in kubeheat.layout_images(
-            kubeheat.layout(state.data))))
+            state.record.options.heat_layout)))
 
 
 def stop(state):
@@ -260,7 +257,7 @@ def tempest_options(state, sections, cli):
     # let the uploader write its ConfigMap (each in its own namespace).
     sections.setdefault('image_uploader', {})['kubeconfig'] = state.path(
         KUBECONFIG)
-    if state.data.get('options', {}).get('heat'):
+    if state.record.options.heat:
         sections['consolidated_images'] = {
             'kubernetes_api': 'True', 'mappings_file': state.path(MAPPINGS),
             'known_image_names_file': state.path(KNOWN_NAMES)}

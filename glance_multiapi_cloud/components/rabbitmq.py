@@ -90,7 +90,7 @@ def wait(state, timeout=90):
 # -- verbs (see components/__init__.py) ----------------------------------
 def enabled(state):
     """Only heat uses the broker."""
-    return bool(state.data.get('options', {}).get('heat'))
+    return bool(state.record.options.heat)
 
 
 def binaries_needed(state):

@@ -52,13 +52,13 @@ TLS_CONF = """  tls:
 
 def url(state):
     """Its URL, or None on a cloud without a registry."""
-    port = state.data.get('ports', {}).get(NAME)
+    port = state.record.ports.get(NAME)
     return 'http://127.0.0.1:%d' % port if port else None
 
 
 def tls_url(state):
     """Its HTTPS URL, or None on a cloud without one."""
-    port = state.data.get('ports', {}).get(TLS_NAME)
+    port = state.record.ports.get(TLS_NAME)
     return 'https://127.0.0.1:%d' % port if port else None
 
 
@@ -74,7 +74,7 @@ def _tls_answers(state):
 
 # -- verbs (see components/__init__.py) ----------------------------------
 def enabled(state):
-    return bool(state.data.get('options', {}).get(NAME))
+    return bool(state.record.options.registry)
 
 
 def binaries_needed(state):

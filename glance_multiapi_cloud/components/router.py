@@ -70,7 +70,7 @@ def url(state, api):
 
 def routed_api(state):
     """The API whose public Service has the route now, or None."""
-    return (state.data.get('route') or {}).get('api')
+    return (state.record.route or {}).get('api')
 
 
 def wanted_api(state):
@@ -162,7 +162,7 @@ def start(state):
     name = name_of(api) if api else None
     processes.stop_many(state, [n for n in lifecycle.recorded(
         state, PREFIX) if n != name])
-    state.data['route'] = {'api': api}
+    state.record.route = {'api': api}
     state.save()
     if not api or processes.pid_of(state, name):
         return []

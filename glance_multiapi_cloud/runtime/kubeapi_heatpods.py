@@ -118,7 +118,8 @@ def _pods_of(state, name, role, marked):
     pods = []
     running = processes.pid_of(state, role.process)
     if running:
-        pod = kubeheat.pod_name(state.data, name, _seed(state, role.process))
+        pod = kubeheat.pod_name(kubeheat.images_of(state.record), name,
+                                 _seed(state, role.process))
         entry = marked.get(pod) or {}
         pods.append(kubeheat.PodFact(
             pod, processes.started_at(state, role.process), True,
@@ -129,7 +130,8 @@ def _pods_of(state, name, role, marked):
         # NOTE: a ReplicaSet keeps its pod when the container will not
         # run (heat-engine-down): CrashLoopBackOff, not no pod.
         for pod, why in waiting or [(kubeheat.pod_name(
-                state.data, name, 'down'), 'CrashLoopBackOff')]:
+                kubeheat.images_of(state.record), name, 'down'),
+                'CrashLoopBackOff')]:
             pods.append(kubeheat.PodFact(pod, None, False, None, 0, why))
     for pod, entry in sorted(marked.items()):
         process = entry.get('process')
@@ -213,7 +215,8 @@ def _replace(state, stored, faults, deployment):
         # NOTE: this server is its parent: reap it when it ends.
         threading.Thread(target=proc.wait, daemon=True).start()
     else:
-        pending = kubeheat.pod_name(state.data, deployment, uuid.uuid4())
+        pending = kubeheat.pod_name(kubeheat.images_of(state.record),
+                                    deployment, uuid.uuid4())
         stored[pending] = {'deployment': deployment, 'waiting': WAITING}
 
 

@@ -61,7 +61,7 @@ def _patch_controlplane(root, request, patch):
     if template is not None:
         _run_cli_patch(root, request, json.dumps({'spec': template}))
     return 200, kubeobjects.controlplane(
-        state_mod.State(root).load().data)
+        state_mod.State(root).load().record)
 
 
 def _run_cli_patch(root, request, patch_text):
@@ -101,7 +101,7 @@ def _patch_glance(state, request, current, patch):
     if spec_patch is not None:
         try:
             answer['spec'] = spec_mod.apply_patch(
-                state.data['spec'], json.dumps({'spec': spec_patch}))
+                state.record.spec, json.dumps({'spec': spec_patch}))
         except spec_mod.SpecError as exc:
             raise kube_request.Response(422, status.invalid(
                 res.group, res.kind, request.name, str(exc)))

@@ -78,7 +78,7 @@ class Api(server.Api):
 
     def authenticate(self, state, headers):
         """The service account the bearer token is of, else 401."""
-        tokens = state.data.get('kube', {}).get('tokens') or {}
+        tokens = state.record.kube.tokens
         given = server.bearer_token(headers)
         for token, account in tokens.items():
             if given and hmac.compare_digest(given, token):
@@ -86,17 +86,17 @@ class Api(server.Api):
         raise kube_request.Response(401, status.unauthorized())
 
     def authorize(self, state, request, account):
-        request.user = kuberbac.user(kubeobjects.namespace_of(state.data),
-                                     account)
+        request.user = kuberbac.user(
+            kubeobjects.namespace_of(state.record.kube), account)
         res = request.resource
         faults = faults_mod.Faults.of_state(state)
         allowed = faults.kube_allows(request.verb, res.plural)
-        rules = state.data.get('kube', {}).get('rules')
+        rules = state.record.kube.rules
         if allowed and rules is not None:
             # NOTE: a Role grants nothing outside its namespace, nor at
             # the cluster scope.
             allowed = (request.namespace == kubeobjects.namespace_of(
-                state.data) and kuberbac.allows(
+                state.record.kube) and kuberbac.allows(
                     rules.get(account) or [], request.verb, res.group,
                     res.plural, request.name))
         if not allowed:
@@ -116,7 +116,7 @@ class Api(server.Api):
     # -- resources ----------------------------------------------------------
     def _world(self, state):
         faults = faults_mod.Faults.of_state(state)
-        return kubeobjects.world(state.data, cloud.document(state),
+        return kubeobjects.world(state.record, cloud.document(state),
                                  kubeapi_heatpods.facts(state), time.time(),
                                  faults)
 
@@ -128,7 +128,7 @@ class Api(server.Api):
             return self._serve_pods(state, request, headers, body)
         items = self._world(state)[res.plural]
         if request.namespace not in (None, kubeobjects.namespace_of(
-                state.data)):
+                state.record.kube)):
             items = []
         if request.verb == 'list':
             return 200, kube_request.listing(res, items, headers, request)
@@ -144,7 +144,7 @@ class Api(server.Api):
 
     def _serve_pods(self, state, request, headers, body):
         """heat's pods (played by processes), then the stored ones."""
-        namespace = kubeobjects.namespace_of(state.data)
+        namespace = kubeobjects.namespace_of(state.record.kube)
         heat_pods = []
         if request.namespace in (None, namespace):
             heat_pods = self._world(state)['pods']

@@ -20,6 +20,7 @@ import tempfile
 import testtools
 
 from glance_multiapi_cloud import components
+from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import state as state_mod
 
 SPEC = {'keystoneEndpoint': 'api0', 'glanceAPIs': {
@@ -50,10 +51,11 @@ class ComponentsTest(testtools.TestCase):
         root = tempfile.mkdtemp(prefix='gmt-unit-components-')
         self.addCleanup(shutil.rmtree, root, ignore_errors=True)
         state = state_mod.State(root)
-        state.data = {'spec': SPEC, 'ports': {},
-                      'options': {'registry': True, 'fileserver': True,
-                                  'heat': True}}
+        state.record = record_mod.Record.from_json({
+            'spec': SPEC, 'ports': {},
+            'options': {'registry': True, 'fileserver': True,
+                        'heat': True}})
         for comp in components.COMPONENTS:
             self.assertIsNone(comp.restart(state, 'no-such-service'),
                               comp.__name__)
-        self.assertEqual({}, state.data['ports'])
+        self.assertEqual({}, state.record.ports)

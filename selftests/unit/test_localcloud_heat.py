@@ -30,6 +30,7 @@ from glance_multiapi_cloud import faults
 from glance_multiapi_cloud import heatconf
 from glance_multiapi_cloud.components import heat
 from glance_multiapi_cloud.runtime import heat_faults
+from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import state as state_mod
 
 # NOTE: heat.conf depends on the faults only, not on the Glance APIs.
@@ -43,18 +44,16 @@ class HeatConfTest(testtools.TestCase):
         root = tempfile.mkdtemp(prefix='gmt-unit-heat-')
         self.addCleanup(shutil.rmtree, root, ignore_errors=True)
         self.state = state_mod.State(root)
-        self.state.data.update({'spec': SPEC,
-                                'ports': {'keystone': 5000,
-                                          'rabbitmq': 5672,
-                                          'heat-api': 8004,
-                                          'heat-api-cfn': 8000},
-                                'options': {'heat': True}})
+        self.state.record = record_mod.Record.from_json({
+            'spec': SPEC, 'ports': {'keystone': 5000, 'rabbitmq': 5672,
+                                    'heat-api': 8004, 'heat-api-cfn': 8000},
+            'options': {'heat': True}})
         self.useFixture(fixtures.MockPatchObject(heatconf, 'heat_etc',
                                                  lambda: '/etc/heat'))
 
     def _conf(self, profile=None):
         if profile:
-            self.state.data['options']['heat_profile'] = profile
+            self.state.record.options.heat_profile = profile
         # NOTE: [DEFAULT] as a plain section, not merged into the others.
         parser = configparser.ConfigParser(interpolation=None,
                                            default_section='no-defaults')
@@ -91,7 +90,7 @@ class HeatConfTest(testtools.TestCase):
         self.assertFalse(heat._write_conf(self.state))
         self.assertEqual(0o600, os.stat(heatconf.conf_path(self.state)).st_mode
                          & 0o777)
-        self.state.data['options']['heat_profile'] = 'operator'
+        self.state.record.options.heat_profile = 'operator'
         self.assertTrue(heat._write_conf(self.state))
 
     def test_remove_shm_files_only_this_clouds(self):
@@ -108,9 +107,9 @@ class HeatConfTest(testtools.TestCase):
         self.assertEqual(sorted(names[2:]), sorted(os.listdir(shm)))
 
     def test_remove_shm_files_without_broker_port(self):
-        del self.state.data['ports']['rabbitmq']
+        del self.state.record.ports['rabbitmq']
         heatconf.remove_shm_files(self.state)
-        self.assertNotIn('rabbitmq', self.state.data['ports'])
+        self.assertNotIn('rabbitmq', self.state.record.ports)
 
 
 class HeatFaultsTest(testtools.TestCase):
@@ -177,8 +176,8 @@ class HeatFaultsTest(testtools.TestCase):
         self.addCleanup(shutil.rmtree, root, ignore_errors=True)
         os.mkdir(os.path.join(root, 'heat'))
         state = state_mod.State(root)
-        state.data = {'spec': SPEC,
-                      'faults': [['heat-rpc-timeout', 'delete']]}
+        state.record = record_mod.Record.from_json({
+            'spec': SPEC, 'faults': [['heat-rpc-timeout', 'delete']]})
         state.save()
         # NOTE: no restart yet: a delete neither fails nor lifts.
         self.assertIsNone(heat_faults.rpc_delay(root, 'delete_stack'))
@@ -197,12 +196,13 @@ class HeatFaultsTest(testtools.TestCase):
         self.addCleanup(shutil.rmtree, root, ignore_errors=True)
         os.mkdir(os.path.join(root, 'heat'))
         state = state_mod.State(root)
-        state.data = {'spec': SPEC, 'faults': [['heat-rpc-timeout', '30']]}
+        state.record = record_mod.Record.from_json({
+            'spec': SPEC, 'faults': [['heat-rpc-timeout', '30']]})
         state.save()
         self.assertIsNone(heat_faults.rpc_delay(root))
         heat_faults.mark_restart(root)
         self.assertEqual(0, heat_faults.rpc_delay(root))
-        state.data['faults'] = []
+        state.record.faults = []
         state.save()
         self.assertIsNone(heat_faults.rpc_delay(root))
 
@@ -225,11 +225,13 @@ class HeatProfileOptionTest(testtools.TestCase):
         state = state_mod.State(root)
         text, source = cli._read_spec(None)
         exc = self.assertRaises(errors.Invalid, cloud.up, state,
-                                spec_text=text, spec_source=source,
-                                with_heat=True, heat_profile='lossy')
+                                cloud.UpRequest(
+                                    spec_text=text, spec_source=source,
+                                    options=record_mod.Options(
+                                        heat=True, heat_profile='lossy')))
         self.assertEqual("unknown heat profile 'lossy'; known: embedded, "
                          "operator", str(exc))
-        self.assertEqual({}, state.data)
+        self.assertIsNone(state.record)
 
 
 class ServiceSysPathTest(testtools.TestCase):

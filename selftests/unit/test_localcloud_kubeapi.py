@@ -33,6 +33,7 @@ from glance_multiapi_cloud import kubeglance
 from glance_multiapi_cloud import kubeheat
 from glance_multiapi_cloud import kubeobjects
 from glance_multiapi_cloud import kuberbac
+from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud.runtime import kubeapi_server
 
 SPEC = {'keystoneEndpoint': 'api0', 'glanceAPIs': {
@@ -76,7 +77,7 @@ class FakeFaults(object):
         return self.versions.get(field, reference)
 
 
-def state_data(heat=False, faults_=()):
+def state_json(heat=False, faults_=()):
     return {'spec': copy.deepcopy(SPEC), 'faults': [list(f) for f in faults_],
             'options': {'heat': heat}, 'ports': {'registry': 20001},
             'status': {'apiEndpoint': {'api0-public': 'http://x:1'}},
@@ -84,6 +85,10 @@ def state_data(heat=False, faults_=()):
                      'rules': None, 'uid_seed': str(uuid.uuid4()),
                      'created': '2026-01-01T00:00:00Z', 'generation': 1,
                      'heat_digest': 'ab' * 32}}
+
+
+def state_data(heat=False, faults_=()):
+    return record_mod.Record.from_json(state_json(heat, faults_))
 
 
 class RbacTest(testtools.TestCase):
@@ -131,12 +136,12 @@ class RbacTest(testtools.TestCase):
 class ObjectsTest(testtools.TestCase):
 
     def document(self, data):
-        passed = deployed.of_data(data)
+        passed = deployed.of_record(data)
         answering = {'api0': True, 'api1': False}
         return {'apiVersion': 'glance.openstack.org/v1beta1',
-                'kind': 'Glance', 'metadata': {}, 'spec': data['spec'],
+                'kind': 'Glance', 'metadata': {}, 'spec': data.spec,
                 'status': dict(
-                    data['status'],
+                    data.status,
                     glanceAPIReadyCounts=kubeglance.ready_counts(
                         passed, answering),
                     conditions=kubeglance.glance_conditions(
@@ -163,7 +168,7 @@ class ObjectsTest(testtools.TestCase):
 
     def test_glanceapis_as_the_controller_makes_them(self):
         data = state_data()
-        data['status']['apiEndpoint'].update({
+        data.status['apiEndpoint'].update({
             'api0-internal': 'http://x:2', 'api1-public': 'http://x:3',
             'api1-internal': 'http://x:4'})
         world = kubeobjects.world(data, self.document(data))
@@ -204,7 +209,7 @@ class ObjectsTest(testtools.TestCase):
         first = kubeobjects.glance(data, self.document(data))
         again = kubeobjects.glance(data, self.document(data))
         self.assertEqual(first['metadata'], again['metadata'])
-        data['spec']['keystoneEndpoint'] = 'api1'
+        data.spec['keystoneEndpoint'] = 'api1'
         changed = kubeobjects.glance(data, self.document(data))
         self.assertEqual(first['metadata']['uid'],
                          changed['metadata']['uid'])
@@ -266,7 +271,7 @@ class ObjectsTest(testtools.TestCase):
     def test_every_layout_declares_its_images(self):
         for layout, per_image in (('tcib', 3), ('s2i', 2), ('one', 1)):
             data = state_data(heat=True)
-            data['options']['heat_layout'] = layout
+            data.options.heat_layout = layout
             world = kubeobjects.world(data, self.document(data), {}, 105.0,
                                       FakeFaults())
             images, status, _custom = self.images(world)
@@ -362,7 +367,7 @@ class ServerTest(testtools.TestCase):
         super().setUp()
         self.root = tempfile.mkdtemp(prefix='gmt-unit-kubeapi-')
         self.addCleanup(shutil.rmtree, self.root, ignore_errors=True)
-        self.write_state(state_data(heat=True))
+        self.write_state(state_json(heat=True))
         self.api = kubeapi_server.Api(self.root, '127.0.0.1:1')
 
     def write_state(self, data):
@@ -451,7 +456,7 @@ class ServerTest(testtools.TestCase):
         self.assertEqual((422, 'Invalid'), (code, body['reason']))
 
     def test_role_and_fault_forbid(self):
-        data = state_data(heat=True)
+        data = state_json(heat=True)
         data['kube']['rules'] = {kubeobjects.ACCOUNT: kuberbac.parse_role(
             ROLE, 'role.yaml')}
         self.write_state(data)
@@ -461,7 +466,7 @@ class ServerTest(testtools.TestCase):
         self.assertEqual((403, 'Forbidden'), (code, body['reason']))
         # NOTE: discovery stays open to the authenticated user.
         self.assertEqual(200, self.call('GET', '/apis/apps/v1')[0])
-        self.write_state(state_data(heat=True, faults_=[
+        self.write_state(state_json(heat=True, faults_=[
             ('kube-forbid', 'get:deployments')]))
         self.assertEqual(403, self.call('GET', apps + 'heat-api')[0])
         self.assertEqual([200, 403, 403],

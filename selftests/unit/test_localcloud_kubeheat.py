@@ -18,7 +18,7 @@ import testtools
 from glance_multiapi_cloud.kubeapi import request as kube_request
 from glance_multiapi_cloud import kubeheat
 
-DATA = {'kube': {'heat_digest': 'ab' * 32}, 'ports': {'registry': 5000}}
+DATA = kubeheat.HeatImages('s2i', 'ab' * 32, 5000)
 META = {'namespace': 'osp', 'uid': 'u', 'creationTimestamp': 'x'}
 
 

@@ -26,6 +26,7 @@ import testtools
 
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import ports
+from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import state as state_mod
 
 # NOTE: what holders() reads of psutil's sconn and addr tuples.
@@ -124,12 +125,12 @@ class ClaimTest(testtools.TestCase):
     def test_state_allocates_from_its_block(self):
         root = self.cloud_dir('one')
         state = state_mod.State(root)
-        state.data = {}
+        state.record = record_mod.Record.from_json({'spec': {}})
         self.useFixture(fixtures.MonkeyPatch(
             'glance_multiapi_cloud.ports.ephemeral_range',
             lambda path=None: self.ephemeral))
         first = state.port('keystone')
-        self.assertEqual(state.data['port_block'], first)
+        self.assertEqual(state.record.port_block, first)
         self.assertEqual(first + 1, state.port('glance'))
         self.assertEqual(first, state.port('keystone'))
 

@@ -17,6 +17,7 @@ import testtools
 from glance_multiapi_cloud.components import glance
 from glance_multiapi_cloud.components import router
 from glance_multiapi_cloud import faults as faults_mod
+from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import state as state_mod
 
 PORTS = {'glance-api0-public': 20001, 'glance-api0-internal': 20002,
@@ -32,11 +33,11 @@ def make_state(keystone_endpoint='api0', routed='api0', faults=(),
     apis = {name: {'type': kind, 'replicas': 1}
             for name, kind in (('api0', 'split'), ('api1', 'split'),
                                ('edge0', 'edge'))}
-    state.data = {'spec': {'keystoneEndpoint': keystone_endpoint,
-                           'glanceAPIs': apis},
-                  'ports': dict(PORTS), 'faults': [list(f) for f in faults],
-                  'route': {'api': routed} if routed else None,
-                  'status': {'apiEndpoint': status or {}}}
+    state.record = record_mod.Record.from_json({
+        'spec': {'keystoneEndpoint': keystone_endpoint, 'glanceAPIs': apis},
+        'ports': dict(PORTS), 'faults': [list(f) for f in faults],
+        'route': {'api': routed} if routed else None,
+        'status': {'apiEndpoint': status or {}}})
     return state
 
 

@@ -18,6 +18,7 @@ import testtools
 
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import faults
+from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import state as state_mod
 from glance_multiapi_cloud import tempestconf
 from glance_multiapi_cloud import tlsmode
@@ -37,8 +38,9 @@ class _StateTest(testtools.TestCase):
 
     def _state(self, tls, fault_records=()):
         state = state_mod.State(self.useFixture(fixtures.TempDir()).path)
-        state.data = {'spec': SPEC, 'faults': list(fault_records),
-                      'options': {'tls': tls}}
+        state.record = record_mod.Record.from_json({
+            'spec': SPEC, 'faults': list(fault_records),
+            'options': {'tls': tls}})
         return state
 
 
@@ -54,7 +56,7 @@ class TestTlsMode(_StateTest):
 
     def test_missing_option_is_off(self):
         state = self._state(False)
-        state.data = {'spec': SPEC}
+        state.record = record_mod.Record.from_json({'spec': SPEC})
         self.assertFalse(tlsmode.enabled(state))
 
     def test_on_is_https_under_the_cloud_ca(self):
@@ -121,8 +123,8 @@ class TestTlsListeners(_StateTest):
 
     def _configs(self, tls):
         state = self._state(tls)
-        state.data['ports'] = {'keystone': 5000, 'glance-api0-internal': 9293}
-        state.data['passwords'] = {u: 'pw' for u in ('admin', 'demo',
+        state.record.ports = {'keystone': 5000, 'glance-api0-internal': 9293}
+        state.record.passwords = {u: 'pw' for u in ('admin', 'demo',
                                                      'alt_demo')}
         with mock.patch.object(tempestconf.components, 'enabled',
                                return_value=[]):

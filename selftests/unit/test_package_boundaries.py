@@ -24,10 +24,15 @@ every module, including those inside functions.
   rules (the operators' knowledge is kept once), never the uploader's
   code nor the self-tests.
 * ``tools/`` scripts import no self-test from an installed package.
+
+And two habits of the code, read the same way: the cloud's record is
+read and written by its own module alone (no ``state.data``), and no
+product parses ``/proc/<pid>`` by hand (psutil does).
 """
 
 import ast
 import os
+import re
 
 import testtools
 
@@ -100,6 +105,22 @@ class BoundariesTest(testtools.TestCase):
             for imp in imported(os.path.join(ROOT, 'tools', name)):
                 if under(imp, PLUGIN + '.selftests'):
                     found.append((name, imp))
+        self.assertEqual([], found)
+
+    def sources(self, *tops):
+        for top in tops:
+            for path in modules(top):
+                with open(os.path.join(ROOT, path), encoding='utf-8') as f:
+                    yield path, f.read()
+
+    def test_the_cloud_record_has_one_reader(self):
+        found = [path for path, text in self.sources(CLOUD)
+                 if re.search(r'\bstate\.data\b', text)]
+        self.assertEqual([], found)
+
+    def test_no_product_parses_proc_by_hand(self):
+        found = [path for path, text in self.sources(PLUGIN, CLOUD, UPLOADER)
+                 if re.search(r"""['"]/proc/(%[ds]|self|\{)""", text)]
         self.assertEqual([], found)
 
     def test_the_test_finds_what_it_looks_for(self):
