@@ -56,7 +56,7 @@ def issue(state, name, hosts=('127.0.0.1',), dns_names=('localhost',)):
         with open(state.path(TLS_DIR, 'ca.key'), 'rb') as f:
             ca_key = f.read()
         cert_pem, key_pem = certmint.issue(ca_pem, ca_key, name, hosts,
-                                            dns_names)
+                                           dns_names)
         _write_private(key_path, key_pem)
         _write_private(cert_path, cert_pem)
     return cert_path, key_path
@@ -71,7 +71,7 @@ def issue_untrusted(state, name, hosts=('127.0.0.1',),
     """
     ca_pem, ca_key = certmint.make_ca('not the glance-multiapi-cloud CA')
     cert_pem, key_pem = certmint.issue(ca_pem, ca_key, name, hosts,
-                                        dns_names)
+                                       dns_names)
     state.makedirs(TLS_DIR)
     cert_path = state.path(TLS_DIR, name + '.untrusted.crt')
     key_path = state.path(TLS_DIR, name + '.untrusted.key')

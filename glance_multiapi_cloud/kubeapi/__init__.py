@@ -15,9 +15,9 @@
 There is no kube-apiserver to be had here, so three users share one
 stand-in that answers as an API server does (paths, verbs, discovery
 documents, Status errors, Tables for kubectl): the embedded cloud's
-Kubernetes API (glance_multiapi_cloud/runtime/kubeapi_server.py), the ConfigMap API
-the uploader scenarios use when no kubeconfig is given
-(tests/configmap_api.py) and the unit tests' stub API
+Kubernetes API (glance_multiapi_cloud/runtime/kubeapi_server.py), the
+loopback ConfigMap API the uploader scenarios run when no kubeconfig is
+given (loopback.py) and the unit tests' stub API
 (selftests/unit/kube_stub.py). Each brings its own objects and access
 rules; what a request asks, how it is answered and the HTTP server are
 here:
@@ -29,8 +29,11 @@ here:
 * ``configmaps``: namespaced ConfigMaps kept in a directory, and the
   answer to a request for them;
 * ``server``: the Api every user subclasses (authenticate, discovery,
-  dispatch) and the HTTP server it runs in (http or https).
+  dispatch) and the HTTP server it runs in (http or https);
+* ``loopback``: the ConfigMap API as a command (``python -m
+  glance_multiapi_cloud.kubeapi.loopback --dir DIR``).
 
-It imports nothing outside the standard library and the project's
-``common``, so the plugin's tests can run it in a test-operator pod.
+It imports nothing outside the standard library, PyYAML and the plugin's
+``common``, so a test-operator pod runs its loopback API with the
+plugin's requirements alone.
 """

@@ -119,7 +119,7 @@ def _pods_of(state, name, role, marked):
     running = processes.pid_of(state, role.process)
     if running:
         pod = kubeheat.pod_name(kubeheat.images_of(state.record), name,
-                                 _seed(state, role.process))
+                                _seed(state, role.process))
         entry = marked.get(pod) or {}
         pods.append(kubeheat.PodFact(
             pod, processes.started_at(state, role.process), True,

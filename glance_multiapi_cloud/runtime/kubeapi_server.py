@@ -12,7 +12,7 @@
 
 """The embedded cloud's Kubernetes-style API server (loopback HTTPS).
 
-It is the project's one Kubernetes API stand-in (glance_multiapi_cloud/kubeapi) serving
+It is the project's one Kubernetes API stand-in (../kubeapi) serving
 the objects of kubeobjects.py, built from the state dir on every
 request, to kubectl and the ``kubernetes`` Python client: the discovery
 documents, get and list (JSON, or a Table for kubectl), and merge
@@ -25,7 +25,7 @@ request is appended to kubeapi-audit.log.
 
 This module authenticates, authorises, audits and routes; what a request
 asks, the shape of an answer and the stored ConfigMaps are the
-stand-in's (glance_multiapi_cloud/kubeapi), the stored Pods in kubeapi_stored.py, the
+stand-in's (../kubeapi), the stored Pods in kubeapi_stored.py, the
 merge patches in kubeapi_patch.py.
 
 Run as ``python -m glance_multiapi_cloud.runtime.kubeapi_server

@@ -196,7 +196,8 @@ class CloudTestCase(testtools.TestCase):
     def doc(self):
         """The cloud's Glance CR-shaped document, as ``get -o json`` has it.
 
-        Read here (glance_multiapi_cloud/cloud.document, what ``get`` prints), not by
+        Read here (glance_multiapi_cloud.cloud.document, what ``get``
+        prints), not by
         a CLI process: tests poll it (a switchover pending, the cloud back
         on api0), and each ``get`` process cost 0.4 to 0.5 CPU-s. The
         state file is written by rename, so a read never sees half of it.
@@ -209,7 +210,7 @@ class CloudTestCase(testtools.TestCase):
         return json.loads(json.dumps(doc))
 
     def verify(self, url):
-        """The cloud's CA for an https URL (glance_multiapi_cloud/certs.py), else True."""
+        """The cloud's CA for an https URL (its certs.py), else True."""
         if url.startswith('https:'):
             return os.path.join(self.state_dir, 'tls', 'ca.crt')
         return True

@@ -12,9 +12,9 @@
 
 """The unit tests' Kubernetes API: the project's stand-in, stubbed.
 
-It is the one Kubernetes API stand-in (glance_multiapi_cloud/kubeapi, the embedded
-cloud's too) serving the objects a test puts in ``objects`` by their API
-path: a resource is served once an object of it is there (Glances and
+It is the one Kubernetes API stand-in (glance_multiapi_cloud.kubeapi, the
+embedded cloud's too) serving the objects a test puts in ``objects`` by
+their API path: a resource is served once an object of it is there (Glances and
 OpenStackVersions always, so an empty list of them is an empty List),
 other paths are the API server's 404. A wrong bearer token gets 401;
 every answer is the stand-in's, Status documents included. Every request

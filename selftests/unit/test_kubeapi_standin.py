@@ -10,9 +10,11 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The one Kubernetes API stand-in (glance_multiapi_cloud/kubeapi): its Status bodies,
-its requests and, over loopback HTTP, the ConfigMap API the uploader
-scenarios run on it, read by the kubernetes client."""
+"""The one Kubernetes API stand-in (glance_multiapi_cloud.kubeapi).
+
+Its Status bodies, its requests and, over loopback HTTP, the ConfigMap
+API the uploader scenarios run on it, read by the kubernetes client.
+"""
 
 import ast
 import os

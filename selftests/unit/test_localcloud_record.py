@@ -63,7 +63,8 @@ class RecordTest(testtools.TestCase):
     def test_unknown_or_mistyped_fields_are_named(self):
         for change, words in (
                 ({'surprise': 1}, 'surprise not known to this release'),
-                ({'ports': []}, 'ports is a list, not what this release writes'),
+                ({'ports': []},
+                 'ports is a list, not what this release writes'),
                 ({'startup_seconds': 'x'}, 'startup_seconds is a string'),
                 ({'options': dict(PREVIOUS['options'], heat='yes')},
                  'options: heat is a string'),

@@ -125,7 +125,7 @@ class TestTlsListeners(_StateTest):
         state = self._state(tls)
         state.record.ports = {'keystone': 5000, 'glance-api0-internal': 9293}
         state.record.passwords = {u: 'pw' for u in ('admin', 'demo',
-                                                     'alt_demo')}
+                                                    'alt_demo')}
         with mock.patch.object(tempestconf.components, 'enabled',
                                return_value=[]):
             return state, tempestconf.clouds(state)['clouds'], \
