@@ -12,8 +12,8 @@
 
 """Deliberately broken variants of glance-image-uploader.
 
-Test-only: ``python -m selftests.functional.
-broken_uploader MODE [uploader args]`` runs the bundled uploader with one
+Test-only: ``python selftests/functional/broken_uploader.py MODE
+[uploader args]`` runs the bundled uploader with one
 behaviour broken, so that the functional tests can show that the matching
 Tempest scenario fails. Nothing in the product imports this module.
 """

@@ -174,7 +174,7 @@ class TestUploaderCli(uploader_runs.UploaderRunTestCase):
         self.assertCleanFailure(self._run(info, 'badpw'), 6,
                                 'refused the credentials', key)
         self.assertCleanFailure(self._run(info, 'nosuchcloud'), 22,
-                                "cloud 'nosuchcloud'", key)
+                                'no cloud named nosuchcloud', key)
 
     def test_https_source_trusts_the_ca_it_is_given(self):
         uri, md5, ca = self._serve_https(1 << 20)

@@ -19,12 +19,15 @@ scenario that must catch it and a fragment of the failure message.
 
 import os
 import re
+import shlex
 
 from selftests.functional import base
 
 SCENARIOS = 'glance_multiapi_tests.tests.scenario.test_uploader'
-BROKEN = ('{python} -m selftests.functional.'
-          'broken_uploader %s')
+# NOTE: by its path: the uploader runs in an empty working directory, and
+# the self-tests are not installed.
+BROKEN = '{python} %s %%s' % shlex.quote(os.path.join(
+    base.REPO, 'selftests', 'functional', 'broken_uploader.py'))
 # NOTE: the two configurations the bundled uploader must pass whole: every
 # source kind, every UUID output worth reading, both foreign policies.
 VARIANTS = {

@@ -31,9 +31,15 @@ class TestDocuments(testtools.TestCase):
             self.assertIn(needle, str(exc))
 
     def test_each_failure_is_named(self):
+        # NOTE: libyaml bounds nesting at 1,000 levels since 0.2.5; the
+        # older one PyYAML 6.0.3's wheels carry (the Python 3.9 pins)
+        # reads the 1,001st '[' as a syntax error. Refused either way.
+        exc = self.assertRaises(documents.DocumentError,
+                                documents.load_yaml, '[' * 1001)
+        self.assertRegex(str(exc), r'^not (a usable document: nested '
+                         r'deeper than|valid YAML at line)')
         for text, needle in (
                 ('a: [', 'not valid YAML at line'),
-                ('[' * 1001, 'nested deeper than'),
                 ('a: 2001-02-30', 'day is out of range'),
                 ('1' * 5000, 'Exceeds the limit'),
                 ('&a [*a]', '[0]: a YAML alias that contains itself'),

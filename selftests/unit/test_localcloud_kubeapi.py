@@ -10,38 +10,28 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The embedded Kubernetes API without a network: RBAC rules, the
-objects and the request handling on a state dir (the stand-in it runs
-on: test_kubeapi_standin.py)."""
+"""The embedded Kubernetes API without a network: RBAC rules, faults and
+the request handling on a state dir (its objects:
+test_localcloud_kubeobjects.py; the stand-in it runs on:
+test_kubeapi_standin.py)."""
 
-import copy
-import datetime
 import json
 import os
 import shutil
 import tempfile
-import uuid
 
 import testtools
 
 from glance_multiapi_cloud.kubeapi import request as kube_request
-from glance_multiapi_cloud.kubeapi import tables
-from glance_multiapi_cloud import deployed
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import faults
-from glance_multiapi_cloud import kubeglance
-from glance_multiapi_cloud import kubeheat
 from glance_multiapi_cloud import kubeobjects
 from glance_multiapi_cloud import kuberbac
-from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud.runtime import kubeapi_server
+from selftests.unit.cloud_records import SPEC
+from selftests.unit.cloud_records import state_json
+from selftests.unit.cloud_records import TOKEN
 
-SPEC = {'keystoneEndpoint': 'api0', 'glanceAPIs': {
-    name: {'type': 'split', 'replicas': 1, 'customServiceConfig': (
-        '[DEFAULT]\nenabled_backends = %s:file,x:file\n[glance_store]\n'
-        'default_backend = %s\n' % (store, store))}
-    for name, store in (('api0', 'ceph0'), ('api1', 'ceph1'))}}
-TOKEN = 'the-token'
 ROLE = """---
 kind: ServiceAccount
 metadata: {name: glance-multiapi-tests}
@@ -57,38 +47,6 @@ rules:
   resourceNames: [heat-api]
   verbs: [get]
 """
-
-
-class FakeFaults(object):
-    """What world() asks of the faults."""
-
-    def __init__(self, drifted=(), versions=None, custom=None):
-        self.drifted = drifted
-        self.versions = versions or {}
-        self.custom = custom or {}
-
-    def custom_image(self, field, default):
-        return self.custom.get(field)
-
-    def image_drifts(self, deployment):
-        return deployment in self.drifted
-
-    def version_image(self, field, reference):
-        return self.versions.get(field, reference)
-
-
-def state_json(heat=False, faults_=()):
-    return {'spec': copy.deepcopy(SPEC), 'faults': [list(f) for f in faults_],
-            'options': {'heat': heat}, 'ports': {'registry': 20001},
-            'status': {'apiEndpoint': {'api0-public': 'http://x:1'}},
-            'kube': {'token': TOKEN, 'tokens': {TOKEN: kubeobjects.ACCOUNT},
-                     'rules': None, 'uid_seed': str(uuid.uuid4()),
-                     'created': '2026-01-01T00:00:00Z', 'generation': 1,
-                     'heat_digest': 'ab' * 32}}
-
-
-def state_data(heat=False, faults_=()):
-    return record_mod.Record.from_json(state_json(heat, faults_))
 
 
 class RbacTest(testtools.TestCase):
@@ -131,206 +89,6 @@ class RbacTest(testtools.TestCase):
                   'resourceNames': []}]
         self.assertTrue(kuberbac.allows(rules, 'delete', '', 'configmaps',
                                         'x'))
-
-
-class ObjectsTest(testtools.TestCase):
-
-    def document(self, data):
-        passed = deployed.of_record(data)
-        answering = {'api0': True, 'api1': False}
-        return {'apiVersion': 'glance.openstack.org/v1beta1',
-                'kind': 'Glance', 'metadata': {}, 'spec': data.spec,
-                'status': dict(
-                    data.status,
-                    glanceAPIReadyCounts=kubeglance.ready_counts(
-                        passed, answering),
-                    conditions=kubeglance.glance_conditions(
-                        passed, answering, 1767225600.0))}
-
-    def test_glance_is_owned_by_the_control_plane(self):
-        data = state_data()
-        glance = kubeobjects.glance(data, self.document(data))
-        oscp = kubeobjects.controlplane(data)
-        owner, = glance['metadata']['ownerReferences']
-        self.assertEqual((oscp['metadata']['uid'], 'openstack', True, True),
-                         (owner['uid'], owner['name'], owner['controller'],
-                          owner['blockOwnerDeletion']))
-        self.assertEqual(SPEC, oscp['spec']['glance']['template'])
-        # NOTE: api1, the last API, does not answer: its GlanceAPIReady
-        # is the Glance CR's, and so Ready.
-        ready = glance['status']['conditions'][0]
-        self.assertEqual(('Ready', 'False', 'Requested', 'Info',
-                          'Deployment in progress',
-                          '2026-01-01T00:00:00Z'),
-                         tuple(ready[k] for k in (
-                             'type', 'status', 'reason', 'severity',
-                             'message', 'lastTransitionTime')))
-
-    def test_glanceapis_as_the_controller_makes_them(self):
-        data = state_data()
-        data.status['apiEndpoint'].update({
-            'api0-internal': 'http://x:2', 'api1-public': 'http://x:3',
-            'api1-internal': 'http://x:4'})
-        world = kubeobjects.world(data, self.document(data))
-        found = {o['metadata']['name']: o for o in world['glanceapis']}
-        self.assertEqual(['glance-api0-external', 'glance-api0-internal',
-                          'glance-api1-external', 'glance-api1-internal'],
-                         sorted(found))
-        external = found['glance-api0-external']
-        self.assertEqual({'keystoneEndpoint': 'true',
-                          'glance.openstack.org/wsgi': 'true'},
-                         external['metadata']['annotations'])
-        self.assertEqual({'service': 'glance', 'api-name': 'api0'},
-                         external['metadata']['labels'])
-        owner, = external['metadata']['ownerReferences']
-        self.assertEqual(('Glance', 'glance'), (owner['kind'],
-                                                owner['name']))
-        self.assertEqual(world['glances'][0]['metadata']['uid'],
-                         owner['uid'])
-        self.assertEqual(('external', 1, {'public': 'http://x:1'}),
-                         (external['spec']['apiType'],
-                          external['status']['readyCount'],
-                          external['status']['apiEndpoint']))
-        self.assertEqual({'internal': 'http://x:4'},
-                         found['glance-api1-internal']['status'][
-                             'apiEndpoint'])
-        self.assertNotIn('keystoneEndpoint', found['glance-api1-internal'][
-            'metadata']['annotations'])
-        ready = {name: (o['status']['conditions'][0]['status'],
-                        o['status']['conditions'][0]['message'])
-                 for name, o in found.items()}
-        self.assertEqual(('True', 'Setup complete'),
-                         ready['glance-api0-internal'])
-        self.assertEqual(('False', 'Deployment in progress'),
-                         ready['glance-api1-external'])
-
-    def test_uid_stable_resource_version_follows_spec(self):
-        data = state_data()
-        first = kubeobjects.glance(data, self.document(data))
-        again = kubeobjects.glance(data, self.document(data))
-        self.assertEqual(first['metadata'], again['metadata'])
-        data.spec['keystoneEndpoint'] = 'api1'
-        changed = kubeobjects.glance(data, self.document(data))
-        self.assertEqual(first['metadata']['uid'],
-                         changed['metadata']['uid'])
-        self.assertNotEqual(first['metadata']['resourceVersion'],
-                            changed['metadata']['resourceVersion'])
-        self.assertTrue(changed['metadata']['resourceVersion'].isdigit())
-
-    def test_heat_objects_only_with_heat(self):
-        data = state_data()
-        world = kubeobjects.world(data, self.document(data))
-        self.assertEqual([], world['deployments'])
-        self.assertEqual({}, world['openstackversions'][0]['status'][
-            'containerImages'])
-
-    def images(self, world):
-        deployments = {
-            d['metadata']['name']:
-            d['spec']['template']['spec']['containers'][0]['image']
-            for d in world['deployments']}
-        version = world['openstackversions'][0]
-        return (deployments, version['status']['containerImages'],
-                version['spec']['customContainerImages'])
-
-    def test_deployments_run_their_layout_image_unless_drifted(self):
-        data = state_data(heat=True)
-        pods = {'heat-api': [kubeheat.PodFact('heat-api-x-1', 100.0, True,
-                                              None, 0, None)],
-                'heat-engine': [kubeheat.PodFact('heat-engine-x-2', 100.0,
-                                                 True, None, 0, None)]}
-        world = kubeobjects.world(data, self.document(data), pods, 105.0,
-                                  FakeFaults(drifted=['heat-cfnapi']))
-        images, status, custom = self.images(world)
-        # NOTE: the default layout, s2i: api and cfn from one image.
-        api = status['heatAPIImage']
-        engine = status['heatEngineImage']
-        self.assertIn('127.0.0.1:20001/podified/openstack-heat-api@sha256:',
-                      api)
-        self.assertIn('/podified/openstack-heat-engine@sha256:', engine)
-        self.assertEqual(api, status['heatCfnapiImage'])
-        self.assertNotEqual(api.split('@')[1], engine.split('@')[1])
-        self.assertEqual({}, custom)
-        self.assertEqual(api, images['heat-api'])
-        self.assertEqual(engine, images['heat-engine'])
-        self.assertNotEqual(api, images['heat-cfnapi'])
-        self.assertEqual(api.split('@')[0],
-                         images['heat-cfnapi'].split('@')[0])
-        wanted = api
-        ready = {d['metadata']['name']: d['status'].get('readyReplicas')
-                 for d in world['deployments']}
-        # NOTE: heat-engine's probe passes 10 s after its start only.
-        self.assertEqual({'heat-api': 1, 'heat-cfnapi': None,
-                          'heat-engine': None}, ready)
-        pod_images = {p['metadata']['name']:
-                      p['spec']['containers'][0]['image']
-                      for p in world['pods']}
-        self.assertEqual({'heat-api-x-1': wanted,
-                          'heat-engine-x-2': engine}, pod_images)
-
-    def test_every_layout_declares_its_images(self):
-        for layout, per_image in (('tcib', 3), ('s2i', 2), ('one', 1)):
-            data = state_data(heat=True)
-            data.options.heat_layout = layout
-            world = kubeobjects.world(data, self.document(data), {}, 105.0,
-                                      FakeFaults())
-            images, status, _custom = self.images(world)
-            self.assertEqual(per_image, len(set(status.values())), layout)
-            self.assertEqual(sorted(status.values()),
-                             sorted(images.values()), layout)
-
-    def test_partial_override_is_deployed_and_shown(self):
-        data = state_data(heat=True)
-        override = '127.0.0.1:1/podified/openstack-heat-api@sha256:' + (
-            'cd' * 32)
-        world = kubeobjects.world(
-            data, self.document(data), {}, 105.0,
-            FakeFaults(custom={'heatAPIImage': override}))
-        images, status, custom = self.images(world)
-        self.assertEqual({'heatAPIImage': override}, custom)
-        self.assertEqual(override, status['heatAPIImage'])
-        self.assertEqual(override, images['heat-api'])
-        self.assertNotEqual(override, status['heatCfnapiImage'])
-
-    def test_template_patch(self):
-        patch = kubeobjects.template_patch(
-            {'spec': {'glance': {'template': {'keystoneEndpoint': 'a'}}}})
-        self.assertEqual({'keystoneEndpoint': 'a'}, patch)
-        self.assertIsNone(kubeobjects.template_patch({'metadata': {}}))
-        self.assertIsNone(kubeobjects.template_patch(
-            {'spec': {'glance': {'enabled': True}}}))
-        for bad in ([], {'spec': {'glance': {'enabled': False}}},
-                    {'spec': {'glance': {'template': None}}},
-                    {'spec': {'glance': 'x'}}):
-            self.assertRaises(kubeobjects.PatchError,
-                              kubeobjects.template_patch, bad)
-
-    def test_discovery_lists_every_group(self):
-        names = [g['name'] for g in
-                 kubeobjects.SERVED.api_group_list()['groups']]
-        self.assertEqual(['glance.openstack.org', 'core.openstack.org',
-                          'apps'], names)
-        listing = kubeobjects.SERVED.resource_list('glance.openstack.org',
-                                                   'v1beta1')
-        self.assertEqual('glance.openstack.org/v1beta1',
-                         listing['groupVersion'])
-        self.assertIsNone(kubeobjects.SERVED.resource_list('apps', 'v2'))
-
-    def test_table_columns(self):
-        data = state_data(heat=True)
-        pods = {'heat-api': [kubeheat.PodFact(
-            'heat-api-x-1', None, False, None, 0, 'CrashLoopBackOff')]}
-        deps = kubeobjects.world(data, self.document(data), pods,
-                                 100.0)['deployments']
-        res = kubeobjects.SERVED.find('apps', 'v1', 'deployments')
-        now = datetime.datetime(2026, 1, 1, 0, 5, tzinfo=datetime.
-                                timezone.utc)
-        table = tables.table(res, deps, now)
-        self.assertEqual(['Name', 'Ready', 'Up-to-date', 'Available', 'Age',
-                          'Containers', 'Images', 'Selector'],
-                         [c['name'] for c in table['columnDefinitions']])
-        self.assertEqual(['heat-api', '0/1', 1, 0, '5m'],
-                         table['rows'][0]['cells'][:5])
 
 
 class FaultsTest(testtools.TestCase):
