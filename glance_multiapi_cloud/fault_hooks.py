@@ -90,6 +90,10 @@ class Fault(object):
         """Whether a patch is acted upon."""
         return True
 
+    def reconcile_delay(self):
+        """Seconds a patch that is acted upon waits before it is."""
+        return 0
+
     def starts_service(self, name):
         """Whether a non-glance service (e.g. heat-engine) is started."""
         return True

@@ -86,6 +86,28 @@ class PatchNotReconciled(fault_hooks.Fault):
 
 
 @fault_hooks.fault
+class SlowReconcile(fault_hooks.Fault):
+    name = 'slow-reconcile'
+    arg_kind = 'seconds'
+    help = ('every patch is acted upon SECONDS late, as by an operator '
+            'slow to reconcile: a switchover or grow/shrink converges '
+            'that much later (e.g. slow-reconcile=6)')
+
+    def check_arg(self):
+        try:
+            seconds = float(self.arg)
+        except (TypeError, ValueError):
+            seconds = -1
+        if not 0 < seconds <= 600:
+            raise errors.Invalid('fault %s needs SECONDS, above 0 and at '
+                                 'most 600, e.g. %s=6, got %r' % (
+                                     self.name, self.name, self.arg))
+
+    def reconcile_delay(self):
+        return float(self.arg)
+
+
+@fault_hooks.fault
 class ApiDown(fault_hooks.Fault):
     name = 'api-down'
     help = "API's process is not running though the catalog names it"

@@ -30,7 +30,11 @@
 # (no heat; its checks skip), TLS=0 (plain http everywhere), REQUIRED_GROUPS (groups that must run, see
 # tools/subunit_summary.py; default every group this cloud configures,
 # empty for none), KEEP_ARTIFACTS=always (keep the logs of a job that
-# passed too; default failure), KEEP_STATE=1 keeps the cloud's folder.
+# passed too; default failure), KEEP_STATE=1 keeps the cloud's folder,
+# BASELINE (the metrics.json of an earlier run, a path or an http(s) URL:
+# the figures are compared with it, and one that regressed beyond its
+# tolerance fails the check checks.figures; FAIL_ON_REGRESSION=0 only
+# reports it; see glance-multiapi-report --help).
 set -uo pipefail
 . "$(dirname "$0")/cloud-cleanup.sh" || exit 1
 . "$(dirname "$0")/stage-timer.sh" || exit 1
@@ -336,10 +340,23 @@ echo "$oci_summary" | sed 's/^/oci: /'
 stage_begin "deployment map"
 echo "== deployment map and metrics of both passes (from the tests' records)"
 map_ok=1
+figures_rc=""
+baseline_args=()
+if [ -n "${BASELINE:-}" ]; then
+    baseline_args=(--baseline "$BASELINE")
+    [ "${FAIL_ON_REGRESSION:-1}" != 0 ] && \
+        baseline_args+=(--fail-on-regression)
+fi
 # NOTE: rebuilt once more by hand: a worker killed in a test leaves the
 # map of the tests before it; this one holds everything recorded.
-map_out=$("$VENV/bin/glance-multiapi-report" "$map_dir" "$RESULTS" 2>&1) \
-    || map_ok=0
+map_out=$("$VENV/bin/glance-multiapi-report" "$map_dir" "$RESULTS" \
+    "${baseline_args[@]}" 2>&1)
+case $? in
+    0) [ -n "${BASELINE:-}" ] && figures_rc=0 ;;
+    # NOTE: 3: the files were written, a figure regressed.
+    3) figures_rc=3 ;;
+    *) map_ok=0 ;;
+esac
 echo "$map_out"
 if [ "$map_ok" = 1 ]; then
     rm -rf "$ARTIFACTS_DIR/glance-multiapi-records"
@@ -392,6 +409,12 @@ else
     checks+=(--check "results-map=fail:$map_out
 the deployment map of this run is missing or disagrees with its streams")
 fi
+case $figures_rc in
+    "") ;;
+    0) checks+=(--check figures=pass) ;;
+    *) checks+=(--check "figures=fail:$(echo "$map_out" | grep '^REGRESSED')
+figures regressed against the baseline $BASELINE") ;;
+esac
 case $doctor_rc in
     "") checks+=(--check "doctor=skip:$doctor is not installed") ;;
     0) checks+=(--check doctor=pass) ;;
@@ -429,6 +452,13 @@ else
     failed=$((failed + 1))
     echo "FAILED: results map: see \"deployment map\" above"
 fi
+case $figures_rc in
+    "") ;;
+    0) passed=$((passed + 1)) ;;
+    *) failed=$((failed + 1))
+       echo "FAILED: figures regressed against $BASELINE (REGRESSED:" \
+           "lines above; the map shows them)" ;;
+esac
 case $doctor_rc in
     "") skipped=$((skipped + 1)) ;;
     0) passed=$((passed + 1)) ;;

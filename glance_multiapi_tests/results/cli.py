@@ -15,7 +15,9 @@
 Given the records folder, it rebuilds the deployment map and the metrics;
 given a subunit stream (tempest_results.subunit), it prints the verdict
 a gate needs: the counts, the failed tests and, with --require, each
-required group of tests that did not run.
+required group of tests that did not run. With --baseline (an earlier
+run's metrics.json) it compares the figures with that run's and names
+each one that regressed beyond its tolerance (comparison.py).
 """
 
 import argparse
@@ -24,6 +26,8 @@ import sys
 
 from glance_multiapi_tests.common import errors
 from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.results import comparison
+from glance_multiapi_tests.results import metrics
 from glance_multiapi_tests.results import outcomes as outcomes_mod
 from glance_multiapi_tests.results import publish
 from glance_multiapi_tests.results import recorder
@@ -33,8 +37,8 @@ from glance_multiapi_tests.results import verdict
 from glance_multiapi_tests import version
 
 PROG = 'glance-multiapi-report'
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_RECORDS, EXIT_WRITE, \
-    EXIT_INTERNAL = (0, 1, 2, 22, 23, 70)
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REGRESSED, EXIT_NO_RECORDS, \
+    EXIT_WRITE, EXIT_INTERNAL = (0, 1, 2, 3, 22, 23, 70)
 EXIT_CODES = (
     (EXIT_OK, 'the four files were written (whatever the tests\' '
               'verdicts: they are in the files); for a subunit stream: '
@@ -42,7 +46,10 @@ EXIT_CODES = (
     (EXIT_FAILED, 'a subunit stream\'s verdict is red: a test failed, no '
                   'test ran, or a required group did not run (each said '
                   'in a FAILED: line)'),
-    (EXIT_USAGE, 'usage error (an unknown group among them)'),
+    (EXIT_USAGE, 'usage error (an unknown group or figure among them)'),
+    (EXIT_REGRESSED, 'with --fail-on-regression: a figure regressed '
+                     'beyond its tolerance against --baseline (each said '
+                     'in a REGRESSED: line; the files were written)'),
     (EXIT_NO_RECORDS, 'PATH holds no records (missing, not a folder, no '
                       '%s folder or an unreadable one, or no record in it '
                       'that can be used: each one left out is named in the '
@@ -52,7 +59,9 @@ EXIT_CODES = (
                       'whole: not a regular file, not subunit v2, or '
                       'damaged (cut short, altered: the file and the byte '
                       'offset are named, the tests read before it still '
-                      'listed)' % recorder.RECORDS_SUBDIR),
+                      'listed), or the --baseline (or PATH\'s '
+                      'metrics.json) cannot be read or is no metrics.json'
+                      % recorder.RECORDS_SUBDIR),
     (EXIT_WRITE, 'an output could not be written (OUT_DIR cannot be made: '
                  'a regular file, a path under one, a symlink loop), or '
                  'another rebuild held the lock too long'),
@@ -76,8 +85,24 @@ skipped", and exits 1 unless the run is green: a gate that needs, say, the
 multi-API and uploader checks to have run uses
   glance-multiapi-report --require multiapi,uploader tempest_results.subunit
 Groups: %s.
+
+Given --baseline (the metrics.json of an earlier run, e.g. the last green
+one: a file or an http(s) URL), it compares this run's figures with the
+baseline's of the same name and labels, prints one REGRESSED: line per
+figure that got worse by more than its tolerance (both values and the
+ratio) and a count, and the map shows the comparison; with
+--fail-on-regression a regression exits 3. PATH may then also be a
+metrics.json, to compare two runs without rebuilding anything:
+  glance-multiapi-report --baseline last-green/metrics.json \\
+      --fail-on-regression results/metrics.json
+A figure regresses when it is more than FACTOR times worse (a duration
+longer, a rate lower) and the change is larger than the figure's noise:
+%s
 """ % (recorder.RECORDS_SUBDIR, outcomes_mod.TEST_OPERATOR_STREAM,
-       ', '.join(sorted(required_groups.GROUPS)))
+       ', '.join(sorted(required_groups.GROUPS)),
+       '\n'.join('  %-30s x%g, noise %s' % (
+           key, figure.tolerance, metrics.display(key, figure.noise))
+           for key, figure in sorted(metrics.FIGURES.items())))
 
 
 def build_parser():
@@ -107,6 +132,19 @@ def build_parser():
                         'run (passed or failed, not all skipped) in the '
                         'subunit stream PATH; one that did not is a '
                         'failure naming its skip reasons')
+    p.add_argument('--baseline', metavar='METRICS_JSON',
+                   help='the metrics.json of an earlier run (a path or an '
+                        'http(s) URL) to compare this run\'s figures with')
+    p.add_argument('--tolerance', metavar='FIGURE=FACTOR', action='append',
+                   default=[],
+                   help='how many times worse FIGURE (a name of the list '
+                        'above, with or without %s) may be than the '
+                        'baseline\'s before it counts as regressed; '
+                        'repeat it for more figures (default: each '
+                        'figure\'s own, listed above)' % metrics.PREFIX)
+    p.add_argument('--fail-on-regression', action='store_true',
+                   help='exit %d when a figure regressed against '
+                        '--baseline' % EXIT_REGRESSED)
     p.add_argument('-q', '--quiet', action='store_true',
                    help='print nothing on success')
     version.add_option(p)
@@ -128,6 +166,11 @@ def judge(args, required):
     if args.out_dir:
         raise errors.CliError('%s: OUT_DIR is for a records folder; %s is '
                               'a subunit stream' % (PROG, args.path),
+                              EXIT_USAGE)
+    if args.baseline:
+        raise errors.CliError('%s: --baseline compares figures: give the '
+                              'records folder or its metrics.json, not the '
+                              'subunit stream %s' % (PROG, args.path),
                               EXIT_USAGE)
     try:
         result = verdict.judge(verdict.read([args.path]), required)
@@ -168,11 +211,62 @@ def _outcomes(args, results_dir):
     return found
 
 
+def _baseline(args):
+    """{'source', 'figures', 'tolerances'} of --baseline, or None."""
+    try:
+        tolerances = comparison.parse_tolerances(args.tolerance)
+    except ValueError as exc:
+        raise errors.CliError('%s: --tolerance %s' % (PROG, exc),
+                              EXIT_USAGE)
+    if not args.baseline:
+        if args.tolerance or args.fail_on_regression:
+            raise errors.CliError('%s: --tolerance and --fail-on-'
+                                  'regression need --baseline' % PROG,
+                                  EXIT_USAGE)
+        return None
+    try:
+        figures = comparison.load(args.baseline)
+    except comparison.BaselineError as exc:
+        raise errors.CliError('%s: %s' % (PROG, exc), EXIT_NO_RECORDS)
+    return {'source': args.baseline, 'figures': figures,
+            'tolerances': tolerances}
+
+
+def _report_comparison(args, rows, source):
+    """Print the comparison; the exit code it asks for."""
+    found = comparison.lines(rows, source)
+    if not args.quiet or comparison.regressed(rows):
+        for line in found:
+            print(line)
+    if args.fail_on_regression and comparison.regressed(rows):
+        return EXIT_REGRESSED
+    return EXIT_OK
+
+
+def compare_files(args, baseline):
+    """PATH is a metrics.json: compare it with the baseline, write none."""
+    if args.out_dir or args.subunit or baseline is None:
+        raise errors.CliError(
+            '%s: %s is a metrics.json: it is compared with --baseline '
+            '(needed) and nothing is written (no OUT_DIR, no --subunit)' % (
+                PROG, args.path), EXIT_USAGE)
+    try:
+        figures = comparison.load(args.path)
+    except comparison.BaselineError as exc:
+        raise errors.CliError('%s: %s' % (PROG, str(exc).replace(
+            'baseline ', 'metrics ', 1)), EXIT_NO_RECORDS)
+    rows = comparison.compare(figures, baseline['figures'],
+                              baseline['tolerances'])
+    return _report_comparison(args, rows, baseline['source'])
+
+
 def run(args):
     try:
         required = required_groups.parse(args.require)
     except ValueError as exc:
         raise errors.CliError('%s: --require: %s' % (PROG, exc), EXIT_USAGE)
+    if os.path.isfile(args.path) and args.path.endswith('.json'):
+        return compare_files(args, _baseline(args))
     if os.path.exists(args.path) and not os.path.isdir(args.path):
         # NOTE: a FIFO or a device is a stream given by mistake, refused
         # as such (verdict.read), not a records folder that is missing.
@@ -185,6 +279,7 @@ def run(args):
     results_dir = os.path.abspath(args.path)
     if os.path.basename(results_dir) == recorder.RECORDS_SUBDIR:
         results_dir = os.path.dirname(results_dir)
+    baseline = _baseline(args)
     found, problems = records.read(results_dir)
     if not found:
         raise errors.CliError('%s: no record in %s%s' % (
@@ -203,11 +298,15 @@ def run(args):
         except Exception:  # noqa: B902 - tests then show as recorded only
             tests = None
     facts, written = publish.rebuild(results_dir, args.out_dir,
-                                     tests=tests, outcomes=outcomes)
+                                     tests=tests, outcomes=outcomes,
+                                     baseline=baseline)
     if not args.quiet:
         print('%s: wrote %s' % (PROG, ', '.join(written)))
         print('%s: %s' % (PROG, _summary(facts)))
-    return EXIT_OK
+    if baseline is None:
+        return EXIT_OK
+    return _report_comparison(args, facts['comparison']['rows'],
+                              baseline['source'])
 
 
 def main(argv=None):

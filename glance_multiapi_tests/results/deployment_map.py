@@ -17,7 +17,8 @@ so the page reads the same offline from a CI artifact store. On top what
 went wrong (failed elements with their tests and first message lines, a
 run that stopped early), then the diagram (``map_svg``), then the tables
 that hold every word the diagram had to cut: the catalog over time, the
-figures, every element's verdicts, every test, the runs.
+figures (with an earlier run's beside them when the map was rebuilt
+with ``--baseline``), every element's verdicts, every test, the runs.
 """
 
 from html import escape
@@ -152,9 +153,29 @@ def _summary(facts, out):
             facts['runs']:
         out.append('<div class="banner pass">\u2714 no element failed'
                    '</div>')
+    _regressions(facts, out)
     for problem in facts.get('problems') or []:
         out.append('<p class="mono">record problem: %s</p>' % escape(
             problem))
+
+
+def _regressions(facts, out):
+    """The banner of the figures that regressed against the baseline."""
+    compared = facts.get('comparison')
+    if not compared:
+        return
+    rows = [r for r in compared['rows'] if r['status'] == 'regressed']
+    if not rows:
+        out.append('<div class="banner pass">\u2714 no figure regressed '
+                   'against the baseline <code>%s</code></div>' % escape(
+                       compared['baseline']))
+        return
+    out.append('<div class="banner fail">\u2718 %d figure(s) REGRESSED '
+               'against the baseline <code>%s</code>:<ul>' % (
+                   len(rows), escape(compared['baseline'])))
+    for row in rows:
+        out.append('<li><code>%s</code></li>' % escape(row['message']))
+    out.append('</ul></div>')
 
 
 def _catalog(facts, out):
@@ -179,12 +200,32 @@ def _catalog(facts, out):
                  'verdict', 'recorded by'), rows)
 
 
+def _against(row):
+    """The baseline cells of a figure's row: value, verdict."""
+    if row is None:
+        return ['', '']
+    if row['status'] == 'new':
+        return ['-', 'not in the baseline']
+    text = 'x%.2f (tolerance x%g)' % (row['ratio'], row['tolerance']) \
+        if row['ratio'] is not None else '-'
+    baseline = escape(metrics.display(row['figure'], row['baseline']))
+    if row['status'] == 'regressed':
+        return [baseline, _mark('failed') + ' regressed ' + escape(text)]
+    return [baseline, escape(text)]
+
+
 def _figures(facts, out):
     out.append('<h2 id="figures">Figures (metrics.json, metrics.prom)'
                '</h2>')
+    compared = facts.get('comparison')
+    if compared:
+        out.append('<p>Compared with the baseline <code>%s</code> (the '
+                   'figures of an earlier run, same name and labels).</p>'
+                   % escape(compared['baseline']))
     rows = []
     for figure in facts.get('figures') or []:
         bound = figure.get('bound') or {}
+        extra = _against(figure.get('compared')) if compared else []
         rows.append([
             '<code>%s%s</code>' % (escape(figure['name']), escape(
                 metrics.labels_text(figure['labels']))),
@@ -194,8 +235,17 @@ def _figures(facts, out):
             _mark('failed') + ' over its bound' if figure['exceeded']
             else 'within' if bound.get('value') is not None else '-',
             escape(figure.get('element') or ''),
-            '<code>%s</code>' % escape(figure.get('test') or '')])
-    _table(out, ('figure', 'value', 'bound', '', 'element', 'test'), rows)
+            '<code>%s</code>' % escape(figure.get('test') or '')] + extra)
+    for row in (compared or {}).get('rows', []):
+        if row['status'] == 'gone':
+            rows.append(['<code>%s</code>' % escape(row['name']),
+                         'not measured', '', '', '', ''] + [
+                escape(metrics.display(row['figure'], row['baseline'])),
+                'only in the baseline'])
+    headers = ('figure', 'value', 'bound', '', 'element', 'test')
+    if compared:
+        headers += ('baseline', 'against the baseline')
+    _table(out, headers, rows)
 
 
 def _elements(facts, out):

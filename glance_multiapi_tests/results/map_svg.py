@@ -110,14 +110,25 @@ class _Box(object):
             moved = '%s->%s' % (labels.pop('from_api'), labels.pop('to_api'))
         shown = ', '.join([moved] * bool(moved) + [
             '%s=%s' % item for item in sorted(labels.items())])
+        compared = figure.get('compared') or {}
+        regressed = compared.get('status') == 'regressed'
         text = '%s %s%s%s' % (
             figure.get('figure') or figure['name'], figure['display'],
             ' (%s)' % shown if shown else '',
             ' OVER BOUND' if figure.get('exceeded') else '')
         self.lines.append(('figure', text, 'failed' if figure.get(
-            'exceeded') else None, '%s%s = %s' % (
+            'exceeded') or regressed else None, '%s%s = %s' % (
                 figure['name'], metrics.labels_text(figure['labels']),
                 figure['value'])))
+        if regressed:
+            # NOTE: a line of its own: a narrow box cuts the figure's.
+            self.lines.append(('why', 'REGRESSED %s against the baseline '
+                               '%s' % ('x%.2f' % compared['ratio'] if
+                                       compared['ratio'] is not None
+                                       else '', metrics.display(
+                                           compared['figure'],
+                                           compared['baseline'])),
+                               'failed', compared['message']))
 
     def text(self, text):
         self.lines.append(('text', text, None, text))

@@ -32,9 +32,15 @@ PREFIX = 'glance_multiapi_'
 MIB = 1024 * 1024
 
 Figure = collections.namedtuple(
-    'Figure', 'metric unit help labels element bound')
+    'Figure', 'metric unit help labels element bound tolerance noise')
 # bound: (option group, option, 'max' or 'min', scale) where scale turns
 # the option's unit into the figure's.
+# tolerance: how many times worse than a baseline's the figure may be
+# before glance-multiapi-report --baseline calls it regressed (a
+# duration longer, a rate lower); noise: a change smaller than this, in
+# the figure's unit, never is (comparison.py). NOTE: the defaults are
+# wide on purpose: the figures of one cloud vary from run to run with
+# the load of the machine (the main job's two passes share two cores).
 FIGURES = {
     'switchover_convergence_seconds': Figure(
         PREFIX + 'switchover_convergence_seconds', 'seconds',
@@ -42,39 +48,40 @@ FIGURES = {
         'of the interface showed the target API\'s URL (as the re-read '
         'Glance CR gives it); polled, so within one poll interval.',
         ('from_api', 'to_api', 'interface'), 'catalog:{interface}',
-        ('glance_multiapi', 'max_switchover_seconds', 'max', 1)),
+        ('glance_multiapi', 'max_switchover_seconds', 'max', 1), 2.0, 1.0),
     'grow_answer_seconds': Figure(
         PREFIX + 'grow_answer_seconds', 'seconds',
         'Seconds from the patch adding an API until every endpoint of it '
         'answered with a v2 version document.',
         ('api',), 'api:{api}',
-        ('glance_multiapi', 'max_grow_seconds', 'max', 1)),
+        ('glance_multiapi', 'max_grow_seconds', 'max', 1), 2.0, 2.0),
     'shrink_gone_seconds': Figure(
         PREFIX + 'shrink_gone_seconds', 'seconds',
         'Seconds from the patch removing an API until it had left the '
         'Glance CR (spec and status) and none of its endpoints answered.',
         ('api',), 'api:{api}',
-        ('glance_multiapi', 'max_shrink_seconds', 'max', 1)),
+        ('glance_multiapi', 'max_shrink_seconds', 'max', 1), 2.0, 2.0),
     'upload_bytes_per_second': Figure(
         PREFIX + 'upload_bytes_per_second', 'bytes per second',
         'Bytes per second of one image upload (PUT /v2/images/ID/file, '
         '[glance_multiapi] image_size bytes) through the API\'s own URL.',
         ('api', 'store', 'interface'), 'store:{api}',
-        ('glance_multiapi', 'min_upload_mib_per_second', 'min', MIB)),
+        ('glance_multiapi', 'min_upload_mib_per_second', 'min', MIB),
+        3.0, 1 * MIB),
     'heat_engine_restart_seconds': Figure(
         PREFIX + 'heat_engine_restart_seconds', 'seconds',
         'Seconds the heat-engine restart took while a stack was being '
         'created: from the deletion of its pods until the Deployment had '
         'rolled out again (or restart_command\'s run).',
         ('service',), 'heat:heat-engine',
-        ('consolidated_heat', 'max_restart_seconds', 'max', 1)),
+        ('consolidated_heat', 'max_restart_seconds', 'max', 1), 2.0, 5.0),
     'uploader_saving_wait_seconds': Figure(
         PREFIX + 'uploader_saving_wait_seconds', 'seconds',
         'Seconds an uploader run took while another upload of the same '
         'image was saving (held [image_uploader] saving_hold seconds, '
         'then finished or aborted) until it exited.',
         ('source', 'outcome'), 'uploader',
-        ('image_uploader', 'max_saving_wait_seconds', 'max', 1)),
+        ('image_uploader', 'max_saving_wait_seconds', 'max', 1), 1.5, 2.0),
 }
 
 
@@ -179,6 +186,7 @@ def to_json(facts):
     figures = []
     for item in facts['figures']:
         figure = FIGURES.get(item['figure'])
+        item = {k: v for k, v in item.items() if k != 'compared'}
         figures.append(dict(item, help=figure.help if figure else ''))
     return json.dumps({
         'schema': 1, 'generated': facts.get('generated'),

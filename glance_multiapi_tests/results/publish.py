@@ -28,6 +28,7 @@ import tempfile
 import time
 
 from glance_multiapi_tests.common import polling
+from glance_multiapi_tests.results import comparison
 from glance_multiapi_tests.results import deployment_map
 from glance_multiapi_tests.results import metrics
 from glance_multiapi_tests.results import model
@@ -113,11 +114,30 @@ def make_out_dir(out_dir):
                                                    or exc)) from None
 
 
+def compare(facts, baseline):
+    """Put the comparison with a baseline into the facts (in place).
+
+    baseline: {'source': where it came from, 'figures': comparison.load's,
+    'tolerances': {figure: factor} overriding the defaults}. Each figure
+    of the facts gets its row as 'compared', so the map's element shows
+    it too; the facts get every row under 'comparison'.
+    """
+    rows = comparison.compare(facts['figures'], baseline['figures'],
+                              baseline.get('tolerances'))
+    by_name = {row['name']: row for row in rows}
+    for figure in facts['figures']:
+        figure['compared'] = by_name.get(
+            figure['name'] + metrics.labels_text(figure['labels']))
+    facts['comparison'] = {'baseline': baseline['source'], 'rows': rows}
+    return rows
+
+
 def rebuild(results_dir, out_dir=None, *, tests=None, now=None,
-            lock_timeout=LOCK_TIMEOUT, outcomes=None):
+            lock_timeout=LOCK_TIMEOUT, outcomes=None, baseline=None):
     """Build every output from the records of results_dir into out_dir.
 
     outcomes: the runs' subunit outcomes, by run label (model.build).
+    baseline: an earlier run's figures to compare with (see compare).
 
     :returns: (facts, [paths written]).
     :raises records.RecordsError: no records folder.
@@ -134,6 +154,8 @@ def rebuild(results_dir, out_dir=None, *, tests=None, now=None,
         facts = model.build(found, tests=tests, problems=problems,
                             now=time.time() if now is None else now,
                             outcomes=outcomes)
+        if baseline is not None:
+            compare(facts, baseline)
         make_out_dir(out_dir)
         written = []
         for name, text in render(facts).items():

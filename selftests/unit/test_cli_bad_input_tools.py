@@ -33,6 +33,9 @@ MAPPING = b'heat/heat-api: [heatAPIImage, heatCfnapiImage]\n'
 RECORD = json.dumps({'kind': 'worker-end', 't': 1.0, 'pid': 1, 'seq': 1,
                      'run': 'r', 'run_label': 'tempest'}).encode() + b'\n'
 RECORDS = 'results/glance-multiapi-records/1-1.jsonl'
+WRONG_METRICS = json.dumps({'figures': [{
+    'figure': 'grow_answer_seconds', 'labels': {},
+    'value': 'slow'}]}).encode()
 
 
 def _row(name, argv, code, *needles, **extra):
@@ -204,4 +207,26 @@ class TestReportBadInput(testscenarios.WithScenarios,
         _row('out_dir_symlink_loop', ['{work}/results', '{loop}'], 23,
              '{loop}', files=records),
         _row('no_argument', [], 2, 'PATH'),
-    ]
+        _row('baseline_wrong_types', ['{work}/results', '--baseline',
+                                      '{work}/wrong.json'], 22,
+             'wrong.json', 'figures[0]',
+             files=dict(records, **{'wrong.json': WRONG_METRICS})),
+        _row('baseline_not_metrics', ['{work}/results', '--baseline',
+                                      '{work}/list.json'], 22,
+             'list.json', 'figures', files=dict(records, **{
+                 'list.json': b'[1, 2]'})),
+        _row('tolerance_unknown_figure',
+             ['{work}/results', '--baseline', '{work}/results/x.json',
+              '--tolerance', 'nosuch=2'], 2, 'nosuch=2', files=records),
+        _row('tolerance_under_one',
+             ['{work}/results', '--baseline', '{work}/results/x.json',
+              '--tolerance', 'grow_answer_seconds=0.5'], 2,
+             'grow_answer_seconds=0.5', files=records),
+        _row('fail_on_regression_without_baseline',
+             ['{work}/results', '--fail-on-regression'], 2, '--baseline',
+             files=records),
+        _row('metrics_json_without_baseline', ['{work}/m.json'], 2,
+             '--baseline', files={'m.json': b'{"figures": []}'}),
+    ] + _files('--baseline', {'malformed': 22, 'unreadable': 22},
+               unreadable_code=22, prefix=('{work}/results',),
+               files=records)

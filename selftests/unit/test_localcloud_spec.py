@@ -14,6 +14,7 @@ import glob
 import json
 import os
 
+import fixtures
 import testtools
 
 from glance_multiapi_tests.common import documents
@@ -304,6 +305,20 @@ class TestFaults(testtools.TestCase):
     def test_unknown_fault_and_api(self):
         self.assertRaises(errors.Invalid, faults.parse, 'no-such-fault')
         self.assertRaises(errors.Invalid, self._faults, 'api-down=api7')
+
+    def test_slow_reconcile_acts_late(self):
+        slept = []
+        self.useFixture(fixtures.MockPatch('time.sleep', slept.append))
+        self.assertTrue(self._faults('slow-reconcile=2.5').reconciles())
+        self.assertEqual([2.5], slept)
+        self.assertFalse(self._faults(
+            'slow-reconcile=2.5', 'patch-not-reconciled').reconciles())
+        self.assertTrue(self._faults().reconciles())
+        self.assertEqual([2.5], slept)
+        for bad in ('slow-reconcile', 'slow-reconcile=0',
+                    'slow-reconcile=x', 'slow-reconcile=nan',
+                    'slow-reconcile=601'):
+            self.assertRaises(errors.Invalid, self._faults, bad)
 
     def test_shared_store_moves_second_store_only(self):
         shared = self._faults('shared-store=ceph0:ceph1')
