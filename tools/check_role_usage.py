@@ -15,7 +15,7 @@
 
 Usage: check_role_usage.py [--role FILE ...] [--service-account NAME]
                            [--allow-unused VERB:RESOURCE[/NAME]]
-                           STATE_DIR_OR_AUDIT_LOG
+                           [--ran SUBUNIT ...] STATE_DIR_OR_AUDIT_LOG
 
 Reads the embedded cloud's Kubernetes API audit log (kubeapi-audit.log in
 its state dir) and the RBAC manifests of --role (repeatable; default
@@ -27,9 +27,12 @@ problem:
 a request refused with 403, a successful request the Role does not grant,
 a grant never used. --allow-unused (repeatable) names a grant a job does
 not exercise (e.g. patch:openstackcontrolplanes when the switchover and
-grow/shrink scenarios are off). Exit status: 0 the Role is exactly what
-the run needed, 1 problems, 2 an unreadable role file or audit log, or
-bad arguments.
+grow/shrink scenarios are off). --ran (repeatable) names the run's
+subunit streams: a grant only groups of tests that did not run need
+(role_usage.NEEDED_BY; e.g. list and delete of pods, which only the
+heat-engine restart makes) may then go unused, and says so. Exit
+status: 0 the Role is exactly what the run needed, 1 problems, 2 an
+unreadable role file, audit log or stream, or bad arguments.
 """
 
 import argparse
@@ -37,6 +40,8 @@ import os
 import sys
 
 import checkout_path  # noqa: F401 (selftests/ on sys.path)
+from glance_multiapi_tests.results import required_groups
+from glance_multiapi_tests.results import verdict
 from selftests.manifests import rbac
 from selftests.manifests import role_usage
 
@@ -88,6 +93,11 @@ def main(argv=None):
     parser.add_argument('--allow-unused', action='append', default=[],
                         type=_allowance, metavar='VERB:RESOURCE[/NAME]',
                         help='a grant this job need not use (repeatable)')
+    parser.add_argument('--ran', action='append', default=[],
+                        metavar='SUBUNIT',
+                        help='a subunit stream of the run (repeatable): '
+                             'grants only groups of tests that did not run '
+                             'need may go unused')
     parser.add_argument('audit', metavar='STATE_DIR_OR_AUDIT_LOG')
     args = parser.parse_args(argv)
     roles = args.role or [DEFAULT_ROLE]
@@ -100,14 +110,16 @@ def main(argv=None):
                                      % (', '.join(roles), account))
         log, records = _records(args.audit)
         records = role_usage.of_account(records, account)
+        ran = required_groups.ran(verdict.read(args.ran)) if args.ran \
+            else None
     except OSError as exc:
         print('check_role_usage: %s: %s' % (exc.filename, exc.strerror),
               file=sys.stderr)
         return 2
-    except ValueError as exc:
+    except (ValueError, verdict.VerdictError) as exc:
         print('check_role_usage: %s' % exc, file=sys.stderr)
         return 2
-    report = role_usage.usage(grants, records, args.allow_unused)
+    report = role_usage.usage(grants, records, args.allow_unused, ran)
     print(role_usage.format_table(report, args.allow_unused))
     if not records:
         print('no Kubernetes API request recorded in %s' % log)

@@ -60,6 +60,16 @@ def in_group(name, test_id):
     return bool(_COMPILED[name].search(test_id))
 
 
+def ran(tests):
+    """The groups at least one of whose tests passed or failed.
+
+    tests: subunit_stream.Test records.
+    """
+    return {name for name in GROUPS
+            if any(t.outcome != 'skip' and in_group(name, t.id)
+                   for t in tests)}
+
+
 def missing(tests, names):
     """[(group, line)] of each required group that did not run, in order.
 

@@ -18,6 +18,10 @@ namespace and the HTTP code. A run proves the Role least-privilege when
 no request was refused (403) and every grant was used at least once; a
 request the Role does not cover but that succeeded (the cloud was up
 without --kube-role) is a problem too, since a cluster would refuse it.
+
+A grant only some groups of tests need (NEEDED_BY) is judged against the
+groups that ran: when none of them ran (skipped, or not selected), its
+grant going unused is what the run needed, not more.
 """
 
 import collections
@@ -30,6 +34,25 @@ _FIELDS = ('verb', 'apiGroup', 'resource', 'code')
 # NOTE: 401 never reached authorisation and 403 was refused by it: neither
 # used a grant.
 _NOT_AUTHORISED = (401, 403)
+# NOTE: (verb, resource) -> the groups of tests (results/required_groups)
+# whose run makes that request, from the plugin's calls (common/kube.py's
+# users): discovery lists the Glance CRs (multiapi_base), the readiness
+# check gets the GlanceAPI CRs, the consolidated-image check lists the
+# OpenStackVersions and gets the heat Deployments (imagecheck/loader.py),
+# the switchover and grow/shrink patch the control plane, every
+# disruptive scenario reads its own pod (common/own_pod.py) and the
+# heat-engine restart lists and deletes pods and reads its Deployment
+# (common/rollout.py). A grant missing here is needed by every run.
+NEEDED_BY = {
+    ('list', 'glances'): ('multiapi', 'switchover', 'grow_shrink'),
+    ('get', 'glanceapis'): ('multiapi',),
+    ('list', 'openstackversions'): ('consolidated_images',),
+    ('get', 'deployments'): ('consolidated_images', 'heat_engine_restart'),
+    ('patch', 'openstackcontrolplanes'): ('switchover', 'grow_shrink'),
+    ('get', 'pods'): ('switchover', 'grow_shrink', 'heat_engine_restart'),
+    ('list', 'pods'): ('heat_engine_restart',),
+    ('delete', 'pods'): ('heat_engine_restart',),
+}
 
 
 class AuditLogError(ValueError):
@@ -103,15 +126,34 @@ def _allowed(grant, allowance):
             and (name is None or name == grant.name))
 
 
-Report = collections.namedtuple('Report', 'counts problems')
+Report = collections.namedtuple('Report', 'counts problems unneeded')
 
 
-def usage(grants, records, allow_unused=()):
+def unneeded(grants, ran):
+    """{grant: why} of the grants no group of tests that ran needs.
+
+    ran: the groups that ran (required_groups.ran), or None when not
+    known (then every grant is needed).
+    """
+    if ran is None:
+        return {}
+    found = {}
+    for grant in grants:
+        groups = NEEDED_BY.get((grant.verb, grant.resource))
+        if groups and not set(groups) & set(ran):
+            found[grant] = 'not needed: %s did not run' % ', '.join(groups)
+    return found
+
+
+def usage(grants, records, allow_unused=(), ran=None):
     """A Report: grant -> times used, and the problems (one line each).
 
     allow_unused: parsed allowances for grants a job does not exercise
-    (e.g. get:openstackversions when the name is left unset).
+    (e.g. get:openstackversions when the name is left unset). ran: the
+    groups of tests that ran; a grant only other groups need may go
+    unused (unneeded).
     """
+    spared = unneeded(grants, ran)
     counts = collections.OrderedDict((g, 0) for g in grants)
     problems = []
     refused = collections.Counter()
@@ -138,10 +180,11 @@ def usage(grants, records, allow_unused=()):
                                       '/' + allowance[2] if allowance[2]
                                       else ''))
     for grant, times in counts.items():
-        if times == 0 and not any(_allowed(grant, a) for a in allow_unused):
+        if times == 0 and grant not in spared and not any(
+                _allowed(grant, a) for a in allow_unused):
             problems.append('never used (the Role grants more than the run '
                             'needs): %s' % rbac.grant_label(grant))
-    return Report(counts, problems)
+    return Report(counts, problems, spared)
 
 
 def format_table(report, allow_unused=()):
@@ -151,7 +194,9 @@ def format_table(report, allow_unused=()):
     lines = ['%-*s  %s' % (width, 'grant', 'used')]
     for grant, label in zip(report.counts, labels):
         note = ''
-        if not report.counts[grant] and any(
+        if not report.counts[grant] and grant in report.unneeded:
+            note = '  (%s)' % report.unneeded[grant]
+        elif not report.counts[grant] and any(
                 _allowed(grant, a) for a in allow_unused):
             note = '  (allowed unused)'
         lines.append('%-*s  %4d%s' % (width, label, report.counts[grant],

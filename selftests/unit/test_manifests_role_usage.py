@@ -18,9 +18,11 @@ import os
 import fixtures
 import testtools
 
+from glance_multiapi_tests.results import required_groups
 from selftests.manifests import rbac
 from selftests.manifests import role_usage
 from selftests.unit import manifest_tools
+from selftests.unit import synthetic_subunit
 
 ROLE = os.path.join(manifest_tools.ETC, 'rbac.yaml')
 DISRUPTIVE = os.path.join(manifest_tools.ETC, 'rbac-disruptive.yaml')
@@ -73,6 +75,39 @@ class UsageTest(testtools.TestCase):
         self.assertEqual([], report.problems)
         self.assertEqual(2, report.counts[rbac.Grant(
             'glance.openstack.org', 'glances', 'get', None)])
+
+    def test_grants_of_scenarios_that_did_not_run_may_go_unused(self):
+        heat_restart = {('list', 'pods'), ('delete', 'pods'),
+                        ('get', 'deployments'), ('list', 'openstackversions'),
+                        ('get', 'openstackversions')}
+        records = [r for r in ALL_REQUESTS
+                   if (r['verb'], r['resource']) not in heat_restart]
+        allow = [role_usage.parse_allowance('get:openstackversions')]
+        ran = {'multiapi', 'switchover', 'grow_shrink', 'uploader'}
+        report = role_usage.usage(shipped_grants(), records, allow, ran)
+        self.assertEqual([], report.problems)
+        table = role_usage.format_table(report, allow)
+        self.assertIn('(not needed: heat_engine_restart did not run)',
+                      table)
+        # NOTE: not told which ran, every grant must be used; told the
+        # restart ran, its grants must be.
+        self.assertEqual(6, len(role_usage.usage(
+            shipped_grants(), records, allow).problems))
+        problems = role_usage.usage(shipped_grants(), records, allow,
+                                    ran | {'heat_engine_restart'}).problems
+        self.assertEqual(['never used (the Role grants more than the run '
+                          'needs): %s' % label for label in (
+                              'get deployments.apps/heat-api',
+                              'get deployments.apps/heat-cfnapi',
+                              'get deployments.apps/heat-engine',
+                              'list pods', 'delete pods')], problems)
+
+    def test_needed_by_names_shipped_grants_and_known_groups(self):
+        shipped = {(g.verb, g.resource) for g in shipped_grants()}
+        for key, groups in role_usage.NEEDED_BY.items():
+            self.assertIn(key, shipped)
+            self.assertTrue(set(groups) <= set(required_groups.GROUPS),
+                            groups)
 
     def test_refused_request_is_a_problem(self):
         refused = record('patch', 'glance.openstack.org', 'glances',
@@ -191,6 +226,26 @@ class ToolTest(testtools.TestCase):
         self.assertIn('14 requests, every grant of rbac.yaml, '
                       'rbac-disruptive.yaml (account %s) used' % ACCOUNT,
                       out)
+
+    def test_ran_spares_the_grants_of_what_did_not_run(self):
+        self.write_log([r for r in ALL_REQUESTS
+                        if (r['verb'], r['resource']) not in (
+                            ('list', 'pods'), ('delete', 'pods'))])
+        code, out, _ = self.run_tool(self.state)
+        self.assertEqual(1, code, out)
+        stream = synthetic_subunit.write(
+            self.state, 'suite.subunit',
+            ('glance_multiapi_tests.tests.scenario.test_switchover.'
+             'KeystoneEndpointSwitchoverTest.test_switch', 'success'),
+            ('glance_multiapi_tests.tests.scenario.test_heat_engine_restart.'
+             'HeatEngineRestartTest.test_restart', 'skip'))
+        code, out, err = self.run_tool('--ran', stream, self.state)
+        self.assertEqual((0, ''), (code, err), out)
+        self.assertIn('list pods', out)
+        self.assertIn('not needed: heat_engine_restart did not run', out)
+        code, _out, err = self.run_tool('--ran', self.state, self.state)
+        self.assertEqual(2, code)
+        self.assertIn('is a folder', err)
 
     def test_refused_exits_1_naming_it(self):
         self.write_log(ALL_REQUESTS + [record(
