@@ -85,7 +85,7 @@ role_args=(--role "${ROLES[0]}" --role "${ROLES[1]}"
 # run's streams (check_role_usage.py --ran), not listed here.
 allow_unused=(--allow-unused get:glances
               --allow-unused get:openstackversions
-              --allow-unused get:pods/glance-multiapi-disruptive)
+              --allow-unused get:pods)
 spec_args=(--kube-role "${ROLES[0]}" --kube-role "${ROLES[1]}"
            --kube-service-account "$ACCOUNT")
 [ "${TLS:-1}" != 0 ] && spec_args+=(--tls)

@@ -50,7 +50,10 @@
 # the glance-multiapi-report console script of the venv the pod pip-
 # installed, with --require $TEST_OPERATOR_REQUIRE (default: every group
 # the CR turns on).
-# Environment: TEST_OPERATOR_CR (another CR), TEST_OPERATOR_NAMESPACE,
+# Environment: TEST_OPERATOR_CR (another CR), TEST_OPERATOR_CR_NAME (the
+# name the cluster knows it by instead of its metadata.name, as
+# ci-framework renames it "<name>-<stage>": glance-multiapi-tempest; the
+# pod is named after it), TEST_OPERATOR_NAMESPACE,
 # TEST_OPERATOR_NAME (the stage's name in results, default test-operator),
 # TEST_OPERATOR_REQUIRE, TEST_OPERATOR_PYTHON (the image's Python, 3.12),
 # TEST_OPERATOR_CONSTRAINTS (what pip gets with -c), TEST_OPERATOR_PY39_POD
@@ -236,8 +239,8 @@ echo "test-operator: the pod acts as $account (Secret $secret of" \
 # -- what the pod is given -----------------------------------------------
 # NOTE: the pod is named after the CR, and the API server knows it: the
 # disruptive scenarios watch their own Pod (common/own_pod.py).
-cr_name=$("$VENV/bin/python" -c 'import sys, yaml
-print(yaml.safe_load(open(sys.argv[1]))["metadata"]["name"])' "$CR")
+cr_name=${TEST_OPERATOR_CR_NAME:-$("$VENV/bin/python" -c 'import sys, yaml
+print(yaml.safe_load(open(sys.argv[1]))["metadata"]["name"])' "$CR")}
 "$VENV/bin/python" - "$state" "$NAMESPACE" "$cr_name" <<'EOF' || {
 import sys
 from glance_multiapi_cloud import kubepods

@@ -21,9 +21,17 @@ see is the Pod object itself: the API server sets its
 a pod's hostname is its name. ``Watch.reason()`` looks, for the
 restoration guard (tests/restoration.py), which undoes a pending change
 within the grace period.
+
+The name is learnt at run time, never pasted: test-operator names the
+pod after the Tempest CR (d0ef1c3 internal/controller/common.go
+GetPodName: the CR's name, or ``<cr>-sNN-<step>`` with a workflow), and
+ci-framework names the CR ``<name>-<stage>``
+(roles/test_operator/tasks/runners/tempest_runner.yml), so only the pod
+itself knows it for sure.
 """
 
 import os
+import socket
 
 from oslo_log import log as logging
 
@@ -37,15 +45,20 @@ LOG = logging.getLogger(__name__)
 def pod_name(opts, environ=None):
     """The name of the run's own pod, else None.
 
-    [glance_multiapi] pod_name, else $HOSTNAME in a pod
-    (KUBERNETES_SERVICE_HOST set, no kubeconfig), else None.
+    [glance_multiapi] pod_name, else, in a pod (KUBERNETES_SERVICE_HOST
+    set, no kubeconfig), its hostname: $HOSTNAME, which the container
+    runtime sets, else the kernel's (a pod's UTS hostname is its name:
+    test-operator sets neither spec.hostname nor setHostnameAsFQDN).
+    Outside a pod None.
     """
     environ = os.environ if environ is None else environ
     if opts.pod_name:
         return opts.pod_name
     in_pod = (environ.get(kube.IN_CLUSTER_ENV) and not opts.kubeconfig and
               not environ.get('KUBECONFIG'))
-    return (environ.get('HOSTNAME') or None) if in_pod else None
+    if not in_pod:
+        return None
+    return environ.get('HOSTNAME') or socket.gethostname() or None
 
 
 def deletion(pod):

@@ -139,11 +139,12 @@ GlanceMultiApiGroup = [
                     'being deleted (metadata.deletionTimestamp), the change '
                     'is undone within the grace period, since no process '
                     'of a test-operator pod is sent SIGTERM (bash, its PID '
-                    '1, ignores it). Needs "get" on that pod (rbac.yaml '
-                    'grants it for the pod of '
-                    'tempest-glance-multiapi-disruptive.yaml). Unset: '
-                    '$HOSTNAME (a pod\'s name) when KUBERNETES_SERVICE_HOST '
-                    'is set and no kubeconfig is, else no pod is watched.'),
+                    '1, ignores it). Needs "get" on that pod '
+                    '(rbac-disruptive.yaml grants it on the namespace\'s '
+                    'pods, whatever the Tempest CR is called). Unset: the '
+                    'pod\'s hostname, which is its name ($HOSTNAME, else '
+                    'the kernel\'s), when KUBERNETES_SERVICE_HOST is set and '
+                    'no kubeconfig is, else no pod is watched.'),
     cfg.FloatOpt('pod_watch_interval', default=2.0,
                  help='Seconds between two looks at the pod (pod_name) '
                       'while a disruptive change is pending.'),

@@ -45,9 +45,9 @@ WAIT = 120
 # Beside stress-ng --cpu 2 a SIGTERMed run outlived WAIT.
 CONVERGENCE = 300
 SESSION_WAIT = CONVERGENCE + 60
-# NOTE: the pod of tempest-glance-multiapi-disruptive.yaml (rbac.yaml
-# grants reading it), and the grace its deletion gets here.
-POD = 'glance-multiapi-disruptive'
+# NOTE: the pod ci-framework's periodic job makes (CR <name>-<stage>),
+# and the grace its deletion gets here.
+POD = 'glance-multiapi-tempest'
 GRACE = 15
 # NOTE: tools/setup-env.sh unpacks Debian's kubectl into the venv.
 KUBECTL = os.path.join(os.path.dirname(base.BIN), 'debian-kubectl', 'usr',

@@ -19,8 +19,10 @@ discover-tempest-config as pairs (through run_tempest.sh's bash and
 xargs, see tcib_pod), and every pair naming one of this plugin's option
 groups names a real option with a valid value.
 ``token_problems``: a pod that is not privileged gets the token of one
-of the rbac*.yaml ServiceAccounts where in-cluster clients read it, and
-a CR that turns nothing disruptive on gets an account that only reads.
+of the rbac*.yaml ServiceAccounts where in-cluster clients read it, a
+CR that turns nothing disruptive on gets an account that only reads, and
+a disruptive CR's account may read the pod test-operator makes of it
+(``pod_names``), whatever the CR is called.
 """
 
 from selftests.manifests import rbac
@@ -32,6 +34,13 @@ from selftests.manifests import tcib_pod
 # spec.privileged); in-cluster clients read it from this folder.
 TOKEN_DIR = '/var/run/secrets/kubernetes.io/serviceaccount'
 MAX_LINE = 80
+# test-operator d0ef1c3 internal/controller/common.go GetPodName: a pod
+# is named after its CR, or "<cr>-sNN-<stepName>" for each workflow step
+# ("no-name" for a step without one); api/v1beta1/common_webhook.go
+# refuses names of 63 characters or more (a DNS label).
+POD_STEP_INFIX = '-s'
+POD_STEP_NO_NAME = 'no-name'
+DNS_LABEL_MAX = 63
 
 
 def style_problems(path, text):
@@ -152,6 +161,45 @@ def _needed_grants(cr):
     return needed
 
 
+def pod_names(cr):
+    """The names test-operator gives the CR's pods (common.go GetPodName)."""
+    name = str((cr.get('metadata') or {}).get('name') or '')
+    workflow = (cr.get('spec') or {}).get('workflow') or []
+    if not workflow:
+        return [name]
+    return ['%s%s%02d-%s' % (name, POD_STEP_INFIX, index,
+                             (step or {}).get('stepName') or
+                             POD_STEP_NO_NAME)
+            for index, step in enumerate(workflow)]
+
+
+def _may_get_pod(grants, pod):
+    return any(g.verb in ('get', '*') and g.resource in ('pods', '*') and
+               g.group in ('', '*') and g.name in (None, pod)
+               for g in grants)
+
+
+def pod_problems(cr, grants):
+    """Problems of the disruptive run's read of its own pod.
+
+    The restoration guard reads the pod it runs in (common/own_pod.py, by
+    its hostname); grants: the mounted token's account's.
+    """
+    problems = []
+    for pod in pod_names(cr):
+        if len(pod) >= DNS_LABEL_MAX:
+            problems.append('pod name %s is %d characters; test-operator '
+                            'refuses %d or more' % (pod, len(pod),
+                                                    DNS_LABEL_MAX))
+        if is_disruptive(cr) and not _may_get_pod(grants, pod):
+            problems.append(
+                'a disruptive run reads its own pod %s (test-operator names '
+                'it after the CR) to put the deployment back when the pod '
+                'is deleted, but its account may not "get pods/%s"' % (
+                    pod, pod))
+    return problems
+
+
 def mounted_token_secret(cr):
     """Name of the Secret the CR mounts at TOKEN_DIR, else None."""
     volumes, mounts = {}, []
@@ -201,6 +249,8 @@ def token_problems(cr, rbac_docs):
             problems.append('%s is on, which needs "%s", but the token '
                             'mounted (%s, account %s) is not granted it' % (
                                 option, grant, secret, account))
+    problems += ['%s (token %s, account %s)' % (p, secret, account)
+                 for p in pod_problems(cr, granted)]
     if writes and not is_disruptive(cr):
         problems.append('the CR turns no disruptive scenario on, yet its '
                         'token (%s, account %s) may %s: a gate must run as '

@@ -17,10 +17,12 @@ other repositories. Here: every parent is a job of this repository or
 of the ci-framework; every cifmw_* variable named is one the ci-framework
 uses; every hook variable names a real hook step and a playbook of this
 repository, and a post_deploy hook sorts before the scenario's hook that
-applies the kustomizations; and the Tempest CR the test-operator role
+applies the kustomizations; and each Tempest CR the test-operator role
 would build from the job's variables (rendered for a pull request and for
-a periodic build) has only fields of the Tempest CRD, overrides naming
-real options, the token of rbac.yaml mounted and externalPlugin's change
+a periodic build; one per tempest stage, named "<name>-<stage>" as
+ci-framework names it) has only fields of the Tempest CRD, overrides
+naming real options, the token of rbac.yaml mounted, a disruptive CR's
+own pod readable by that token's account, and externalPlugin's change
 fields together or not at all.
 """
 
@@ -53,7 +55,12 @@ CR_FIELDS = {
     'cifmw_test_operator_tempest_external_plugin': ('tempestRun',
                                                     'externalPlugin'),
     'cifmw_test_operator_tempest_tempestconf_config': ('tempestconfRun',),
+    'cifmw_test_operator_tempest_workflow': ('workflow',),
 }
+# ci-framework's defaults (roles/test_operator/defaults/main.yml): the
+# stages the role runs, and the Tempest CR's name before its stage.
+DEFAULT_STAGES = [{'name': 'tempest', 'type': 'tempest'}]
+DEFAULT_TEMPEST_NAME = 'tempest-tests'
 # Zuul variables of a pull request and of a periodic build.
 CONTEXTS = {
     'pull request': {'change': '42', 'patchset': 'abc123'},
@@ -166,14 +173,33 @@ def render_vars(variables, zuul_change):
     return {k: context[k] for k in variables}
 
 
-def tempest_cr_of(rendered):
-    """The parts of the Tempest CR the job's variables set."""
+def tempest_crs_of(rendered):
+    """The Tempest CRs the test_operator role makes of the variables.
+
+    One per stage of type tempest (cifmw_test_operator_stages), named as
+    ci-framework names it, "<cifmw_test_operator_tempest_name>-<stage>"
+    (roles/test_operator/tasks/runners/tempest_runner.yml), with the
+    stage's test_vars over the job's.
+    """
+    stages = rendered.get('cifmw_test_operator_stages') or DEFAULT_STAGES
+    crs = []
+    for stage in stages:
+        if not isinstance(stage, dict) or stage.get('type') != 'tempest':
+            continue
+        variables = dict(rendered, **(stage.get('test_vars') or {}))
+        crs.append(tempest_cr_of(variables, stage.get('name')))
+    return crs
+
+
+def tempest_cr_of(rendered, stage='tempest'):
+    """The parts of the Tempest CR the job's variables set, for a stage."""
     cr = {'apiVersion': 'test.openstack.org/v1beta1', 'kind': 'Tempest',
-          'metadata': {'name': rendered.get(
-              'cifmw_test_operator_tempest_name', 'tempest-tests')},
+          'metadata': {'name': '%s-%s' % (rendered.get(
+              'cifmw_test_operator_tempest_name', DEFAULT_TEMPEST_NAME),
+              stage)},
           'spec': {}}
     for var, path in CR_FIELDS.items():
-        if var not in rendered:
+        if var not in rendered or rendered[var] in (None, [], ''):
             continue
         node = cr['spec']
         for key in path[:-1]:
@@ -183,7 +209,7 @@ def tempest_cr_of(rendered):
 
 
 def _cr_problems(job, cr, crd_checker, rbac_docs, opt_groups, context):
-    where = '%s (%s)' % (job, context)
+    where = '%s (%s, CR %s)' % (job, context, cr['metadata']['name'])
     spec = cr['spec']
     problems = ['%s: Tempest CR %s' % (where, p) for p in
                 crd_checker.problems(cr)]
@@ -286,7 +312,11 @@ def problems(jobs, projects, facts, repo, used_text, crd_checker,
                 found.append('%s (%s): cannot render: %s'
                              % (name, context, exc))
                 continue
-            found += _cr_problems(name, tempest_cr_of(rendered),
-                                  crd_checker, rbac_docs, opt_groups,
-                                  context)
+            crs = tempest_crs_of(rendered)
+            if not crs:
+                found.append('%s (%s): cifmw_test_operator_stages has no '
+                             'tempest stage' % (name, context))
+            for cr in crs:
+                found += _cr_problems(name, cr, crd_checker, rbac_docs,
+                                      opt_groups, context)
     return found

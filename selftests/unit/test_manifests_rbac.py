@@ -67,7 +67,7 @@ class ShippedRbacTest(testtools.TestCase):
             both(), DISRUPTIVE_ACCOUNT)]
         self.assertEqual(READS + [
             'patch openstackcontrolplanes.core.openstack.org',
-            'get pods/glance-multiapi-disruptive',
+            'get pods',
             'list pods',
             'delete pods',
         ], labels)

@@ -57,7 +57,7 @@ ALL_REQUESTS = [
     record('get', 'apps', 'deployments', 'heat-api'),
     record('get', 'apps', 'deployments', 'heat-cfnapi'),
     record('get', 'apps', 'deployments', 'heat-engine', code=404),
-    record('get', '', 'pods', 'glance-multiapi-disruptive'),
+    record('get', '', 'pods', 'glance-multiapi-tempest'),
     record('list', '', 'pods'),
     record('delete', '', 'pods', 'heat-engine-5d8f7c-x2x9q'),
 ]

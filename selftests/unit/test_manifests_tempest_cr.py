@@ -204,6 +204,50 @@ class TokenTest(testtools.TestCase):
         self.assertEqual([], tempest_cr.token_problems(disruptive_cr(),
                                                        shipped_rbac()))
 
+    def test_own_pod_readable_whatever_the_cr_is_called(self):
+        # NOTE: ci-framework names the CR <name>-<stage>
+        # (roles/test_operator/tasks/runners/tempest_runner.yml).
+        for name in ('glance-multiapi-tempest',
+                     'glance-multiapi-disruptive-tempest', 'x'):
+            cr = disruptive_cr()
+            cr['metadata']['name'] = name
+            self.assertEqual([], tempest_cr.token_problems(
+                cr, shipped_rbac()), name)
+
+    def test_own_pod_named_in_the_role_must_be_the_crs(self):
+        rbac_docs = copy.deepcopy(shipped_rbac())
+        for doc in rbac_docs:
+            for rule in doc.get('rules') or []:
+                if rule['resources'] == ['pods'] and 'get' in rule['verbs']:
+                    rule['verbs'].remove('get')
+                    doc['rules'].append({
+                        'apiGroups': [''], 'resources': ['pods'],
+                        'resourceNames': ['glance-multiapi-disruptive'],
+                        'verbs': ['get']})
+                    break
+        self.assertEqual([], tempest_cr.token_problems(disruptive_cr(),
+                                                       rbac_docs))
+        cr = disruptive_cr()
+        cr['metadata']['name'] = 'glance-multiapi-tempest'
+        problems = tempest_cr.token_problems(cr, rbac_docs)
+        self.assertEqual(1, len(problems), problems)
+        self.assertIn('a disruptive run reads its own pod glance-multiapi-'
+                      'tempest (test-operator names it after the CR)',
+                      problems[0])
+
+    def test_pod_names_follow_the_workflow(self):
+        cr = disruptive_cr()
+        self.assertEqual(['glance-multiapi-disruptive'],
+                         tempest_cr.pod_names(cr))
+        cr['spec']['workflow'] = [{'stepName': 'switch'}, {}]
+        self.assertEqual(['glance-multiapi-disruptive-s00-switch',
+                          'glance-multiapi-disruptive-s01-no-name'],
+                         tempest_cr.pod_names(cr))
+        cr['metadata']['name'] = 'g' * 60
+        problems = tempest_cr.token_problems(cr, shipped_rbac())
+        self.assertEqual(2, len(problems), problems)
+        self.assertIn('test-operator refuses 63 or more', problems[0])
+
 
 class StyleTest(testtools.TestCase):
 

@@ -37,6 +37,13 @@ class PodNameTest(testtools.TestCase):
     def test_in_a_pod_the_hostname(self):
         self.assertEqual('glance-x', own_pod.pod_name(_opts(), IN_POD))
 
+    def test_in_a_pod_without_hostname_the_kernels(self):
+        # NOTE: ci-framework's CR glance-multiapi-tempest makes that pod.
+        self.useFixture(fixtures.MockPatch(
+            'socket.gethostname', return_value='glance-multiapi-tempest'))
+        self.assertEqual('glance-multiapi-tempest', own_pod.pod_name(
+            _opts(), {'KUBERNETES_SERVICE_HOST': '10.0.0.1'}))
+
     def test_the_option_wins(self):
         self.assertEqual('mine', own_pod.pod_name(_opts(pod_name='mine'),
                                                   IN_POD))

@@ -31,6 +31,10 @@ REPO = manifest_tools.REPO
 FACTS = os.path.join(REPO, 'etc', 'zuul', 'ci-framework-facts.txt')
 GATE = 'glance-multiapi-tests-podified'
 BASE = 'glance-multiapi-tests-podified-base'
+PERIODIC = 'glance-multiapi-tests-podified-periodic'
+# NOTE: as ci-framework names the CR: <name>-<stage>, the default stage
+# being "tempest" (roles/test_operator/tasks/runners/tempest_runner.yml).
+CR = 'CR glance-multiapi-tempest'
 
 
 def _read(path):
@@ -106,10 +110,10 @@ class ShippedJobsTest(testtools.TestCase):
         jobs[GATE]['vars']['cifmw_test_operator_tempest_external_plugin'] = [
             {'repository': 'https://example.org/r', 'changeRefspec': 'x'}]
         found = self.problems(jobs)
-        self.assertIn('%s (periodic): externalPlugin sets changeRefspec '
-                      'alone' % GATE, found)
-        self.assertIn('%s (pull request): externalPlugin does not test the '
-                      'change' % GATE, found)
+        self.assertIn('%s (periodic, %s): externalPlugin sets changeRefspec '
+                      'alone' % (GATE, CR), found)
+        self.assertIn('%s (pull request, %s): externalPlugin does not test '
+                      'the change' % (GATE, CR), found)
 
     def test_unknown_cr_field_and_option_are_named(self):
         jobs = copy.deepcopy(self.jobs)
@@ -118,12 +122,46 @@ class ShippedJobsTest(testtools.TestCase):
         jobs[GATE]['vars']['glance_multiapi_overrides'] = (
             'glance_multiapi.no_such_option true\n')
         found = self.problems(jobs)
-        self.assertIn('%s (periodic): Tempest CR spec.extraMounts[0].'
+        self.assertIn('%s (periodic, %s): Tempest CR spec.extraMounts[0].'
                       'extraVolumes: no such field in the Tempest CRD'
-                      % GATE, found)
-        self.assertIn("%s (periodic): tempestconfRun.overrides: "
+                      % (GATE, CR), found)
+        self.assertIn("%s (periodic, %s): tempestconfRun.overrides: "
                       "[glance_multiapi] has no option 'no_such_option'"
-                      % GATE, found)
+                      % (GATE, CR), found)
+
+    def test_cr_is_named_as_ci_framework_names_it(self):
+        rendered = zuul_jobs.render_vars(
+            zuul_jobs.job_vars(self.jobs, PERIODIC), {})
+        self.assertEqual(['glance-multiapi-tempest'], [
+            cr['metadata']['name']
+            for cr in zuul_jobs.tempest_crs_of(rendered)])
+        rendered['cifmw_test_operator_stages'] = [
+            {'name': 'tempest', 'type': 'tempest'},
+            {'name': 'again', 'type': 'tempest', 'test_vars': {
+                'cifmw_test_operator_tempest_name': 'gmt'}},
+            {'name': 'tobiko', 'type': 'tobiko'}]
+        self.assertEqual(['glance-multiapi-tempest', 'gmt-again'], [
+            cr['metadata']['name']
+            for cr in zuul_jobs.tempest_crs_of(rendered)])
+
+    def test_disruptive_job_must_read_the_pod_ci_framework_makes(self):
+        # NOTE: the Role of main 9064415 named the pod of the shipped CR
+        # only; the periodic job's pod is glance-multiapi-tempest.
+        for doc in self.rbac:
+            for rule in doc.get('rules') or []:
+                if rule['resources'] == ['pods'] and 'get' in rule['verbs']:
+                    rule['verbs'].remove('get')
+                    doc['rules'].append({
+                        'apiGroups': [''], 'resources': ['pods'],
+                        'resourceNames': ['glance-multiapi-disruptive'],
+                        'verbs': ['get']})
+                    break
+        found = self.problems()
+        self.assertEqual(2, len(found), found)
+        for context, line in zip(('pull request', 'periodic'), found):
+            self.assertIn('%s (%s, %s): a disruptive run reads its own pod '
+                          'glance-multiapi-tempest' % (PERIODIC, context, CR),
+                          line)
 
     def test_gate_excludes_disruptive_and_periodic_runs_everything(self):
         def rendered(name):
