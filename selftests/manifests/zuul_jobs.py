@@ -23,7 +23,11 @@ a periodic build; one per tempest stage, named "<name>-<stage>" as
 ci-framework names it) has only fields of the Tempest CRD, overrides
 naming real options, the token of rbac.yaml mounted, a disruptive CR's
 own pod readable by that token's account, and externalPlugin's change
-fields together or not at all.
+fields together or not at all; and a red run keeps its results: the
+test_operator role must not fail the play on a test failure
+(cifmw_test_operator_fail_on_test_failure false), so that the post_tests
+hooks run and keep the summary, map and metrics, and one of them (a
+playbook of this repository) fails the job afterwards.
 """
 
 import ast
@@ -268,6 +272,45 @@ def _hook_problems(name, variables, facts, extras, repo):
     return problems
 
 
+def _fails_afterwards(path):
+    """Whether a hook playbook ends with a task that fails the job."""
+    try:
+        with open(path) as stream:
+            plays = yaml.safe_load(stream) or []
+    except (OSError, yaml.YAMLError):
+        return False
+    tasks = [t for play in plays if isinstance(play, dict)
+             for t in play.get('tasks') or []]
+    return bool(tasks) and isinstance(tasks[-1], dict) and (
+        'ansible.builtin.fail' in tasks[-1] or 'fail' in tasks[-1])
+
+
+def red_run_problems(name, rendered, variables, repo):
+    """Problems of keeping a red run's results (see the docstring).
+
+    rendered: the job's variables rendered; variables: as written (the
+    hooks' sources name this repository's playbooks after the last
+    "}}").
+    """
+    if str(rendered.get('cifmw_run_tests', '')).lower() != 'true':
+        return []
+    found = []
+    if str(rendered.get('cifmw_test_operator_fail_on_test_failure',
+                        'true')).lower() != 'false':
+        found.append('%s: cifmw_test_operator_fail_on_test_failure is not '
+                     'false: on a failed test run the test_operator role '
+                     'fails the play before the post_tests hooks keep the '
+                     'summary, the deployment map and the metrics' % name)
+    hooks = [str(hook.get('source', '')).rpartition('}}')[2].lstrip('/')
+             for key, hook in sorted(variables.items())
+             if key.startswith('post_tests_') and isinstance(hook, dict)]
+    if not any(_fails_afterwards(os.path.join(repo, h)) for h in hooks):
+        found.append('%s: no post_tests hook of this repository fails the '
+                     'job after keeping the results (its last task an '
+                     'ansible.builtin.fail)' % name)
+    return found
+
+
 def problems(jobs, projects, facts, repo, used_text, crd_checker,
              rbac_docs, opt_groups):
     """One line per problem of the jobs.
@@ -312,6 +355,8 @@ def problems(jobs, projects, facts, repo, used_text, crd_checker,
                 found.append('%s (%s): cannot render: %s'
                              % (name, context, exc))
                 continue
+            if context == 'periodic':
+                found += red_run_problems(name, rendered, variables, repo)
             crs = tempest_crs_of(rendered)
             if not crs:
                 found.append('%s (%s): cifmw_test_operator_stages has no '

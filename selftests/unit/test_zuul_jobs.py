@@ -129,6 +129,27 @@ class ShippedJobsTest(testtools.TestCase):
                       "[glance_multiapi] has no option 'no_such_option'"
                       % (GATE, CR), found)
 
+    def test_red_run_keeps_its_results(self):
+        # NOTE: ci-framework's test_operator role fails the play on a
+        # test failure by default (roles/test_operator/tasks/main.yml),
+        # before the post_tests hooks that keep the results.
+        jobs = copy.deepcopy(self.jobs)
+        jobs[BASE]['vars']['cifmw_test_operator_fail_on_test_failure'] = (
+            True)
+        found = self.problems(jobs)
+        self.assertEqual(2, len(found), found)
+        self.assertIn('%s: cifmw_test_operator_fail_on_test_failure is not '
+                      'false: on a failed test run the test_operator role '
+                      'fails the play before the post_tests hooks keep the '
+                      'summary' % GATE, found[0])
+        jobs = copy.deepcopy(self.jobs)
+        del jobs[BASE]['vars'][
+            'post_tests_80_glance_multiapi_required_groups']
+        found = self.problems(jobs)
+        self.assertIn('%s: no post_tests hook of this repository fails the '
+                      'job after keeping the results (its last task an '
+                      'ansible.builtin.fail)' % PERIODIC, found)
+
     def test_cr_is_named_as_ci_framework_names_it(self):
         rendered = zuul_jobs.render_vars(
             zuul_jobs.job_vars(self.jobs, PERIODIC), {})
