@@ -20,9 +20,14 @@ steps the podified jobs take from the ci-framework (the committed fact
 list etc/zuul/ci-framework-facts.txt, see tools/ci_framework_facts.py),
 the order of the control plane hook among the scenario's hooks, and the
 Tempest CR the test-operator role builds from the jobs' variables, for a
-pull request and for a periodic build (against the Tempest CRD's schema,
+pull request, a periodic build and another project's pull request
+(against the Tempest CRD's schema,
 etc/test-operator/tempest-crd-schema.json, the plugin's options and
-etc/test-operator/rbac*.yaml). Prints one
+etc/test-operator/rbac*.yaml), and which code the jobs test: Zuul's
+checkout of this project, never zuul.project (selftests/manifests/
+zuul_checkout.py). The stanza another project pastes,
+etc/zuul/paste-job.yaml, is checked with them, as that project's Zuul
+would see it. Prints one
 line per problem. Exit status: 0 all good, 1 problems, 2 a file cannot
 be read or jinja2 is missing.
 """
@@ -43,6 +48,7 @@ from selftests.manifests import zuul_jobs
 
 ROOT = os.path.normpath(os.path.join(
     os.path.dirname(os.path.abspath(__file__)), '..'))
+PASTE = os.path.join(ROOT, 'etc', 'zuul', 'paste-job.yaml')
 
 
 def _read(path):
@@ -72,9 +78,14 @@ def main(argv=None):
         rbac_docs = [doc for path in sorted(glob.glob(os.path.join(
             test_operator, 'rbac*.yaml'))) for doc in rbac.load_documents(
                 path)]
-        jobs, projects = zuul_jobs.load_config(sorted(glob.glob(
-            os.path.join(ROOT, 'zuul.d', '*.yaml'))))
+        zuul_files = sorted(glob.glob(os.path.join(ROOT, 'zuul.d',
+                                                   '*.yaml')))
+        jobs, projects = zuul_jobs.load_config(zuul_files + [PASTE])
         used_text = '\n'.join(_read(p) for p in used if os.path.isfile(p))
+        used_texts = {os.path.relpath(p, ROOT): _read(p) for p in
+                      zuul_files + [PASTE] + glob.glob(os.path.join(
+                          ROOT, 'playbooks', '**', '*'), recursive=True)
+                      if os.path.isfile(p)}
     except OSError as exc:
         print('check_zuul_jobs: %s: %s' % (exc.filename, exc.strerror),
               file=sys.stderr)
@@ -86,7 +97,7 @@ def main(argv=None):
         return 2
     problems = zuul_jobs.problems(jobs, projects, facts, ROOT, used_text,
                                   crd_checker, rbac_docs,
-                                  config.list_opts())
+                                  config.list_opts(), used_texts)
     for line in problems:
         print(line)
     if not problems:

@@ -39,6 +39,7 @@ import yaml
 
 from selftests.manifests import cifmw_facts
 from selftests.manifests import tempest_cr
+from selftests.manifests import zuul_checkout
 
 # Parents every Zuul tenant defines in its config repository.
 TENANT_JOBS = {'base'}
@@ -65,13 +66,6 @@ CR_FIELDS = {
 # stages the role runs, and the Tempest CR's name before its stage.
 DEFAULT_STAGES = [{'name': 'tempest', 'type': 'tempest'}]
 DEFAULT_TEMPEST_NAME = 'tempest-tests'
-# Zuul variables of a pull request and of a periodic build.
-CONTEXTS = {
-    'pull request': {'change': '42', 'patchset': 'abc123'},
-    'periodic': {},
-}
-PROJECT = {'canonical_name': 'github.com/example/glance-multiapi-tests',
-           'src_dir': 'src/github.com/example/glance-multiapi-tests'}
 
 
 def load_config(paths):
@@ -165,12 +159,16 @@ def jinja2():
         return None
 
 
-def render_vars(variables, zuul_change):
-    """The variables as Ansible would see them, for one Zuul context."""
+def render_vars(variables, zuul):
+    """The variables as Ansible would see them, for one Zuul context.
+
+    zuul: the zuul variable (zuul_checkout.contexts); what the pre_tests
+    hook gives the main play is there too.
+    """
     env = jinja2().Environment(undefined=jinja2().StrictUndefined)
     env.filters['combine'] = lambda a, b: _merge(a, b)
-    zuul = dict(zuul_change, project=PROJECT)
-    context = dict(variables, zuul=zuul, ansible_user_dir='/home/zuul')
+    context = dict(zuul_checkout.hook_vars(), **variables)
+    context.update(zuul=zuul, ansible_user_dir='/home/zuul')
     for _ in range(5):
         context = dict(context, **{k: _render(v, context, env)
                                    for k, v in variables.items()})
@@ -228,18 +226,7 @@ def _cr_problems(job, cr, crd_checker, rbac_docs, opt_groups, context):
             re.compile(line)
         except re.error as exc:
             problems.append('%s: excludeList %r: %s' % (where, line, exc))
-    for plugin in run.get('externalPlugin') or []:
-        change = [k for k in ('changeRepository', 'changeRefspec')
-                  if plugin.get(k)]
-        if len(change) == 1:
-            problems.append('%s: externalPlugin sets %s alone'
-                            % (where, change[0]))
-        if CONTEXTS[context] and len(change) != 2:
-            problems.append('%s: externalPlugin does not test the change'
-                            % where)
-        if not CONTEXTS[context] and change:
-            problems.append('%s: externalPlugin names a change in a '
-                            'periodic build' % where)
+    problems += zuul_checkout.plugin_problems(where, cr)
     return problems
 
 
@@ -312,12 +299,15 @@ def red_run_problems(name, rendered, variables, repo):
 
 
 def problems(jobs, projects, facts, repo, used_text, crd_checker,
-             rbac_docs, opt_groups):
+             rbac_docs, opt_groups, used_texts=None):
     """One line per problem of the jobs.
 
     used_text: the podified files; crd_checker: a crd_schema.Checker of
-    the Tempest CRD.
+    the Tempest CRD; used_texts: {path: text} of every file that may
+    name this project (zuul.d/, playbooks/), none of which may use
+    zuul.project.
     """
+    used_texts = used_texts or {}
     found = []
     known = set(jobs) | set(facts['jobs']) | TENANT_JOBS
     for name, job in sorted(jobs.items()):
@@ -338,25 +328,31 @@ def problems(jobs, projects, facts, repo, used_text, crd_checker,
     for var in sorted(set(cifmw_facts.VAR.findall(used_text))
                       - facts['vars']):
         found.append('%s: no such variable in the ci-framework' % var)
+    found += zuul_checkout.zuul_project_problems(used_texts)
     for name, job in sorted(jobs.items()):
+        variables = job_vars(jobs, name)
+        this = variables.get(zuul_checkout.PROJECT_VAR)
+        if not job.get('abstract'):
+            found += zuul_checkout.required_problems(jobs, name, this)
         ancestry = _ancestry(jobs, facts, name)
         if not any(a in facts['jobs'] for a in ancestry):
             continue
-        variables = job_vars(jobs, name)
         extras = _extras(jobs, facts, name)
         found += _hook_problems(name, job.get('vars') or {}, facts, extras,
                                 repo)
         if job.get('abstract'):
             continue
-        for context, change in CONTEXTS.items():
+        for context, zuul in zuul_checkout.contexts(this).items():
             try:
-                rendered = render_vars(variables, change)
+                rendered = render_vars(variables, zuul)
             except jinja2().TemplateError as exc:
                 found.append('%s (%s): cannot render: %s'
                              % (name, context, exc))
                 continue
             if context == 'periodic':
                 found += red_run_problems(name, rendered, variables, repo)
+            found += zuul_checkout.checkout_problems(
+                '%s (%s)' % (name, context), rendered, this)
             crs = tempest_crs_of(rendered)
             if not crs:
                 found.append('%s (%s): cifmw_test_operator_stages has no '

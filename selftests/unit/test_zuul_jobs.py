@@ -24,6 +24,7 @@ from glance_multiapi_tests.multiapi import glance_cr
 from selftests.manifests import cifmw_facts
 from selftests.manifests import crd_schema
 from selftests.manifests import rbac
+from selftests.manifests import zuul_checkout
 from selftests.manifests import zuul_jobs
 from selftests.unit import manifest_tools
 
@@ -32,6 +33,9 @@ FACTS = os.path.join(REPO, 'etc', 'zuul', 'ci-framework-facts.txt')
 GATE = 'glance-multiapi-tests-podified'
 BASE = 'glance-multiapi-tests-podified-base'
 PERIODIC = 'glance-multiapi-tests-podified-periodic'
+PASTED = 'glance-operator-glance-multiapi'
+PASTE = os.path.join(REPO, 'etc', 'zuul', 'paste-job.yaml')
+OTHER_PR = 'pull request of glance-operator'
 # NOTE: as ci-framework names the CR: <name>-<stage>, the default stage
 # being "tempest" (roles/test_operator/tasks/runners/tempest_runner.yml).
 CR = 'CR glance-multiapi-tempest'
@@ -51,7 +55,8 @@ class ShippedJobsTest(testtools.TestCase):
                           'embedded cloud and the lint venv)')
         self.facts = cifmw_facts.parse_facts(_read(FACTS), FACTS)
         self.jobs, self.projects = zuul_jobs.load_config(
-            sorted(glob.glob(os.path.join(REPO, 'zuul.d', '*.yaml'))))
+            sorted(glob.glob(os.path.join(REPO, 'zuul.d', '*.yaml')))
+            + [PASTE])
         self.crd = crd_schema.load(os.path.join(
             manifest_tools.ETC, 'tempest-crd-schema.json'))
         self.rbac = [doc for name in ('rbac.yaml', 'rbac-disruptive.yaml')
@@ -59,11 +64,16 @@ class ShippedJobsTest(testtools.TestCase):
                          manifest_tools.ETC, name))]
         self.used = _read(os.path.join(REPO, 'zuul.d', 'podified.yaml'))
 
-    def problems(self, jobs=None, used=None):
+    def problems(self, jobs=None, used=None, texts=None):
         return zuul_jobs.problems(
             jobs or self.jobs, self.projects, self.facts, REPO,
             self.used if used is None else used, self.crd,
-            self.rbac, config.list_opts())
+            self.rbac, config.list_opts(), texts)
+
+    def rendered(self, name, context):
+        variables = zuul_jobs.job_vars(self.jobs, name)
+        return zuul_jobs.render_vars(variables, zuul_checkout.contexts(
+            variables[zuul_checkout.PROJECT_VAR])[context])
 
     def test_check_zuul_jobs_passes(self):
         code, out, err = manifest_tools.run(self, 'check_zuul_jobs')
@@ -105,15 +115,71 @@ class ShippedJobsTest(testtools.TestCase):
         self.assertEqual(1, len(found), found)
         self.assertIn('is no playbook of this repository', found[0])
 
-    def test_change_refspec_alone_is_refused(self):
+    def test_plugin_is_the_served_checkout_never_a_github_ref(self):
+        # NOTE: main 9064415's jobs: the repository and the pull request of
+        # zuul.project, which is glance-operator in glance-operator's job.
         jobs = copy.deepcopy(self.jobs)
-        jobs[GATE]['vars']['cifmw_test_operator_tempest_external_plugin'] = [
-            {'repository': 'https://example.org/r', 'changeRefspec': 'x'}]
+        jobs[BASE]['vars']['cifmw_test_operator_tempest_external_plugin'] = (
+            "{{ [{'repository': 'https://' ~ zuul.project.canonical_name}"
+            " | combine({'changeRepository': 'https://' ~ zuul.project"
+            ".canonical_name, 'changeRefspec': 'refs/pull/%s/head' % "
+            "zuul.change} if zuul.change is defined else {})] }}")
         found = self.problems(jobs)
-        self.assertIn('%s (periodic, %s): externalPlugin sets changeRefspec '
-                      'alone' % (GATE, CR), found)
-        self.assertIn('%s (pull request, %s): externalPlugin does not test '
-                      'the change' % (GATE, CR), found)
+        self.assertIn("%s (%s, %s): externalPlugin repository is 'https://"
+                      "github.com/openstack-k8s-operators/glance-operator', "
+                      "not the checkout the controller serves (glance_multi"
+                      "api_served_repository, set by the pre_tests hook)"
+                      % (PASTED, OTHER_PR, CR), found)
+        self.assertIn('%s (%s, %s): externalPlugin sets changeRefspec: the '
+                      'served checkout holds the change (and its '
+                      'Depends-On) already; a ref fetched on top tests '
+                      'other code than the hooks run' % (GATE, 'pull '
+                                                         'request', CR),
+                      found)
+
+    def test_checkout_of_this_project_not_zuul_project(self):
+        jobs = copy.deepcopy(self.jobs)
+        jobs[BASE]['vars']['glance_multiapi_src_dir'] = (
+            '{{ zuul.project.src_dir }}')
+        found = self.problems(jobs, texts={
+            'zuul.d/podified.yaml': 'x: "{{ zuul.project.src_dir }}"\n'
+                                    '# zuul.project in a comment\n'
+                                    'y: "{{ zuul.projects[p].src_dir }}"'})
+        self.assertIn('zuul.d/podified.yaml:1: uses zuul.project, which '
+                      'names the project whose change runs (another one '
+                      'when another project runs the job); take this '
+                      'project from zuul.projects[glance_multiapi_project]',
+                      found)
+        self.assertIn('%s (%s): glance_multiapi_src_dir is src/github.com/'
+                      'openstack-k8s-operators/glance-operator, not Zuul\'s '
+                      'checkout of github.com/openstack-k8s-operators/'
+                      'glance-multiapi-tests (src/github.com/openstack-k8s-'
+                      'operators/glance-multiapi-tests)' % (PASTED, OTHER_PR),
+                      found)
+        self.assertEqual(1, len([f for f in found if f.startswith('zuul.d')]))
+
+    def test_required_projects_name_this_project(self):
+        jobs = copy.deepcopy(self.jobs)
+        del jobs[BASE]['required-projects']
+        del jobs[PASTED]['required-projects']
+        found = self.problems(jobs)
+        for name in (GATE, PERIODIC, PASTED):
+            self.assertIn('%s: required-projects does not list '
+                          'openstack-k8s-operators/glance-multiapi-tests, so '
+                          'Zuul prepares no checkout of it when another '
+                          'project\'s change runs the job' % name, found)
+
+    def test_pasted_stanza_runs_this_projects_checkout(self):
+        rendered = self.rendered(PASTED, OTHER_PR)
+        self.assertEqual('src/github.com/openstack-k8s-operators/glance-'
+                         'multiapi-tests', rendered['glance_multiapi_src_dir'])
+        self.assertEqual([{'repository': zuul_checkout.SERVED}], rendered[
+            'cifmw_test_operator_tempest_external_plugin'])
+        self.assertIn('/home/zuul/src/github.com/openstack-k8s-operators/'
+                      'glance-multiapi-tests/playbooks/podified/pre-tests.'
+                      'yaml', rendered[
+                          'pre_tests_80_glance_multiapi_rbac_and_doctor'][
+                              'source'])
 
     def test_unknown_cr_field_and_option_are_named(self):
         jobs = copy.deepcopy(self.jobs)
@@ -137,7 +203,8 @@ class ShippedJobsTest(testtools.TestCase):
         jobs[BASE]['vars']['cifmw_test_operator_fail_on_test_failure'] = (
             True)
         found = self.problems(jobs)
-        self.assertEqual(2, len(found), found)
+        # NOTE: the gate, the periodic job and the pasted stanza.
+        self.assertEqual(3, len(found), found)
         self.assertIn('%s: cifmw_test_operator_fail_on_test_failure is not '
                       'false: on a failed test run the test_operator role '
                       'fails the play before the post_tests hooks keep the '
@@ -151,8 +218,7 @@ class ShippedJobsTest(testtools.TestCase):
                       'ansible.builtin.fail)' % PERIODIC, found)
 
     def test_cr_is_named_as_ci_framework_names_it(self):
-        rendered = zuul_jobs.render_vars(
-            zuul_jobs.job_vars(self.jobs, PERIODIC), {})
+        rendered = self.rendered(PERIODIC, 'periodic')
         self.assertEqual(['glance-multiapi-tempest'], [
             cr['metadata']['name']
             for cr in zuul_jobs.tempest_crs_of(rendered)])
@@ -178,18 +244,16 @@ class ShippedJobsTest(testtools.TestCase):
                         'verbs': ['get']})
                     break
         found = self.problems()
-        self.assertEqual(2, len(found), found)
-        for context, line in zip(('pull request', 'periodic'), found):
+        self.assertEqual(3, len(found), found)
+        for context, line in zip(('pull request', 'periodic', OTHER_PR),
+                                 found):
             self.assertIn('%s (%s, %s): a disruptive run reads its own pod '
                           'glance-multiapi-tempest' % (PERIODIC, context, CR),
                           line)
 
     def test_gate_excludes_disruptive_and_periodic_runs_everything(self):
-        def rendered(name):
-            return zuul_jobs.render_vars(zuul_jobs.job_vars(self.jobs, name),
-                                         {})
-        gate = rendered(GATE)
-        periodic = rendered('glance-multiapi-tests-podified-periodic')
+        gate = self.rendered(GATE, 'periodic')
+        periodic = self.rendered(PERIODIC, 'periodic')
         self.assertEqual(r'\[.*\bdisruptive\b.*\]', gate[
             'cifmw_test_operator_tempest_exclude_list'].strip())
         self.assertEqual('', periodic[
@@ -197,16 +261,6 @@ class ShippedJobsTest(testtools.TestCase):
         self.assertEqual(['multiapi'], gate['glance_multiapi_required_groups'])
         self.assertIn('switchover',
                       periodic['glance_multiapi_required_groups'])
-
-    def test_pull_request_refspec(self):
-        variables = zuul_jobs.render_vars(
-            zuul_jobs.job_vars(self.jobs, GATE), {'change': '7'})
-        self.assertEqual([{
-            'repository': 'https://' + zuul_jobs.PROJECT['canonical_name'],
-            'changeRepository': 'https://'
-                                + zuul_jobs.PROJECT['canonical_name'],
-            'changeRefspec': 'refs/pull/7/head'}],
-            variables['cifmw_test_operator_tempest_external_plugin'])
 
 
 class FactsTest(testtools.TestCase):
