@@ -10,8 +10,8 @@
 # kept as run-suite.log there. The deployment map and the metrics
 # (deployment-map.html/.json, metrics.json/.prom) are in
 # $ARTIFACTS_ROOT/results with the rest. Every other setting of run-suite.sh
-# (REQUIRED_GROUPS, WITH_HEAT, CONCURRENCY, KEEP_ARTIFACTS, SPEC) passes
-# through. Exit status: the job's.
+# (REQUIRED_GROUPS, WITH_HEAT, CONCURRENCY, KEEP_ARTIFACTS, SPEC,
+# BASELINE, FAIL_ON_REGRESSION) passes through. Exit status: the job's.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ARTIFACTS_ROOT=${ARTIFACT_DIR:-${ARTIFACTS:-./artifacts}}

@@ -138,7 +138,7 @@ FACTS = (
          "the results land on the logs volume's external_files"),
     Fact('test-operator', 'api/v1beta1/common_webhook.go',
          'openstack-tempest-all:current-podified',
-         'the default tempest image (results-reader.yaml uses it)'),
+         'the default tempest image (the gate CR names it)'),
     Fact('tcib', 'container-images/tcib/base/os/heat-base/heat-engine/'
          'heat-engine.yaml', 'tcib_actions',
          'tcib builds openstack-heat-engine (the built-in known names)'),

@@ -316,3 +316,10 @@ class ResultsReaderTest(testtools.TestCase):
         self.assertIn('pod/%s' % name, self.text)
         self.assertIn('oc cp -n NS %s:/results' % name, self.text)
         self.assertIn('s/LOGS_PVC/$pvc/', self.text)
+
+    def test_image_is_the_test_pods_read_from_the_cluster(self):
+        self.assertEqual('READER_IMAGE',
+                         self.pod['spec']['containers'][0]['image'])
+        self.assertIn("img=$(oc get pod -n NS CR -o jsonpath='{.spec."
+                      "containers[0].image}')", self.text)
+        self.assertIn('s|READER_IMAGE|$img|', self.text)
