@@ -27,8 +27,11 @@ the token of an RBAC manifest's account, and a CR that turns nothing
 disruptive on mounts one that only reads. Every rbac*.yaml: its kinds
 and apiVersions, no namespace, RoleBindings of its ServiceAccounts to
 Roles it (or another rbac*.yaml) declares, real Kubernetes verbs, no
-wildcards, the right API group for each resource. All files: a "---"
-start and lines of at most 80 characters. Prints one line per problem,
+wildcards, the right API group for each resource. The doctor's manifest
+(doctor.yaml): a ConfigMap and a Job that run with the gate CR's
+(tempest-glance-multiapi.yaml) overrides, image, git URL and token
+(selftests/manifests/doctor_manifest.py). All files: a "---" start and
+lines of at most 80 characters. Prints one line per problem,
 naming the file and the field path. Exit status: 0 all good, 1 problems,
 2 a file cannot be read (or no CR found).
 """
@@ -43,6 +46,7 @@ import yaml
 from glance_multiapi_tests import config
 import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from selftests.manifests import crd_schema
+from selftests.manifests import doctor_manifest
 from selftests.manifests import rbac
 from selftests.manifests import tempest_cr
 
@@ -51,6 +55,8 @@ ETC = os.path.normpath(os.path.join(
     'test-operator'))
 CR_GLOB = 'tempest-*.yaml'
 RBAC_GLOB = 'rbac*.yaml'
+DOCTOR = os.path.join(ETC, 'doctor.yaml')
+GATE_CR = os.path.join(ETC, 'tempest-glance-multiapi.yaml')
 
 
 def _read(path):
@@ -77,8 +83,18 @@ def cr_problems(cr_path, checker, rbac_docs, opt_groups):
     return problems
 
 
-def check(cr_paths, schema_path, rbac_paths):
-    """Problems of the CRs and the RBAC manifests, one line each."""
+def doctor_problems(doctor_path, gate_cr_path):
+    """Problems of the doctor's manifest against the gate CR."""
+    text = _read(doctor_path)
+    docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    gate = yaml.safe_load(_read(gate_cr_path))
+    return tempest_cr.style_problems(doctor_path, text) + [
+        '%s: %s' % (doctor_path, p)
+        for p in doctor_manifest.problems(docs, gate)]
+
+
+def check(cr_paths, schema_path, rbac_paths, doctor=None):
+    """Problems of the CRs, the RBAC manifests and the doctor's."""
     checker = crd_schema.load(schema_path)
     by_file = {path: rbac.load_documents(path) for path in rbac_paths}
     rbac_docs = [doc for docs in by_file.values() for doc in docs]
@@ -92,6 +108,8 @@ def check(cr_paths, schema_path, rbac_paths):
         problems += tempest_cr.style_problems(path, _read(path))
         problems += ['%s: %s' % (path, p)
                      for p in rbac.check_shape(docs, known_roles=others)]
+    if doctor:
+        problems += doctor_problems(*doctor)
     return problems
 
 
@@ -107,6 +125,12 @@ def main(argv=None):
     parser.add_argument('--rbac', action='append', metavar='FILE',
                         help='an RBAC manifest (repeatable; default: every '
                              'etc/test-operator/%s)' % RBAC_GLOB)
+    parser.add_argument('--doctor', default=DOCTOR, metavar='FILE',
+                        help='the doctor\'s manifest (default: etc/test-'
+                             'operator/doctor.yaml)')
+    parser.add_argument('--gate-cr', default=GATE_CR, metavar='FILE',
+                        help='the CR the doctor must match (default: etc/'
+                             'test-operator/tempest-glance-multiapi.yaml)')
     args = parser.parse_args(argv)
     crs = args.cr or sorted(glob.glob(os.path.join(ETC, CR_GLOB)))
     if not crs:
@@ -116,7 +140,9 @@ def main(argv=None):
     rbacs = args.rbac or sorted(glob.glob(os.path.join(ETC, RBAC_GLOB)))
     try:
         problems = check([os.path.relpath(p) for p in crs], args.schema,
-                         [os.path.relpath(p) for p in rbacs])
+                         [os.path.relpath(p) for p in rbacs],
+                         (os.path.relpath(args.doctor),
+                          os.path.relpath(args.gate_cr)))
     except OSError as exc:
         print('check_test_operator: %s: %s' % (exc.filename, exc.strerror),
               file=sys.stderr)
@@ -130,11 +156,11 @@ def main(argv=None):
     if problems:
         return 1
     print('check_test_operator: %s and %s agree with the Tempest CRD (%s) '
-          'and are well formed' % (', '.join(os.path.basename(p)
-                                             for p in crs),
-                                   ', '.join(os.path.basename(p)
-                                             for p in rbacs),
-                                   os.path.basename(args.schema)))
+          'and are well formed; %s matches %s' % (
+              ', '.join(os.path.basename(p) for p in crs),
+              ', '.join(os.path.basename(p) for p in rbacs),
+              os.path.basename(args.schema), os.path.basename(args.doctor),
+              os.path.basename(args.gate_cr)))
     return 0
 
 

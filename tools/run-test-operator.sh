@@ -30,6 +30,12 @@
 #    in a venv of the same Python with its own tempest, run with the
 #    arguments run_tempest.sh builds from the CR; then "tempest run" with
 #    the CR's include and exclude lists and concurrency.
+# Before the CR's pod, in the same stand-in, the doctor as a cluster admin
+# runs it first: the pod of etc/test-operator/doctor.yaml's Job (its
+# script, environment and ConfigMap as the manifest has them, read by
+# tools/tcib_pod.py doctor; the CR's git URL; its own /tmp), whose
+# glance-multiapi-doctor --strict must find the cloud healthy (result
+# doctor, its output in doctor.log).
 # Then, against the same cloud, the pod of test-operator's default image
 # (CentOS Stream 9, Python 3.9), whose pip install cannot resolve under
 # those constraints (oslo.config 10.7.0 needs Python 3.11): its result
@@ -280,16 +286,33 @@ mapfile -d '' pod_env < <("$VENV/bin/python" tools/tcib_pod.py env \
     --set TEMPESTCONF_IMAGE=/var/lib/tempest/tempestconf-image.qcow2)
 [ "${#pod_env[@]}" -gt 0 ] || { record fail render_cr "cannot read $CR"
                                 finish; }
-# The image's environment (tcib_envs) and what kubelet adds to every pod.
-pod_env+=(HOME=/var/lib/tempest USE_EXTERNAL_FILES=true LANG=C.UTF-8
-          PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-          "HOSTNAME=$cr_name"
-          KUBERNETES_SERVICE_HOST=127.0.0.1
-          "KUBERNETES_SERVICE_PORT=$kube_port"
-          "KUBERNETES_SERVICE_PORT_HTTPS=$kube_port"
-          "KUBERNETES_PORT=tcp://127.0.0.1:$kube_port"
-          "TMPDIR=/var/lib/tempest/.tmp")
+# What kubelet (and the image) adds to every pod.
+kubelet_env=(LANG=C.UTF-8
+             PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+             KUBERNETES_SERVICE_HOST=127.0.0.1
+             "KUBERNETES_SERVICE_PORT=$kube_port"
+             "KUBERNETES_SERVICE_PORT_HTTPS=$kube_port"
+             "KUBERNETES_PORT=tcp://127.0.0.1:$kube_port")
+# The image's environment (tcib_envs).
+pod_env+=(HOME=/var/lib/tempest USE_EXTERNAL_FILES=true "HOSTNAME=$cr_name"
+          "${kubelet_env[@]}" "TMPDIR=/var/lib/tempest/.tmp")
 mkdir -p "$pod/home/.tmp"
+
+# -- the doctor's Job (etc/test-operator/doctor.yaml), run before the CR --
+# NOTE: its folder lies outside /tmp, over which its pod gets a /tmp of
+# its own, and holds this repository's HEAD where the Job's git URL
+# points in it (the git URL of the CR, in the pod's view).
+doctor=$VENVS/doctor
+rm -rf "$doctor/tmp" "$doctor/conf" "$doctor/env"
+mkdir -p "$doctor/tmp/repo" "$doctor/pip-cache" && git clone -q --bare \
+    "$repo" "$doctor/tmp/repo/glance-multiapi-tests.git" &&
+"$VENV/bin/python" tools/tcib_pod.py doctor \
+    --manifest etc/test-operator/doctor.yaml --out-dir "$doctor" \
+    --set REPOSITORY=/tmp/repo/glance-multiapi-tests.git \
+    --set HOSTNAME=glance-multiapi-doctor-x7k2p \
+    "${kubelet_env[@]/#/--set=}" > "$doctor/env" || {
+    record fail doctor_manifest "cannot play etc/test-operator/doctor.yaml"
+    finish; }
 
 # NOTE: set but empty turns the pod's verdict gate off.
 require=${TEST_OPERATOR_REQUIRE-$("$VENV/bin/python" tools/tcib_pod.py \
@@ -300,12 +323,13 @@ require=${TEST_OPERATOR_REQUIRE-$("$VENV/bin/python" tools/tcib_pod.py \
 before=$("$VENV/bin/python" tools/tcib_pod.py deployment --state-dir "$state")
 
 # -- the pod -------------------------------------------------------------
-# run_pod DIR PLUGIN_VENV REQUIRE: one pod, its exit status in pod_rc.
+# run_pod DIR PLUGIN_VENV REQUIRE [DOCTOR]: one pod (the doctor's Job
+# first, with DOCTOR), its exit status in pod_rc.
 run_pod() {
     local started=$SECONDS
     setsid unshare -m --propagation private -- env -i "${pod_env[@]}" \
         bash tools/test-operator-pod.sh "$1" "$ROOT/$VENV/bin/python" \
-        "$ROOT/tools" "$2" "$pod_constraints" "$3" &
+        "$ROOT/tools" "$2" "$pod_constraints" "$3" "${4:-}" &
     pod_pid=$!
     wait "$pod_pid"
     pod_rc=$?
@@ -314,7 +338,7 @@ run_pod() {
 }
 echo "test-operator: the pod starts (a private mount namespace; image" \
     "Python $("$PY" -V 2>&1 | cut -d' ' -f2))"
-run_pod "$pod" "$plugin" "$require"
+run_pod "$pod" "$plugin" "$require" "$doctor"
 echo "test-operator: the pod exited $pod_rc after $pod_seconds s (plugin" \
     "venv $([ "$new_plugin_venv" = 1 ] && echo new || echo reused))"
 grep -q '^pip_install ok' "$pod/steps.txt" && stamp_venv "$plugin" "$key"
@@ -420,6 +444,7 @@ if [ "$main_rc" != 0 ] && [ "${failed_so_far:-0}" = 0 ]; then
 fi
 [ -d "$logs" ] && cp -r "$logs" "$OUT/logs-volume"
 [ -e "$pod/report.txt" ] && cp "$pod/report.txt" "$OUT/report.txt"
+[ -e "$pod/doctor.log" ] && cp "$pod/doctor.log" "$OUT/doctor.log"
 [ -e "$pod/discover.log" ] && cp "$pod/discover.log" \
     "$OUT/discover-tempest-config.log"
 conf=$(ls "$OUT"/logs-volume/etc/tempest.conf 2>/dev/null)

@@ -39,6 +39,13 @@ Usage:
       the token Secret the CR mounts at the service-account path, the
       account it is a token of and the RBAC file declaring it, on one
       line separated by spaces (what the cluster admin applies for it).
+  tcib_pod.py doctor --manifest FILE --out-dir DIR [--set VAR=VALUE ...]
+      the pod of the doctor's Job (etc/test-operator/doctor.yaml): its
+      environment on stdout (NUL-separated VAR=VALUE; --set adds or
+      replaces a variable: the stage's git URL, what kubelet adds), its
+      script as DIR/doctor.sh, its ConfigMap's doctor.conf as
+      DIR/conf/<name> and, in DIR/conf-dir, the folder the Job mounts
+      that ConfigMap at.
   tcib_pod.py python39-verdict --pod-dir DIR --pod-rc N --constraints NAME
       the verdict on the pod of a Python 3.9 image (pod_install.py):
       "skip" or "fail" on the first line, the reason on the second, from
@@ -56,6 +63,7 @@ import sys
 import yaml
 
 import checkout_path  # noqa: F401 (selftests/ on sys.path)
+from selftests.manifests import doctor_manifest
 from selftests.manifests import pod_install
 from selftests.manifests import rbac
 from selftests.manifests import tcib_pod
@@ -172,6 +180,29 @@ def cmd_identity(args):
     return 1
 
 
+def cmd_doctor(args):
+    with open(args.manifest) as stream:
+        docs = [d for d in yaml.safe_load_all(stream) if d]
+    parts = doctor_manifest.parts(docs)
+    env = dict(parts['env'])
+    for item in args.set or []:
+        name, sep, value = item.partition('=')
+        if not sep:
+            raise SystemExit('tcib_pod: --set %s: want VAR=VALUE' % item)
+        env[name] = value
+    conf_dir = os.path.join(args.out_dir, 'conf')
+    os.makedirs(conf_dir, exist_ok=True)
+    with open(os.path.join(conf_dir, os.path.basename(
+            parts['config_file'])), 'w') as out:
+        out.write(parts['conf'])
+    with open(os.path.join(args.out_dir, 'conf-dir'), 'w') as out:
+        out.write(os.path.dirname(parts['config_file']))
+    with open(os.path.join(args.out_dir, 'doctor.sh'), 'w') as out:
+        out.write(parts['script'])
+    _emit('%s=%s' % item for item in sorted(env.items()))
+    return 0
+
+
 def _read(folder, name, default=None):
     try:
         with open(os.path.join(folder, name)) as stream:
@@ -215,6 +246,10 @@ def main(argv=None):
     identity = sub.add_parser('identity')
     identity.add_argument('--cr', required=True)
     identity.add_argument('--rbac', action='append', required=True)
+    doctor = sub.add_parser('doctor')
+    doctor.add_argument('--manifest', required=True)
+    doctor.add_argument('--out-dir', required=True)
+    doctor.add_argument('--set', action='append')
     verdict = sub.add_parser('python39-verdict')
     verdict.add_argument('--pod-dir', required=True)
     verdict.add_argument('--pod-rc', type=int, required=True)
@@ -223,7 +258,7 @@ def main(argv=None):
     commands = {'env': cmd_env, 'discover-argv': cmd_discover_argv,
                 'tempest-argv': cmd_tempest_argv, 'clouds': cmd_clouds,
                 'identity': cmd_identity, 'groups': cmd_groups,
-                'deployment': cmd_deployment,
+                'deployment': cmd_deployment, 'doctor': cmd_doctor,
                 'python39-verdict': cmd_python39_verdict}
     if args.command not in commands:
         parser.print_usage(sys.stderr)

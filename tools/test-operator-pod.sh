@@ -8,7 +8,7 @@
 # externalPlugin: run_git_tempest, run_tempest, generate_test_results.
 #
 # Usage: test-operator-pod.sh POD_DIR PROJECT_PYTHON TOOLS PLUGIN_VENV
-#                             CONSTRAINTS [REQUIRED_GROUPS]
+#                             CONSTRAINTS [REQUIRED_GROUPS [DOCTOR_DIR]]
 # POD_DIR holds what run-test-operator.sh prepared: etc-test_operator/
 # (the CR's ConfigMap files), openstack/ (clouds.yaml, secure.yaml), sa/
 # (token, ca.crt, namespace), bundle.pem (the pod's system trust),
@@ -24,9 +24,16 @@
 # runs on tempest_results.subunit (glance-multiapi-report --require, the
 # console script of the venv pip installed here: no checkout, no
 # PYTHONPATH); its output in POD_DIR/report.txt, its step report_require.
+# DOCTOR_DIR: first, what a cluster admin runs before the CR, the pod of
+# etc/test-operator/doctor.yaml's Job, as tcib_pod.py doctor wrote it
+# there (doctor.sh, env: NUL-separated, conf/ for the folder named in
+# conf-dir, pip-cache/ kept between runs): with the pod's token,
+# clouds.yaml and CA bundle, its ConfigMap mounted, its own /tmp (its
+# HOME); its output in POD_DIR/doctor.log, its step doctor.
 # Nothing mounted here outlives the namespace.
 set -uo pipefail
 POD=$1 HELPER_PY=$2 TOOLS=$3 PLUGIN_VENV=$4 CONSTRAINTS=$5 REQUIRE=${6:-}
+DOCTOR=${7:-}
 STEPS=$POD/steps.txt
 
 say() { echo "test-operator-pod: $*"; }
@@ -104,6 +111,39 @@ mkdir -p /var/lib/tempest/external-plugins/.venv &&
 mount --bind "$POD/image-bin" /usr/local/bin || die "cannot mount image-bin"
 [ ! -e "$HOME/.kube" ] || die "$HOME/.kube exists: a pod has no kubeconfig"
 
+
+# -- the doctor's Job, before the CR (etc/test-operator/doctor.yaml) ----
+if [ -n "$DOCTOR" ]; then
+    conf_dir=$(cat "$DOCTOR/conf-dir")
+    mkdir -p "$conf_dir" && cp "$DOCTOR"/conf/* "$conf_dir/" ||
+        die "cannot mount the doctor's ConfigMap at $conf_dir"
+    # NOTE: the pod folder may lie under /tmp, which the doctor's own
+    # /tmp hides: what it needs of it is read, and its log opened, first.
+    mapfile -d '' doctor_env < "$DOCTOR/env"
+    doctor_script=$(cat "$DOCTOR/doctor.sh")
+    exec 8> "$POD/doctor.log"
+    mkdir -p "$DOCTOR/tmp/.cache/pip" "$DOCTOR/pip-cache" &&
+        mount --bind "$DOCTOR/pip-cache" "$DOCTOR/tmp/.cache/pip" &&
+        mount --rbind "$DOCTOR/tmp" /tmp ||
+        die "cannot give the doctor its /tmp"
+    say "the doctor's Job runs (its log: doctor.log)"
+    (cd / && env -i "${doctor_env[@]}" bash -c "$doctor_script") >&8 2>&8
+    doctor_rc=$?
+    exec 8>&-
+    umount -R /tmp && umount "$DOCTOR/tmp/.cache/pip" ||
+        die "cannot give /tmp back"
+    say "glance-multiapi-doctor exited $doctor_rc: $(grep -m1 \
+        'glance-multiapi-doctor: ' "$POD/doctor.log" || tail -1 \
+        "$POD/doctor.log")"
+    if [ "$doctor_rc" = 0 ]; then
+        step doctor ok
+    else
+        step doctor fail "the doctor's Job exited $doctor_rc:" \
+            "$(grep -E '^(FAIL|SKIP) ' "$POD/doctor.log" | head -3 \
+               | tr '\n' ' ')$(grep -m1 'glance-multiapi-doctor: ' \
+               "$POD/doctor.log")"
+    fi
+fi
 
 # -- run_tempest.sh from here on (its variable names) -------------------
 HOMEDIR=/var/lib/tempest

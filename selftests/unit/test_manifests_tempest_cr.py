@@ -265,19 +265,24 @@ class MappingsConfigMapExampleTest(testtools.TestCase):
     def test_uncommented_example_fits_the_crd(self):
         with open(CR) as stream:
             lines = stream.read().splitlines()
-        start = lines.index('  # extraConfigmapsMounts:')
-        block = []
-        for line in lines[start:]:
-            if not line.startswith('  # '):
-                break
-            block.append('  ' + line[len('  # '):])
-        cr = shipped_cr()
-        cr['spec'].update(yaml.safe_load('\n'.join(block)))
+        prefix = '        # '
+        start = lines.index(prefix + '- volumes:')
+        end = start
+        while end < len(lines) and lines[end].startswith(prefix):
+            end += 1
+        uncommented = lines[:start] + [
+            '        ' + line[len(prefix):] for line in lines[start:end]
+        ] + lines[end:]
+        cr = yaml.safe_load('\n'.join(uncommented))
         checker = crd_schema.load(os.path.join(manifest_tools.ETC,
                                                'tempest-crd-schema.json'))
         self.assertEqual([], checker.problems(cr))
-        mount, = cr['spec']['extraConfigmapsMounts']
+        self.assertNotIn('extraConfigmapsMounts', '\n'.join(lines))
+        token, mapping = cr['spec']['extraMounts'][0]['extraVol']
+        mount, = mapping['mounts']
         self.assertEqual('image-mappings.yaml', mount['subPath'])
+        volume, = mapping['volumes']
+        self.assertEqual(mount['name'], volume['name'])
         text = '\n'.join(lines)
         self.assertIn('consolidated_images.mappings_file %s'
                       % mount['mountPath'], text)

@@ -105,3 +105,61 @@ class ServedCheckoutTest(testtools.TestCase):
         self.assertEqual(head, git('rev-parse', 'HEAD', cwd=cloned))
         with open(os.path.join(cloned, 'f')) as f:
             self.assertEqual('two', f.read())
+
+
+class PodifiedDoctorTest(testtools.TestCase):
+    """The pre_tests hook's doctor: doctor.yaml's Job, this job's values.
+
+    The hook's template rendered as Ansible renders it (its lookup and
+    YAML filters played by PyYAML).
+    """
+
+    def render(self, **variables):
+        jinja2 = zuul_jobs.jinja2()
+        if jinja2 is None:
+            self.skipTest('jinja2 is not installed')
+        env = jinja2.Environment(undefined=jinja2.StrictUndefined,
+                                 loader=jinja2.FileSystemLoader(
+                                     os.path.dirname(HOOK)))
+        env.filters['from_yaml_all'] = yaml.safe_load_all
+        env.filters['to_nice_yaml'] = lambda value, indent=4, width=80: (
+            yaml.safe_dump(value, indent=indent, width=width,
+                           default_flow_style=False))
+
+        def lookup(kind, path):
+            with open(path) as f:
+                return f.read()
+        template = env.get_template('templates/doctor.yaml.j2')
+        return list(yaml.safe_load_all(template.render(
+            lookup=lookup, gmt_src=manifest_tools.REPO, **variables)))
+
+    def test_job_runs_this_jobs_image_checkout_token_and_overrides(self):
+        with open(HOOK) as f:
+            image = yaml.safe_load(f)[0]['vars']['gmt_manifest_image']
+        with open(os.path.join(manifest_tools.ETC, 'doctor.yaml')) as f:
+            manifest_job = list(yaml.safe_load_all(f))[1]
+        self.assertEqual(manifest_job['spec']['template']['spec'][
+            'containers'][0]['image'], image)
+        configmap, job = self.render(
+            gmt_served='http://192.0.2.10:8767/glance-multiapi-tests.git\n',
+            gmt_manifest_image=image,
+            glance_multiapi_doctor_image='quay.io/x/tempest:py312\n',
+            glance_multiapi_token_secret='glance-multiapi-tests-'
+                                         'disruptive-token',
+            glance_multiapi_overrides='glance_multiapi.kubernetes_api true\n'
+                                      'glance_multiapi.run_switchover '
+                                      'true\n')
+        self.assertEqual(('ConfigMap', 'Job'), (configmap['kind'],
+                                                job['kind']))
+        pod = job['spec']['template']['spec']
+        container = pod['containers'][0]
+        self.assertEqual('quay.io/x/tempest:py312', container['image'])
+        self.assertEqual('http://192.0.2.10:8767/glance-multiapi-tests.git',
+                         {e['name']: e['value'] for e in container['env']}[
+                             'REPOSITORY'])
+        secrets = [v['secret']['secretName'] for v in pod['volumes']
+                   if 'secret' in v]
+        self.assertIn('glance-multiapi-tests-disruptive-token', secrets)
+        self.assertNotIn('glance-multiapi-tests-token', secrets)
+        self.assertIn('run_switchover = true',
+                      configmap['data']['doctor.conf'])
