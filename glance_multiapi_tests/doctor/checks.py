@@ -91,7 +91,8 @@ def keystone_access(inputs, conf):
     """The keystone Access the inputs name; ConfigProblem if none."""
     region = settings.region(conf)
     if inputs.os_cloud:
-        return keystone.from_cloud(inputs.os_cloud, region)
+        return keystone.from_cloud(inputs.os_cloud, region,
+                                   conf.identity.ca_certificates_file)
     creds = settings.credentials(conf, inputs.config_file)
     return keystone.from_credentials(creds, region, inputs.config_file)
 

@@ -30,6 +30,7 @@ from keystoneauth1.identity import v3
 from keystoneauth1 import session as ks_session
 
 from glance_multiapi_tests.common import clouds_yaml
+from glance_multiapi_tests.common import trust
 from glance_multiapi_tests.doctor import report
 from glance_multiapi_tests.doctor import settings
 from glance_multiapi_tests.multiapi import probes
@@ -87,8 +88,12 @@ def from_credentials(creds, region, source):
                   insecure=creds.insecure, make_session=make_session)
 
 
-def from_cloud(name, region=None):
-    """Access with a clouds.yaml cloud; ConfigProblem if it is unusable."""
+def from_cloud(name, region=None, cafile=None):
+    """Access with a clouds.yaml cloud; ConfigProblem if it is unusable.
+
+    cafile: the CA bundle to verify with when the cloud names none
+    (tempest.conf's [identity] ca_certificates_file); else the system's.
+    """
     # NOTE: imported here: loading openstacksdk's config reads the
     # environment and files, which the tempest.conf way never needs.
     from openstack import config as os_config
@@ -118,6 +123,13 @@ def from_cloud(name, region=None):
                                          loader.config_filename, name,
                                          problem))
 
+    insecure = not cloud.config.get('verify', True)
+    # NOTE: keystone-operator's clouds.yaml names no cacert, and in a
+    # venv python-requests from PyPI would verify with certifi's bundle,
+    # which never holds the control plane's CA (common/trust.py): the
+    # configured bundle, else the system's, where test-operator mounts it.
+    verify_with = cloud.config.get('cacert') or cafile or trust.system_ca()
+
     def make_session(timeout):
         try:
             session = cloud.get_session()
@@ -125,6 +137,8 @@ def from_cloud(name, region=None):
             raise settings.ConfigProblem('clouds.yaml %s: cloud %s: %s' % (
                 loader.config_filename, name, _cause(exc))) from None
         session.timeout = timeout
+        if not insecure and verify_with:
+            session.verify = verify_with
         return session
 
     who = 'cloud %s of %s (user %s, project %s)' % (
@@ -132,8 +146,7 @@ def from_cloud(name, region=None):
         auth.get('project_name') or auth.get('project_id') or '?')
     return Access(auth_url=auth_url, who=who,
                   region=cloud.get_region_name() or region,
-                  cafile=cloud.config.get('cacert'),
-                  insecure=not cloud.config.get('verify', True),
+                  cafile=verify_with, insecure=insecure,
                   make_session=make_session)
 
 

@@ -26,6 +26,7 @@ import testtools
 
 from glance_multiapi_tests.doctor import checks
 from glance_multiapi_tests.doctor import cli
+from glance_multiapi_tests.doctor import keystone
 from glance_multiapi_tests.doctor import report
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import probes
@@ -328,6 +329,35 @@ class DoctorRunTest(testtools.TestCase):
         # NOTE: and one line on stderr, for a log that shows only that.
         self.assertEqual(1, len(err.splitlines()), err)
         self.assertIn('first: config', err)
+
+    def test_cloud_without_cacert_verifies_with_the_configured_bundle(self):
+        # NOTE: keystone-operator's clouds.yaml names no cacert; in a venv
+        # requests from PyPI would verify with certifi's bundle instead.
+        folder = self.useFixture(fixtures.TempDir()).path
+        clouds = os.path.join(folder, 'clouds.yaml')
+        body = ('clouds:\n  c:\n    auth:\n      auth_url: https://'
+                '127.0.0.1:5000/v3\n      username: a\n      password: b\n'
+                '      project_name: c\n')
+        with open(clouds, 'w') as f:
+            f.write(body)
+        self.useFixture(fixtures.EnvironmentVariable(
+            'OS_CLIENT_CONFIG_FILE', clouds))
+        access = keystone.from_cloud('c', cafile='/pem/bundle.pem')
+        self.assertEqual('/pem/bundle.pem', access.cafile)
+        self.assertEqual('/pem/bundle.pem', access.make_session(5).verify)
+        self.useFixture(fixtures.MockPatch(
+            'glance_multiapi_tests.common.trust.system_ca',
+            return_value='/etc/system.pem'))
+        self.assertEqual('/etc/system.pem', keystone.from_cloud(
+            'c').make_session(5).verify)
+        with open(clouds, 'w') as f:
+            f.write(body + '    cacert: /own.pem\n')
+        self.assertEqual('/own.pem', keystone.from_cloud(
+            'c', cafile='/pem/bundle.pem').make_session(5).verify)
+        with open(clouds, 'w') as f:
+            f.write(body + '    verify: false\n')
+        self.assertFalse(keystone.from_cloud(
+            'c', cafile='/pem/bundle.pem').make_session(5).verify)
 
     def test_cloud_auth_url_port_out_of_range_is_22(self):
         folder = self.useFixture(fixtures.TempDir()).path
