@@ -21,6 +21,7 @@ from xml.etree import ElementTree
 
 import fixtures
 import testtools
+import yaml
 
 from glance_multiapi_tests.results import subunit_stream
 from selftests.unit import synthetic_subunit
@@ -311,3 +312,52 @@ class PythonMatrixSkipTest(testtools.TestCase):
         tests = subunit_stream.read_tests(
             os.path.join(self.results, 'python-matrix.subunit'))
         self.assertEqual({'fail'}, {t.outcome for t in tests})
+
+
+class EnsurePythonsTest(testtools.TestCase):
+    """tools/ensure-pythons.sh: a job's interpreters, or which are not."""
+
+    def run_tool(self, *versions, **env):
+        folder = self.useFixture(fixtures.TempDir()).path
+        bin_dir = os.path.join(folder, 'bin')
+        os.makedirs(bin_dir)
+        # NOTE: this interpreter, under the name its version gives it.
+        mine = '%d.%d' % sys.version_info[:2]
+        os.symlink(sys.executable, os.path.join(bin_dir, 'python' + mine))
+        env = dict(PATH='%s:/usr/bin:/bin' % bin_dir,
+                   PYENV_ROOT=os.path.join(folder, 'pyenv'), **env)
+        proc = subprocess.run(
+            [os.path.join(REPO, 'tools', 'ensure-pythons.sh')] +
+            [v.replace('MINE', mine) for v in versions],
+            capture_output=True, text=True, timeout=60, env=env)
+        return proc.returncode, proc.stdout.splitlines(), mine
+
+    def test_present_interpreter_is_named(self):
+        rc, lines, mine = self.run_tool('MINE', INSTALL='0')
+        self.assertEqual(0, rc, lines)
+        self.assertEqual(1, len(lines), lines)
+        self.assertTrue(lines[0].startswith('python %s: /' % mine), lines)
+        self.assertTrue(lines[0].endswith('/bin/python%s' % mine), lines)
+
+    def test_missing_interpreter_is_named_and_fails(self):
+        rc, lines, mine = self.run_tool('MINE', '3.97', INSTALL='0')
+        self.assertEqual(1, rc, lines)
+        self.assertTrue(lines[0].startswith('python %s: ' % mine), lines)
+        self.assertEqual('MISSING: python 3.97: not on PATH nor in', ' '.join(
+            lines[1].split()[:8]))
+
+    def test_bad_version_is_usage(self):
+        rc, _lines, _mine = self.run_tool('39')
+        self.assertEqual(2, rc)
+
+    def test_functional_job_claims_what_the_matrix_runs(self):
+        with open(os.path.join(REPO, 'zuul.d', 'jobs.yaml')) as f:
+            jobs = {i['job']['name']: i['job'] for i in yaml.safe_load(f)}
+        claimed = jobs['glance-multiapi-tests-functional']['vars'][
+            'python_versions']
+        with open(os.path.join(REPO, 'tools', 'run-python-matrix.sh')) as f:
+            self.assertIn('VERSIONS=(%s)' % ' '.join(claimed), f.read())
+        with open(os.path.join(REPO, 'playbooks', 'run-tests.yaml')) as f:
+            play = f.read()
+        self.assertIn("['tools/ensure-pythons.sh'] + python_versions", play)
+        self.assertIn('REQUIRE_PYTHON_MATRIX: "1"', play)
