@@ -309,10 +309,15 @@ def patch(state, *, patch_text=None, fault_args=(), clear_faults=False,
         record.spec = spec
         record.faults = records
         state.save()
-        if faults.reconciles():
-            reconcile(state)
-            return True
-        return False
+        if not faults.reconciles():
+            return False
+        delay = faults.reconcile_delay()
+        if delay > 0:
+            # NOTE: the fault itself (slow-reconcile: an operator late to
+            # act on a patch), not a wait for any state.
+            time.sleep(delay)
+        reconcile(state)
+        return True
 
 
 def restartable(state):

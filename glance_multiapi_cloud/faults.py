@@ -20,8 +20,6 @@ them: parse() reads one, Faults applies the active ones hook by hook,
 describe() lists them all.
 """
 
-import time
-
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import fault_hooks
 # NOTE: imported for its @fault classes, which register themselves.
@@ -76,16 +74,12 @@ class Faults(object):
         return all(item.starts(api) for item in self.active)
 
     def reconciles(self):
-        """Whether a patch is acted upon; after the longest delay."""
-        if not all(item.reconciles() for item in self.active):
-            return False
-        delay = max([item.reconcile_delay() for item in self.active] or [0])
-        if delay > 0:
-            # NOTE: the cloud asks this right before it reconciles a patch,
-            # so this is the operator's late start (slow-reconcile), not a
-            # wait for any state.
-            time.sleep(delay)
-        return True
+        """Whether a patch is acted upon."""
+        return all(item.reconciles() for item in self.active)
+
+    def reconcile_delay(self):
+        """Seconds a patch is acted upon late (the longest fault's)."""
+        return max([item.reconcile_delay() for item in self.active] or [0])
 
     def starts_service(self, name):
         return all(item.starts_service(name) for item in self.active)

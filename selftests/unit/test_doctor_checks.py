@@ -24,6 +24,7 @@ from unittest import mock
 import fixtures
 import testtools
 
+from glance_multiapi_tests.common import certmint
 from glance_multiapi_tests.doctor import checks
 from glance_multiapi_tests.doctor import cli
 from glance_multiapi_tests.doctor import keystone
@@ -350,9 +351,14 @@ class DoctorRunTest(testtools.TestCase):
             return_value='/etc/system.pem'))
         self.assertEqual('/etc/system.pem', keystone.from_cloud(
             'c').make_session(5).verify)
+        # NOTE: a cacert clouds.yaml names must be there (issue 47's
+        # reader checks it before openstacksdk does).
+        own = os.path.join(folder, 'own.pem')
+        with open(own, 'wb') as f:
+            f.write(certmint.make_ca('own CA')[0])
         with open(clouds, 'w') as f:
-            f.write(body + '    cacert: /own.pem\n')
-        self.assertEqual('/own.pem', keystone.from_cloud(
+            f.write(body + '    cacert: %s\n' % own)
+        self.assertEqual(own, keystone.from_cloud(
             'c', cafile='/pem/bundle.pem').make_session(5).verify)
         with open(clouds, 'w') as f:
             f.write(body + '    verify: false\n')
