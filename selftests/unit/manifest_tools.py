@@ -42,3 +42,20 @@ def run(test, name, *argv):
     except SystemExit as exc:
         code = exc.code
     return code, out.getvalue(), err.getvalue()
+
+
+def name_the_pod_in_get(rbac_docs, pod='glance-multiapi-disruptive'):
+    """Make the Roles' get on pods name one pod, as main 9064415's did.
+
+    Changes rbac_docs (the parsed RBAC documents) in place; the first
+    rule granting get on every pod loses it to a rule naming pod.
+    """
+    for doc in rbac_docs:
+        for rule in doc.get('rules') or []:
+            if rule['resources'] == ['pods'] and 'get' in rule['verbs']:
+                rule['verbs'].remove('get')
+                doc['rules'].append({
+                    'apiGroups': [''], 'resources': ['pods'],
+                    'resourceNames': [pod], 'verbs': ['get']})
+                return rbac_docs
+    return rbac_docs

@@ -215,16 +215,8 @@ class TokenTest(testtools.TestCase):
                 cr, shipped_rbac()), name)
 
     def test_own_pod_named_in_the_role_must_be_the_crs(self):
-        rbac_docs = copy.deepcopy(shipped_rbac())
-        for doc in rbac_docs:
-            for rule in doc.get('rules') or []:
-                if rule['resources'] == ['pods'] and 'get' in rule['verbs']:
-                    rule['verbs'].remove('get')
-                    doc['rules'].append({
-                        'apiGroups': [''], 'resources': ['pods'],
-                        'resourceNames': ['glance-multiapi-disruptive'],
-                        'verbs': ['get']})
-                    break
+        rbac_docs = manifest_tools.name_the_pod_in_get(
+            copy.deepcopy(shipped_rbac()))
         self.assertEqual([], tempest_cr.token_problems(disruptive_cr(),
                                                        rbac_docs))
         cr = disruptive_cr()
