@@ -13,10 +13,11 @@
 """What a fault of the embedded cloud can break: the hooks, and their
 registry.
 
-A fault is one small class registered with @fault (fault_kinds.py holds
-them); it overrides the one Fault hook it breaks, and every hook's
-default here is the healthy behaviour. A new hook also needs its rule
-for combining the active faults, in faults.Faults.
+A fault is one small class registered with @fault (fault_kinds.py and
+fault_kinds_heat.py hold them); it overrides the one Fault hook it
+breaks, and every hook's default here is the healthy behaviour. A new
+hook also needs its rule for combining the active faults, in
+faults.Faults.
 """
 
 from glance_multiapi_cloud import errors
