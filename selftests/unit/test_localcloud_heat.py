@@ -171,14 +171,19 @@ class HeatFaultsTest(testtools.TestCase):
         self.assertFalse(timed.lifted_by('delete_stack'))
         self.assertEqual(0, timed.rpc_timeout(1, lifted=True))
 
-    def test_rpc_delay_lifted_by_the_first_delete_of_a_restart(self):
+    def _cloud_with_rpc_fault(self, arg):
+        """(root, state) of a saved cloud under heat-rpc-timeout=arg."""
         root = tempfile.mkdtemp(prefix='gmt-unit-heat-')
         self.addCleanup(shutil.rmtree, root, ignore_errors=True)
         os.mkdir(os.path.join(root, 'heat'))
         state = state_mod.State(root)
         state.record = record_mod.Record.from_json({
-            'spec': SPEC, 'faults': [['heat-rpc-timeout', 'delete']]})
+            'spec': SPEC, 'faults': [['heat-rpc-timeout', arg]]})
         state.save()
+        return root, state
+
+    def test_rpc_delay_lifted_by_the_first_delete_of_a_restart(self):
+        root, _state = self._cloud_with_rpc_fault('delete')
         # NOTE: no restart yet: a delete neither fails nor lifts.
         self.assertIsNone(heat_faults.rpc_delay(root, 'delete_stack'))
         self.assertFalse(heat_faults.lifted(root))
@@ -192,13 +197,7 @@ class HeatFaultsTest(testtools.TestCase):
         self.assertEqual(0, heat_faults.rpc_delay(root, 'show_stack'))
 
     def test_rpc_delay_reads_faults_and_restart_marker(self):
-        root = tempfile.mkdtemp(prefix='gmt-unit-heat-')
-        self.addCleanup(shutil.rmtree, root, ignore_errors=True)
-        os.mkdir(os.path.join(root, 'heat'))
-        state = state_mod.State(root)
-        state.record = record_mod.Record.from_json({
-            'spec': SPEC, 'faults': [['heat-rpc-timeout', '30']]})
-        state.save()
+        root, state = self._cloud_with_rpc_fault('30')
         self.assertIsNone(heat_faults.rpc_delay(root))
         heat_faults.mark_restart(root)
         self.assertEqual(0, heat_faults.rpc_delay(root))
