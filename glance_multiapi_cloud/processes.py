@@ -174,7 +174,10 @@ def _start_time(pid):
     cloud then looked stopped (a CI run lost its clouds that way).
     """
     try:
-        since_boot = psutil.Process(pid).create_time() - psutil.boot_time()
+        # NOTE: the boot time first: psutil before 6 keeps the one it read
+        # last and builds every create_time on it.
+        boot = psutil.boot_time()
+        since_boot = psutil.Process(pid).create_time() - boot
     except psutil.Error:
         return None
     return str(int(round(since_boot * os.sysconf('SC_CLK_TCK'))))

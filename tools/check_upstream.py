@@ -18,9 +18,11 @@ Usage: check_upstream.py NAME=GIT_DIR [NAME=GIT_DIR ...]
 
 NAME is one of test-operator, tcib, openstack-operator, glance-operator,
 heat-operator, s2i-openstack-containers (openstack-k8s-operators) and
-requirements (openstack/requirements); GIT_DIR a clone of it (a bare one
+requirements (openstack/requirements), or a release branch of one:
+tcib-antelope, requirements-2023.1; GIT_DIR a clone of it (a bare one
 will do). Each fact of selftests/manifests/upstream.py
-is read at REV (default HEAD) with "git show"; every fact that is gone is
+is read at REV (default HEAD, for a release branch that branch) with
+"git show"; every fact that is gone is
 printed with the rule built on it, then how far REV is from the commit
 this project read. Exit status: 0 every fact holds, 1 some moved, 2 bad
 arguments or a repository that cannot be read.
@@ -59,7 +61,7 @@ def _distance(git_dir, rev, commit):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('repos', nargs='+', metavar='NAME=GIT_DIR')
-    parser.add_argument('--rev', default='HEAD')
+    parser.add_argument('--rev')
     args = parser.parse_args(argv)
     moved = 0
     for item in args.repos:
@@ -69,18 +71,19 @@ def main(argv=None):
                   % (item, ', '.join(sorted(upstream.COMMITS))),
                   file=sys.stderr)
             return 2
+        rev = args.rev or upstream.BRANCHES.get(name, (name, 'HEAD'))[1]
         head = subprocess.run(['git', '--git-dir', git_dir, 'rev-parse',
-                               args.rev], capture_output=True, text=True,
+                               rev], capture_output=True, text=True,
                               timeout=60)
         if head.returncode != 0:
             print('check_upstream: %s: cannot read %s in %s' % (
-                name, args.rev, git_dir), file=sys.stderr)
+                name, rev, git_dir), file=sys.stderr)
             return 2
-        gone = upstream.check(name, _reader(git_dir, args.rev))
+        gone = upstream.check(name, _reader(git_dir, rev))
         count = sum(1 for f in upstream.FACTS if f.repo == name)
         print('%s at %s (%s): %d of %d facts hold' % (
             name, head.stdout.strip()[:12], _distance(
-                git_dir, args.rev, upstream.COMMITS[name]),
+                git_dir, rev, upstream.COMMITS[name]),
             count - len(gone), count))
         for fact, problem in gone:
             print('  MOVED: %s; rule: %s' % (problem, fact.rule))

@@ -11,17 +11,21 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Refresh the stand-in for OpenStack master's upper-constraints.
+"""Refresh a stand-in for one series' OpenStack upper-constraints.
 
-Usage: refresh_openstack_constraints.py GIT_DIR [--rev REV] [--check]
-           [--file FILE]
+Usage: refresh_openstack_constraints.py GIT_DIR [--series NAME]
+           [--rev REV] [--check] [--file FILE]
 
 GIT_DIR is a clone of openstack/requirements (a bare one will do; for a
-work tree give its .git folder). Its upper-constraints.txt at REV
-(default HEAD) is written to FILE (default
-tools/constraints/openstack-master.txt) under a header naming the commit
-and its date, then the pins that changed are listed, with every
-requirement of the plugin (requirements.txt) the new pins exclude.
+work tree give its .git folder). NAME is a series tcib's run_tempest.sh
+installs plugins under: 2023.1 (the default; tcib's antelope branch,
+test-operator's default image) or master (tcib's main branch). Its
+upper-constraints.txt at REV (default: the series' branch,
+unmaintained/2023.1 or master) is written to FILE (default
+tools/constraints/openstack-<NAME>.txt) under a header naming the
+series, the commit and its date, then the pins that changed are listed,
+with every requirement of the plugin (requirements.txt and
+test-requirements.txt) the new pins exclude.
 --check writes nothing: it only tells whether FILE is REV's.
 Exit status: 0 written (or, with --check, FILE is REV's) and no
 requirement excluded; 1 a requirement is excluded, or FILE is not REV's;
@@ -32,6 +36,8 @@ import argparse
 import os
 import subprocess
 import sys
+
+import checkout_path  # noqa: F401 (selftests/ on sys.path)
 
 from selftests.manifests import constraints
 from selftests.manifests import upstream
@@ -58,14 +64,19 @@ def _fail(message):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('git_dir', metavar='GIT_DIR')
-    parser.add_argument('--rev', default='HEAD')
+    parser.add_argument('--series', default=constraints.DEFAULT_SERIES,
+                        choices=list(constraints.SERIES))
+    parser.add_argument('--rev')
     parser.add_argument('--check', action='store_true')
-    parser.add_argument('--file',
-                        default=os.path.join(ROOT, constraints.STAND_IN))
-    parser.add_argument('--requirements',
-                        default=os.path.join(ROOT, 'requirements.txt'),
+    parser.add_argument('--file')
+    parser.add_argument('--requirements', action='append',
                         help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    series = constraints.SERIES[args.series]
+    args.rev = args.rev or series.branch
+    args.file = args.file or os.path.join(ROOT, series.path)
+    args.requirements = args.requirements or [
+        os.path.join(ROOT, name) for name in constraints.INSTALLED_UNDER]
     try:
         commit, date = _git(args.git_dir, 'show', '-s', '--format=%H %cs',
                             args.rev + '^{commit}').split()
@@ -74,10 +85,14 @@ def main(argv=None):
     except LookupError as exc:
         return _fail('%s at %s: %s' % (args.git_dir, args.rev, exc))
     try:
-        new_text = constraints.stand_in_text(text, commit, date)
+        new_text = constraints.stand_in_text(text, commit, date,
+                                             args.series)
         new = constraints.pins(text, constraints.UPSTREAM_PATH)
-        with open(args.requirements) as stream:
-            reqs = constraints.requirement_lines(stream.read())
+        reqs = []
+        for path in args.requirements:
+            with open(path) as stream:
+                reqs += [(os.path.basename(path), req) for req in
+                         constraints.requirement_lines(stream.read())]
     except (OSError, ValueError) as exc:
         return _fail(str(exc))
     old_text = ''
@@ -101,10 +116,12 @@ def main(argv=None):
         print('  %s: %s -> %s' % (name, before or '-', after or '-'))
     if old and len(changes) > len(shown):
         print('  ... and %d more' % (len(changes) - len(shown)))
-    conflicts = constraints.requirements_against(reqs, new)
-    for conflict in conflicts:
-        print('EXCLUDED: requirements.txt %s, but the file pins %s'
-              % (conflict.requirement, conflict.pin.line.strip()))
+    conflicts = []
+    for where, req in reqs:
+        for conflict in constraints.requirements_against([req], new):
+            conflicts.append(conflict)
+            print('EXCLUDED: %s %s, but the file pins %s'
+                  % (where, conflict.requirement, conflict.pin.line.strip()))
     if args.check:
         same = old_text == new_text
         print('%s is %s' % (os.path.relpath(args.file),
@@ -115,7 +132,7 @@ def main(argv=None):
         out.write(new_text)
     print('wrote %s; now set COMMITS[%r] in %s to %s and its date (%s) in '
           'doc/source/supported-versions.rst, then run the test-operator '
-          'stage' % (os.path.relpath(args.file), 'requirements',
+          'stage' % (os.path.relpath(args.file), series.upstream,
                      upstream.__name__, commit, date))
     return 1 if conflicts else 0
 

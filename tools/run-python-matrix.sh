@@ -1,9 +1,12 @@
 #!/bin/bash
 # The plugin alone under the oldest and the newest Python it supports.
-# For each version (3.9 and 3.12 unless given as arguments) a venv of its
-# own (.venv-py39, .venv-py312) gets requirements.txt and
-# test-requirements.txt pinned by tools/constraints/py<version>.txt, and
-# this project (editable); the embedded cloud's services
+# For each case (3.9, 3.9-antelope and 3.12 unless given as arguments:
+# VERSION or VERSION-PINS) a venv of its own (.venv-py39,
+# .venv-py39-antelope, .venv-py312) gets requirements.txt and
+# test-requirements.txt pinned by tools/constraints/py<version>[-PINS].txt,
+# and this project (editable): py39 and py312 are the newest releases for
+# each Python, py39-antelope the OpenStack 2023.1 pins that
+# test-operator's default image installs the plugin under; the embedded cloud's services
 # (cloud-requirements.txt, heat-requirements.txt) are left out on purpose,
 # as in a test-operator pod. Then, under that interpreter, the package is
 # byte-compiled (syntax the version lacks) and the unit tests run, but
@@ -24,7 +27,7 @@ cd "$(dirname "$0")/.."
 . tools/venv-stamp.sh || exit 1
 ROOT=$(pwd)
 VERSIONS=("$@")
-[ ${#VERSIONS[@]} = 0 ] && VERSIONS=(3.9 3.12)
+[ ${#VERSIONS[@]} = 0 ] && VERSIONS=(3.9 3.9-antelope 3.12)
 RESULTS=${RESULTS:-results}
 mkdir -p "$RESULTS" && RESULTS=$(cd "$RESULTS" && pwd)
 STREAM=$RESULTS/python-matrix.subunit
@@ -62,11 +65,11 @@ record() {
     fi
 }
 
-# not_run VERSION MESSAGE [skippable]: the version could not be checked.
+# not_run TAG MESSAGE [skippable]: the case could not be checked.
 # SKIPPED when skippable (only its interpreter is missing) and the matrix
 # is not required, FAILED otherwise.
 not_run() {
-    local tag=py${1//./}
+    local tag=$1
     if [ "${3:-}" = skippable ] && [ "${REQUIRE_PYTHON_MATRIX:-0}" != 1 ]
     then
         echo "python-matrix: SKIPPED: $2 (REQUIRE_PYTHON_MATRIX=1 makes" \
@@ -117,32 +120,38 @@ check() {
     fi >> "$STREAM"
 }
 
-for version in "${VERSIONS[@]}"; do
-    tag=py${version//./}
+for case in "${VERSIONS[@]}"; do
+    version=${case%%-*}
+    tag=py${case//./}
     t0=$SECONDS
     python=$(find_python "$version")
     if [ -z "$python" ]; then
         why="no Python $version interpreter (looked in"
         why+=" $(pyenv_root)/versions/$version.*/bin and on PATH);"
         why+=" install one, e.g. 'pyenv install $version'"
-        not_run "$version" "$why" skippable
+        not_run "$tag" "$why" skippable
         continue
     fi
     constraints=tools/constraints/$tag.txt
     if [ ! -e "$constraints" ]; then
-        not_run "$version" "no $constraints for Python $version"
+        not_run "$tag" "no $constraints for Python $version"
         continue
     fi
     venv=.venv-$tag
+    # NOTE: a file the constraints include (-c) is part of what went in.
+    included=()
+    while read -r _ path; do
+        included+=("tools/constraints/$path")
+    done < <(grep -E '^-c ' "$constraints")
     key=$(stamp_key "$python" requirements.txt test-requirements.txt \
-        upper-constraints.txt setup.cfg "$constraints")
+        upper-constraints.txt setup.cfg "$constraints" "${included[@]}")
     # NOTE: the build backend comes from the venv (pbr is a requirement,
     # installed by the first step), so the editable install needs no
     # second download of it.
     if ! stamped_venv "$venv" "$python" "$constraints" "$key" \
             -r requirements.txt -r test-requirements.txt \
             -- --no-deps --no-build-isolation -e .; then
-        not_run "$version" \
+        not_run "$tag" \
             "could not install $venv for Python $version (see above)"
         continue
     fi
@@ -166,7 +175,8 @@ for version in "${VERSIONS[@]}"; do
     unset PYTHONDONTWRITEBYTECODE
     export TEMPEST_CONFIG_DIR=$RESULTS/$tag-tempest-etc
     mkdir -p "$TEMPEST_CONFIG_DIR"
-    label="python-matrix [$("$python" -V 2>&1)]"
+    pins=${case#"$version"}
+    label="python-matrix [$("$python" -V 2>&1)${pins:+, ${pins#-} pins}]"
     check compileall "$venv/bin/python" -m compileall -q glance_multiapi_tests glance_multiapi_cloud glance_image_uploader
     check import_every_module "$venv/bin/python" tools/import_every_module.py
     echo "$label: $(tail -1 "$RESULTS/$tag-import_every_module.log")"

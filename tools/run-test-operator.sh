@@ -8,8 +8,13 @@
 # rbac-disruptive.yaml when the CR mounts its token): nothing is edited
 # for the namespace but what "oc apply -n" gives.
 #
-# What the pod gets, as test-operator d0ef1c34 and tcib 4b51b359 give it
-# (tools/tcib_pod.py, selftests/manifests/tcib_pod.py):
+# The pod is the one a cluster gets with the CR as shipped (containerImage
+# empty): test-operator's default image, podified-antelope-centos9
+# openstack-tempest-all, built from tcib's antelope branch (091167fc):
+# CentOS Stream 9's python3 (3.9) and run_tempest.sh installing the
+# plugin under OpenStack 2023.1's upper-constraints. What it gets, as
+# test-operator d0ef1c34 and that run_tempest.sh give it (tools/tcib_pod.py,
+# selftests/manifests/tcib_pod.py):
 #  - the environment test-operator makes of the CR, and nothing of this
 #    machine's ("env -i"); HOME /var/lib/tempest without ~/.kube, no
 #    KUBECONFIG; KUBERNETES_SERVICE_HOST/PORT of the cloud's Kubernetes
@@ -19,13 +24,12 @@
 #    "default", no cacert) and secure.yaml as keystone-operator writes
 #    them; the cloud's CA only in the system trust bundle;
 #  - the plugin installed as run_tempest.sh installs an externalPlugin:
-#    "python3 -m venv" of the image's Python ($TEST_OPERATOR_PYTHON, 3.12:
-#    a tempest image built on CentOS Stream 10), "git clone" of this
-#    repository's committed HEAD (uncommitted changes are not in it),
+#    "python3 -m venv" of the image's Python ($TEST_OPERATOR_PYTHON, 3.9)
+#    with the pip CentOS Stream 9's venv brings (21.3.1), "git clone" of
+#    this repository's committed HEAD (uncommitted changes are not in it),
 #    "pip install -c $TEST_OPERATOR_CONSTRAINTS ./glance-multiapi-tests",
-#    the constraints being tools/constraints/openstack-master.txt, the
-#    stand-in for the OpenStack master upper-constraints URL of
-#    run_tempest.sh;
+#    the constraints being tools/constraints/openstack-2023.1.txt, the
+#    stand-in for the 2023.1 upper-constraints URL of run_tempest.sh;
 #  - the image's own discover-tempest-config: python-tempestconf from PyPI
 #    in a venv of the same Python with its own tempest, run with the
 #    arguments run_tempest.sh builds from the CR; then "tempest run" with
@@ -36,13 +40,19 @@
 # tools/tcib_pod.py doctor; the CR's git URL; its own /tmp), whose
 # glance-multiapi-doctor --strict must find the cloud healthy (result
 # doctor, its output in doctor.log).
-# Then, against the same cloud, the pod of test-operator's default image
-# (CentOS Stream 9, Python 3.9), whose pip install cannot resolve under
-# those constraints (oslo.config 10.7.0 needs Python 3.11): its result
-# python39_pod is a SKIP quoting pip's error and what the pod did next
-# when it fails that way, and a FAILURE when it installs or fails
-# otherwise (selftests/manifests/pod_install.py; TEST_OPERATOR_PY39_POD=0
-# leaves it out).
+# Then, against the same cloud, the images of tcib's main branch
+# (podified-master-*), which install the plugin under OpenStack master's
+# upper-constraints (tools/constraints/openstack-master.txt), unless
+# TEST_OPERATOR_MASTER_PODS=0:
+#  - master_py312: a tempest image of that branch on Python 3.12 runs the
+#    same CR (its results are recorded as master_py312.<test id>), and
+#    every test that passed there must have passed in the default pod too
+#    (result same_checks_as_master);
+#  - master_python39_pod: podified-master-centos9 (Python 3.9), whose pip
+#    install cannot resolve under master's pins (oslo.config 10.7.0 needs
+#    Python 3.11) for any plugin: a SKIP quoting pip's error and what the
+#    pod did next when it fails that way, a FAILURE when it installs or
+#    fails otherwise (selftests/manifests/pod_install.py).
 # All of it in a private mount namespace (unshare -m) with overlays on
 # /etc, /run and /var/lib: the machine's own paths are never changed.
 # Needs root, unshare, and the Python of each image (pyenv or PATH);
@@ -61,9 +71,11 @@
 # ci-framework renames it "<name>-<stage>": glance-multiapi-tempest; the
 # pod is named after it), TEST_OPERATOR_NAMESPACE,
 # TEST_OPERATOR_NAME (the stage's name in results, default test-operator),
-# TEST_OPERATOR_REQUIRE, TEST_OPERATOR_PYTHON (the image's Python, 3.12),
-# TEST_OPERATOR_CONSTRAINTS (what pip gets with -c), TEST_OPERATOR_PY39_POD
-# (0: no Python 3.9 pod), TEST_OPERATOR_FRESH=1 (make
+# TEST_OPERATOR_REQUIRE, TEST_OPERATOR_PYTHON (the image's Python, 3.9),
+# TEST_OPERATOR_CONSTRAINTS (what pip gets with -c), TEST_OPERATOR_PIP (the
+# pip of the image's venvs; default 21.3.1 with Python 3.9, empty: the
+# interpreter's own), TEST_OPERATOR_MASTER_PODS (0: no pods of tcib's main
+# branch), TEST_OPERATOR_FRESH=1 (make
 # the venvs anew), TEST_OPERATOR_VENV_MAX_AGE (hours a venv is reused,
 # default 24; 0 never), KEEP_STATE=1 (keep the work folder).
 set -uo pipefail
@@ -81,18 +93,24 @@ NAMESPACE=${TEST_OPERATOR_NAMESPACE:-openstack}
 GATE_RBAC=etc/test-operator/rbac.yaml
 VENVS=$ROOT/.venv-test-operator
 MAX_AGE=${TEST_OPERATOR_VENV_MAX_AGE:-24}
-IMAGE_PYTHON=${TEST_OPERATOR_PYTHON:-3.12}
+IMAGE_PYTHON=${TEST_OPERATOR_PYTHON:-3.9}
 MASTER_CONSTRAINTS=tools/constraints/openstack-master.txt
-CONSTRAINTS=${TEST_OPERATOR_CONSTRAINTS:-$MASTER_CONSTRAINTS}
-PY39_POD=${TEST_OPERATOR_PY39_POD:-1}
-[ "$IMAGE_PYTHON" = 3.9 ] && PY39_POD=0
-TCIB_COMMIT=4b51b3593706bc8c4457a0a05228e9971fae8ecf
+CONSTRAINTS=${TEST_OPERATOR_CONSTRAINTS:-tools/constraints/openstack-2023.1.txt}
+# NOTE: CentOS Stream 9's venv takes pip from python3-pip-wheel, 21.3.1
+# (el9); pip's resolver and its messages differ by release.
+CS9_PIP=21.3.1
+default_pip=""
+[ "$IMAGE_PYTHON" = 3.9 ] && default_pip=$CS9_PIP
+IMAGE_PIP=${TEST_OPERATOR_PIP-$default_pip}
+MASTER_PODS=${TEST_OPERATOR_MASTER_PODS:-1}
+TCIB_COMMIT=091167fcd472f1b38f53effd14593b1ee18a734b
 started=$SECONDS
 rm -rf "$OUT" "$STREAM" && mkdir -p "$OUT"
-echo "test-operator: following tcib $TCIB_COMMIT" \
+echo "test-operator: following tcib $TCIB_COMMIT (antelope)" \
     "container-images/tcib/base/os/tempest/run_tempest.sh and" \
     "test-operator d0ef1c343d8cca281f2ab538da610a286e15edeb; CR $CR in" \
-    "namespace $NAMESPACE; image Python $IMAGE_PYTHON; pip -c $CONSTRAINTS" \
+    "namespace $NAMESPACE; image Python $IMAGE_PYTHON${IMAGE_PIP:+ (pip" \
+    "$IMAGE_PIP)}; pip -c $CONSTRAINTS" \
     "($(sed -n 's/^# \(openstack\/requirements .*\)/\1/p' "$CONSTRAINTS" \
     2>/dev/null | head -1))"
 
@@ -146,11 +164,15 @@ if [ -z "$PY" ]; then
     fi
     skip "$why"
 fi
-PY39="" no_py39=""
-if [ "$PY39_POD" = 1 ]; then
-    PY39=$(find_python 3.9)
-    [ -z "$PY39" ] && no_py39=$(no_python 3.9 "test-operator's default" \
-        "image, CentOS Stream 9")
+# NOTE: the images of tcib's main branch: a Python 3.12 one, and
+# podified-master-centos9 (CentOS Stream 9's python3, its pip).
+PY312="" no_py312="" PY39M="" no_py39m=""
+if [ "$MASTER_PODS" = 1 ]; then
+    PY312=$(find_python 3.12)
+    [ -z "$PY312" ] && no_py312=$(no_python 3.12 "a tempest image of" \
+        "tcib's main branch")
+    PY39M=$(find_python 3.9)
+    [ -z "$PY39M" ] && no_py39m=$(no_python 3.9 "podified-master-centos9")
 fi
 if [ "$(id -u)" != 0 ] || ! unshare -m --propagation private true \
         2>/dev/null; then
@@ -182,21 +204,33 @@ stage_cleanup() {
 }
 trap stage_cleanup EXIT
 # NOTE: the pods read a copy, named as the file at run_tempest.sh's URL.
-pod_constraints=$work/upper-constraints.txt
+mkdir -p "$work/antelope" "$work/master"
+pod_constraints=$work/antelope/upper-constraints.txt
 cp "$CONSTRAINTS" "$pod_constraints"
+master_constraints=$work/master/upper-constraints.txt
+cp "$MASTER_CONSTRAINTS" "$master_constraints"
 # -- the images: their python3 and python-tempestconf (own tempest) --
 pod=$work/pod
 image=$(make_image "$PY") || {
     record fail image_stand_in "could not install python-tempestconf" \
         "for $("$PY" -V 2>&1)"; finish; }
-pod_folder "$pod" "$PY" "$image"
-if [ -n "$PY39" ]; then
-    pod39=$work/pod-python39
-    if image39=$(make_image "$PY39"); then
-        pod_folder "$pod39" "$PY39" "$image39"
+pod_folder "$pod" "$PY" "$image" "$IMAGE_PIP"
+if [ -n "$PY312" ]; then
+    pod312=$work/pod-master-py312
+    if image312=$(make_image "$PY312"); then
+        pod_folder "$pod312" "$PY312" "$image312" ""
     else
-        no_py39="could not install python-tempestconf for Python 3.9"
-        PY39=""
+        no_py312="could not install python-tempestconf for Python 3.12"
+        PY312=""
+    fi
+fi
+if [ -n "$PY39M" ]; then
+    pod39=$work/pod-master-python39
+    if image39=$(make_image "$PY39M"); then
+        pod_folder "$pod39" "$PY39M" "$image39" "$CS9_PIP"
+    else
+        no_py39m="could not install python-tempestconf for Python 3.9"
+        PY39M=""
     fi
 fi
 
@@ -213,9 +247,13 @@ git clone -q --bare "$ROOT" "$repo" &&
     git --git-dir="$repo" update-ref --no-deref HEAD "$head" || {
         record fail clone_source "git clone --bare of $ROOT failed"; finish; }
 echo "test-operator: the pod clones $(git log -1 --format='%h %s' "$head")"
-plugin=$VENVS/plugin
-key="$("$PY" -VV) $(git show "$head:requirements.txt" \
-    "$head:setup.cfg" | cat - "$CONSTRAINTS" | sha1sum)"
+# plugin_key PYTHON PIP CONSTRAINTS: what a kept plugin venv is made of.
+plugin_key() {
+    echo "$("$1" -VV) pip ${2:-own} $(git show "$head:requirements.txt" \
+        "$head:setup.cfg" | cat - "$3" | sha1sum)"
+}
+plugin=$VENVS/plugin-python${IMAGE_PYTHON}
+key=$(plugin_key "$PY" "$IMAGE_PIP" "$CONSTRAINTS")
 fresh_venv "$plugin" "$key" && new_plugin_venv=1 || new_plugin_venv=0
 
 # -- the cloud, deployed as a cluster is ---------------------------------
@@ -323,13 +361,13 @@ require=${TEST_OPERATOR_REQUIRE-$("$VENV/bin/python" tools/tcib_pod.py \
 before=$("$VENV/bin/python" tools/tcib_pod.py deployment --state-dir "$state")
 
 # -- the pod -------------------------------------------------------------
-# run_pod DIR PLUGIN_VENV REQUIRE [DOCTOR]: one pod (the doctor's Job
-# first, with DOCTOR), its exit status in pod_rc.
+# run_pod DIR PLUGIN_VENV CONSTRAINTS REQUIRE [DOCTOR]: one pod (the
+# doctor's Job first, with DOCTOR), its exit status in pod_rc.
 run_pod() {
     local started=$SECONDS
     setsid unshare -m --propagation private -- env -i "${pod_env[@]}" \
         bash tools/test-operator-pod.sh "$1" "$ROOT/$VENV/bin/python" \
-        "$ROOT/tools" "$2" "$pod_constraints" "$3" "${4:-}" &
+        "$ROOT/tools" "$2" "$3" "$4" "${5:-}" &
     pod_pid=$!
     wait "$pod_pid"
     pod_rc=$?
@@ -338,7 +376,7 @@ run_pod() {
 }
 echo "test-operator: the pod starts (a private mount namespace; image" \
     "Python $("$PY" -V 2>&1 | cut -d' ' -f2))"
-run_pod "$pod" "$plugin" "$require" "$doctor"
+run_pod "$pod" "$plugin" "$pod_constraints" "$require" "$doctor"
 echo "test-operator: the pod exited $pod_rc after $pod_seconds s (plugin" \
     "venv $([ "$new_plugin_venv" = 1 ] && echo new || echo reused))"
 grep -q '^pip_install ok' "$pod/steps.txt" && stamp_venv "$plugin" "$key"
@@ -363,39 +401,90 @@ elif grep -q '^discover_tempest_config ok' "$pod/steps.txt"; then
         "$main_rc)"
 fi
 
-# -- the pod of test-operator's default image (Python 3.9) --------------
-# NOTE: the same CR and cloud in a pod whose python3 is CentOS Stream 9's.
-# Under OpenStack master's pins pip cannot install the plugin there, and
-# run_tempest.sh goes on regardless; what that pod shows is kept, and the
-# failure it is expected to be (pod_install.py) is a skip that quotes
-# pip: a cluster on the default image fails this way today, and the
-# stage stays green only while the project says so.
-if [ "$PY39_POD" = 1 ] && [ -z "$PY39" ]; then
+# -- the pods of tcib's main branch (podified-master-*) ----------------
+# NOTE: the same CR and cloud in the images built from tcib's main
+# branch, whose run_tempest.sh installs under OpenStack master's pins:
+# what a user of those images gets, beside what the default image gives.
+# not_there NAME WHY: a pod whose Python is missing here.
+not_there() {
     if [ "${REQUIRE_PYTHON_MATRIX:-0}" = 1 ]; then
-        record fail python39_pod "$no_py39 (REQUIRE_PYTHON_MATRIX=1)"
+        record fail "$1" "$2 (REQUIRE_PYTHON_MATRIX=1)"
     else
-        record skip python39_pod "$no_py39"
+        record skip "$1" "$2"
     fi
-elif [ -n "$PY39" ]; then
+}
+# like_the_first DIR: the pod's inputs, as the first pod had them.
+like_the_first() {
+    local part
     for part in sa openstack etc-test_operator bundle.pem home/.tmp; do
-        cp -rT "$pod/$part" "$pod39/$part"
+        cp -rT "$pod/$part" "$1/$part"
     done
-    echo "test-operator: the pod of the default image starts (Python" \
-        "$("$PY39" -V 2>&1 | cut -d' ' -f2), a fresh plugin venv)"
-    mkdir -p "$work/plugin-python39"
-    run_pod "$pod39" "$work/plugin-python39" ""
+}
+if [ "$MASTER_PODS" = 1 ] && [ -z "$PY312" ]; then
+    not_there master_py312 "$no_py312"
+elif [ -n "$PY312" ]; then
+    like_the_first "$pod312"
+    plugin312=$VENVS/plugin-master-python3.12
+    key312=$(plugin_key "$PY312" "" "$MASTER_CONSTRAINTS")
+    fresh_venv "$plugin312" "$key312"
+    echo "test-operator: the pod of a tcib main-branch image starts" \
+        "(Python $("$PY312" -V 2>&1 | cut -d' ' -f2), pip -c" \
+        "$MASTER_CONSTRAINTS)"
+    run_pod "$pod312" "$plugin312" "$master_constraints" ""
+    echo "test-operator: that pod exited $pod_rc after $pod_seconds s"
+    grep -q '^pip_install ok' "$pod312/steps.txt" &&
+        stamp_venv "$plugin312" "$key312"
+    while read -r step outcome reason; do
+        if [ "$outcome" = ok ]; then
+            record success "master_py312.$step"
+        else
+            record fail "master_py312.$step" "${reason:-see $NAME.log}"
+        fi
+    done < "$pod312/steps.txt"
+    logs312=$pod312/home/external_files/$cr_name
+    if [ "$(cat "$pod312/results.rc" 2>/dev/null)" = 0 ] && \
+            [ -s "$logs312/tempest_results.subunit" ]; then
+        "$VENV/bin/python" tools/tcib_pod.py prefix-stream \
+            --prefix master_py312. "$logs312/tempest_results.subunit" \
+            >> "$STREAM"
+        # NOTE: every check that passed under master's pins on Python
+        # 3.12 must pass in the default pod too.
+        if same=$("$VENV/bin/python" tools/tcib_pod.py compare-pods \
+                --default "$logs/tempest_results.subunit" \
+                --other "$logs312/tempest_results.subunit" \
+                --other-name "master_py312 (Python 3.12, master's pins)"); then
+            record success same_checks_as_master
+        else
+            record fail same_checks_as_master "$same"
+        fi
+        echo "test-operator: same_checks_as_master: $same"
+    else
+        record fail master_py312.tempest_run "that pod left no results" \
+            "(exit $pod_rc; see $NAME.log)"
+    fi
+fi
+if [ "$MASTER_PODS" = 1 ] && [ -z "$PY39M" ]; then
+    not_there master_python39_pod "$no_py39m"
+elif [ -n "$PY39M" ]; then
+    like_the_first "$pod39"
+    echo "test-operator: the pod of podified-master-centos9 starts (Python" \
+        "$("$PY39M" -V 2>&1 | cut -d' ' -f2), pip $CS9_PIP, a fresh" \
+        "plugin venv)"
+    mkdir -p "$work/plugin-master-python39"
+    run_pod "$pod39" "$work/plugin-master-python39" "$master_constraints" ""
     { read -r verdict; read -r why; } < <("$VENV/bin/python" \
         tools/tcib_pod.py python39-verdict --pod-dir "$pod39" \
-        --pod-rc "$pod_rc" --constraints "$CONSTRAINTS")
+        --pod-rc "$pod_rc" --constraints "$MASTER_CONSTRAINTS")
     echo "test-operator: that pod exited $pod_rc after $pod_seconds s;" \
-        "python39_pod: ${verdict:-fail}"
-    record "${verdict:-fail}" python39_pod "${why:-no verdict (see the log)}"
+        "master_python39_pod: ${verdict:-fail}"
+    record "${verdict:-fail}" master_python39_pod \
+        "${why:-no verdict (see the log)}"
     # NOTE: not its tempest.conf nor discover-tempest-config's log, which
     # hold the admin password; what it says of itself is in these.
-    mkdir -p "$OUT/python39"
+    mkdir -p "$OUT/master-python39"
     for file in steps.txt pip.log tempest-run.log; do
         [ -e "$pod39/$file" ] && grep -v '^WARNING: Location ' \
-            "$pod39/$file" > "$OUT/python39/$file"
+            "$pod39/$file" > "$OUT/master-python39/$file"
     done
 fi
 # NOTE: as it was before the pod; a restart's rollout may still be

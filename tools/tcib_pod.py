@@ -47,10 +47,16 @@ Usage:
       DIR/conf/<name> and, in DIR/conf-dir, the folder the Job mounts
       that ConfigMap at.
   tcib_pod.py python39-verdict --pod-dir DIR --pod-rc N --constraints NAME
-      the verdict on the pod of a Python 3.9 image (pod_install.py):
+      the verdict on the pod of podified-master-centos9 (pod_install.py):
       "skip" or "fail" on the first line, the reason on the second, from
       the pod's pip.log, pip.rc, steps.txt, tempest_run.rc and
       tempest-run.log; NAME is the constraints file as the reason says it.
+  tcib_pod.py prefix-stream --prefix TEXT FILE
+      FILE's subunit v2 stream on stdout with TEXT before every test id
+      (another pod's results beside the default pod's in one stream).
+  tcib_pod.py compare-pods --default FILE --other FILE --other-name TEXT
+      one line: whether every test that passed in the other pod's results
+      passed in the default pod's (exit 0) or which did not (exit 1).
 Exit status: 0, 1 when run_tempest.sh would fail there (the reason on
 stderr), 2 for bad usage.
 """
@@ -60,9 +66,12 @@ import json
 import os
 import sys
 
+import subunit
+import testtools
 import yaml
 
 import checkout_path  # noqa: F401 (selftests/ on sys.path)
+from glance_multiapi_tests.results import subunit_stream
 from selftests.manifests import doctor_manifest
 from selftests.manifests import pod_install
 from selftests.manifests import rbac
@@ -226,6 +235,30 @@ def cmd_python39_verdict(args):
     return 0
 
 
+def cmd_prefix_stream(args):
+    out = subunit.StreamResultToBytes(sys.stdout.buffer)
+
+    class Prefixed(testtools.StreamResult):
+        def status(self, test_id=None, **kwargs):
+            if test_id is not None:
+                test_id = args.prefix + test_id
+            out.status(test_id=test_id, **kwargs)
+
+    with open(args.file, 'rb') as stream:
+        # NOTE: what is not subunit (a runner's stray output) is dropped.
+        subunit.ByteStreamToStreamResult(stream).run(Prefixed())
+    sys.stdout.buffer.flush()
+    return 0
+
+
+def cmd_compare_pods(args):
+    default = subunit_stream.read_tests(args.default)
+    other = subunit_stream.read_tests(args.other)
+    ok, line = pod_install.same_checks(default, other, args.other_name)
+    print(line)
+    return 0 if ok else 1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     sub = parser.add_subparsers(dest='command')
@@ -254,12 +287,21 @@ def main(argv=None):
     verdict.add_argument('--pod-dir', required=True)
     verdict.add_argument('--pod-rc', type=int, required=True)
     verdict.add_argument('--constraints', required=True)
+    prefix = sub.add_parser('prefix-stream')
+    prefix.add_argument('--prefix', required=True)
+    prefix.add_argument('file')
+    compare = sub.add_parser('compare-pods')
+    compare.add_argument('--default', required=True)
+    compare.add_argument('--other', required=True)
+    compare.add_argument('--other-name', required=True)
     args = parser.parse_args(argv)
     commands = {'env': cmd_env, 'discover-argv': cmd_discover_argv,
                 'tempest-argv': cmd_tempest_argv, 'clouds': cmd_clouds,
                 'identity': cmd_identity, 'groups': cmd_groups,
                 'deployment': cmd_deployment, 'doctor': cmd_doctor,
-                'python39-verdict': cmd_python39_verdict}
+                'python39-verdict': cmd_python39_verdict,
+                'prefix-stream': cmd_prefix_stream,
+                'compare-pods': cmd_compare_pods}
     if args.command not in commands:
         parser.print_usage(sys.stderr)
         return 2

@@ -72,11 +72,14 @@ make_image() {
         | sed 's/^/    /' >&2
     echo "$image"
 }
-# pod_folder DIR PYTHON IMAGE: the folders of a pod of that image.
+# pod_folder DIR PYTHON IMAGE [PIP]: the folders of a pod of that image;
+# PIP: the pip its python3's venvs get (the image's ensurepip wheel; empty:
+# the interpreter's own), in DIR/image-venv-pip.
 pod_folder() {
     local dir=$1 python=$2 image=$3 cmd
     mkdir -p "$dir"/{home,sa,openstack,etc-test_operator,image-bin,tmp}
     : > "$dir/steps.txt"
+    printf '%s' "${4:-}" > "$dir/image-venv-pip"
     ln -s "$python" "$dir/image-bin/python3"
     ln -s "$python" "$dir/image-bin/$(basename "$python")"
     for cmd in discover-tempest-config tempest stestr subunit2junitxml \

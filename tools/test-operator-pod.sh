@@ -3,9 +3,11 @@
 # (tools/run-test-operator.sh starts it with "unshare -m --propagation
 # private" and "env -i": the environment is the pod's). Root only sets up
 # the pod's files, then this script does what tcib's run_tempest.sh
-# (tcib 4b51b3593706bc8c4457a0a05228e9971fae8ecf,
-# container-images/tcib/base/os/tempest/run_tempest.sh) does with an
-# externalPlugin: run_git_tempest, run_tempest, generate_test_results.
+# (container-images/tcib/base/os/tempest/run_tempest.sh of tcib's antelope
+# branch, 091167fcd472f1b38f53effd14593b1ee18a734b, and of its main
+# branch, 4b51b3593706bc8c4457a0a05228e9971fae8ecf: the two differ only
+# in the constraints URL) does with an externalPlugin: run_git_tempest,
+# run_tempest, generate_test_results.
 #
 # Usage: test-operator-pod.sh POD_DIR PROJECT_PYTHON TOOLS PLUGIN_VENV
 #                             CONSTRAINTS [REQUIRED_GROUPS [DOCTOR_DIR]]
@@ -16,7 +18,10 @@
 # and steps.txt, where each step's outcome is appended ("NAME ok|fail").
 # PLUGIN_VENV is the folder kept for the plugin's venv between runs.
 # CONSTRAINTS: the file pip gets with -c, the stand-in for the OpenStack
-# master upper-constraints URL run_tempest.sh gives it. What pip printed
+# upper-constraints URL run_tempest.sh gives it (2023.1 on the antelope
+# branch, master on the main branch). POD_DIR/image-venv-pip names the
+# pip the image's venvs get (CentOS Stream 9's: 21.3.1), empty for the
+# interpreter's own. What pip printed
 # is kept in POD_DIR/pip.log (its exit status in pip.rc), what tempest run
 # printed in tempest-run.log (tempest_run.rc), stestr last's exit status
 # in results.rc.
@@ -173,6 +178,17 @@ say "python3 -m venv $VENV_DIR ($(python3 -V 2>&1), $(command -v python3))"
 python3 -m venv "$VENV_DIR" || { step venv fail; exit 1; }
 # shellcheck disable=SC1091
 . "$VENV_DIR/bin/activate"
+# NOTE: the image's python3 takes the pip of its venvs from the
+# distribution's wheel (CentOS Stream 9: python3-pip-wheel), not from
+# the ensurepip this stand-in's interpreter bundles: that pip, not ours,
+# is the one run_tempest.sh installs the plugin with.
+image_pip=$(cat "$POD/image-venv-pip" 2>/dev/null)
+if [ -n "$image_pip" ] && [ "$(pip --version | cut -d' ' -f2)" != \
+        "$image_pip" ]; then
+    pip install -q "pip==$image_pip" 2>&1 | grep -v '^WARNING: Location '
+    [ "$(pip --version | cut -d' ' -f2)" = "$image_pip" ] ||
+        die "cannot give the venv the image's pip $image_pip"
+fi
 IFS=, read -ra urls <<< "${TEMPEST_EXTERNAL_PLUGIN_GIT_URL:-}"
 IFS=, read -ra change_urls <<< "${TEMPEST_EXTERNAL_PLUGIN_CHANGE_URL:-}"
 IFS=, read -ra refspecs <<< "${TEMPEST_EXTERNAL_PLUGIN_REFSPEC:-}"
@@ -186,7 +202,7 @@ for i in "${!urls[@]}"; do
     fi
     say "cloned $name at $(git -C "$name" log -1 --format='%h %s')"
     step clone ok
-    # NOTE: run_tempest.sh gives -c the URL of OpenStack master's
+    # NOTE: run_tempest.sh gives -c the URL of OpenStack's
     # upper-constraints, which CI cannot reach; CONSTRAINTS stands in for
     # it. Like run_tempest.sh, a failed install does not stop the pod:
     # tempest is then the image's own, which lacks the plugin.

@@ -10,44 +10,72 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Constraints files: their pins, and the stand-in for OpenStack master's.
+"""Constraints files: their pins, and the stand-ins for OpenStack's.
 
 tcib's run_tempest.sh installs a Tempest CR's externalPlugin with
-``pip install -c <OpenStack master upper-constraints URL>``; CI cannot
-reach that URL, so ``tools/constraints/openstack-master.txt`` holds
-openstack/requirements' ``upper-constraints.txt`` at one commit, under a
-header naming it (``stand_in_text``, ``stand_in_origin``). The rest is
-pure reading of pins and requirement lines, for the checks that keep the
-plugin's requirements and the project's own pins coherent
-(``requirements_against``). Nothing here runs git or pip.
+``pip install -c <an OpenStack upper-constraints URL>``: on tcib's
+``antelope`` branch (the ``podified-antelope-*`` images, test-operator's
+default) the 2023.1 file of releases.openstack.org, on its main branch
+(the ``podified-master-*`` images) master's file on opendev. CI cannot
+reach either URL, so ``tools/constraints/openstack-<series>.txt`` holds
+openstack/requirements' ``upper-constraints.txt`` at one commit of the
+series' branch, under a header naming it (``SERIES``, ``stand_in_text``,
+``stand_in_origin``). The rest is pure reading of pins and requirement
+lines, for the checks that keep the plugin's requirements and the
+project's own pins coherent (``requirements_against``). Nothing here
+runs git or pip.
 """
 
 import collections
 import re
+import textwrap
 
 from packaging import requirements as pkg_requirements
 from packaging import version as pkg_version
 
-STAND_IN = 'tools/constraints/openstack-master.txt'
 UPSTREAM_REPO = 'openstack/requirements'
 UPSTREAM_PATH = 'upper-constraints.txt'
 
 Pin = collections.namedtuple('Pin', 'name version line')
 Conflict = collections.namedtuple('Conflict', 'requirement pin')
+# NOTE: name: the series (release) as a CLI names it; path: the stand-in
+# in this repository; branch: openstack/requirements' branch it is read
+# from; url: what run_tempest.sh gives pip -c; tcib: the tcib branch
+# whose run_tempest.sh gives that URL, and the images built from it;
+# upstream: its name in selftests/manifests/upstream.py COMMITS.
+Series = collections.namedtuple('Series',
+                                'name path branch url tcib upstream')
+
+SERIES = collections.OrderedDict((s.name, s) for s in (
+    Series('2023.1', 'tools/constraints/openstack-2023.1.txt',
+           'unmaintained/2023.1',
+           'https://releases.openstack.org/constraints/upper/2023.1',
+           "tcib's antelope branch (podified-antelope-* images, "
+           "test-operator's default)", 'requirements-2023.1'),
+    Series('master', 'tools/constraints/openstack-master.txt', 'master',
+           'https://opendev.org/openstack/requirements/raw/branch/master/'
+           'upper-constraints.txt',
+           "tcib's main branch (podified-master-* images)",
+           'requirements'),
+))
+# NOTE: what is installed under a stand-in: requirements.txt in a pod,
+# and both files in the Python matrix's venv of the 2023.1 pins.
+INSTALLED_UNDER = ('requirements.txt', 'test-requirements.txt')
+# NOTE: the series of test-operator's default tempest image, which the
+# test-operator stage's first pod stands in for.
+DEFAULT_SERIES = '2023.1'
 
 _ORIGIN = re.compile(r'^# %s %s at ([0-9a-f]{40}) \((\d{4}-\d\d-\d\d)\)'
                      % (re.escape(UPSTREAM_REPO), re.escape(UPSTREAM_PATH)),
                      re.M)
-_HEADER = """\
-# OpenStack master's upper-constraints, as tcib's run_tempest.sh gives them
-# to pip for a Tempest CR's externalPlugin ("pip install -c <the file on
-# opendev's master branch> ./<plugin>"): the test-operator stage
-# (tools/run-test-operator.sh) installs the plugin with this file instead,
-# since CI cannot reach that URL. Below the line that names the commit,
-# the file is upstream's, unchanged. Made by
-# tools/refresh_openstack_constraints.py; do not edit by hand.
-# {repo} {path} at {commit} ({date})
-"""
+_HEADER = (
+    'OpenStack {name} upper-constraints ({branch} of {repo}), as '
+    "run_tempest.sh of {tcib} gives them to pip for a Tempest CR's "
+    'externalPlugin ("pip install -c {url} ./<plugin>"): the '
+    'test-operator stage (tools/run-test-operator.sh) installs the plugin '
+    'with this file instead, since CI cannot reach that URL. Below the '
+    "line that names the commit, the file is upstream's, unchanged. Made "
+    'by tools/refresh_openstack_constraints.py; do not edit by hand.')
 
 
 class ConstraintsError(ValueError):
@@ -119,13 +147,23 @@ def requirements_against(reqs, pinned):
     return conflicts
 
 
-def stand_in_text(upstream_text, commit, date):
-    """The stand-in file: the header naming commit and date, then upstream."""
+def stand_in_text(upstream_text, commit, date, series=DEFAULT_SERIES):
+    """The stand-in file of a series: its header, then upstream's text.
+
+    The header names the series, its URL, commit and date.
+    """
     if not re.match(r'^[0-9a-f]{40}$', commit):
         raise ValueError('want a full commit id, not %r' % commit)
     pins(upstream_text, UPSTREAM_PATH)
-    return _HEADER.format(repo=UPSTREAM_REPO, path=UPSTREAM_PATH,
-                          commit=commit, date=date) + upstream_text
+    known = SERIES[series]
+    about = _HEADER.format(repo=UPSTREAM_REPO, name=known.name,
+                           branch=known.branch, url=known.url,
+                           tcib=known.tcib)
+    lines = textwrap.wrap(about, 70, break_long_words=False,
+                          break_on_hyphens=False)
+    lines.append('%s %s at %s (%s)' % (UPSTREAM_REPO, UPSTREAM_PATH,
+                                       commit, date))
+    return ''.join('# %s\n' % line for line in lines) + upstream_text
 
 
 def stand_in_origin(text):

@@ -10,21 +10,24 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""What pip said in a test-operator pod, and the Python 3.9 pod's verdict.
+"""What the test-operator stage's pods did: pip's words and the verdicts.
 
-tcib's run_tempest.sh (4b51b359, line 400) installs an externalPlugin
-with ``pip install -c <OpenStack master upper-constraints> ./<plugin>``
-and does not look at pip's exit status: run_tempest follows, with the
-image's own tempest when the plugin's venv stayed empty. With
-openstack/requirements at 33536777 that is what happens on test-operator's
-default image (CentOS Stream 9, Python 3.9): oslo.config 10.7.0 and
+tcib's run_tempest.sh installs an externalPlugin with ``pip install -c
+<OpenStack upper-constraints> ./<plugin>`` and does not look at pip's
+exit status: run_tempest follows, with the image's own tempest when the
+plugin's venv stayed empty. The stage runs the CR in the default image's
+pod (tcib antelope: 2023.1 pins, Python 3.9) and in the images of tcib's
+main branch (master's pins): on Python 3.12, whose passed checks the
+default pod must pass too (``same_checks``), and on CentOS Stream 9's
+Python 3.9 (podified-master-centos9), where master's pins (openstack/
+requirements 33536777) cannot install any plugin: oslo.config 10.7.0 and
 other pins need Python 3.11, pip stops with ResolutionImpossible, and
 the image's tempest finds none of the CR's tests.
 
 ``resolution`` reads pip's conflict report (its wording from pip 21.3,
-CentOS Stream 9's, to 26); ``python39_verdict`` judges the stage's pod of
-that image: the expected failure is a skip that quotes pip, anything
-else a failure that says what changed. Pure: the caller reads the files.
+CentOS Stream 9's, to 26); ``python39_verdict`` judges that last pod:
+the expected failure is a skip that quotes pip, anything else a failure
+that says what changed. Pure: the caller reads the files.
 """
 
 import collections
@@ -115,10 +118,9 @@ def python39_verdict(pip_rc, pip_output, after, constraints_name,
     if pip_rc == 0:
         return 'fail', (
             'the plugin now installs on Python 3.9 under %s, which the '
-            'docs and this check say it cannot: a Python 3.9 image works '
-            'again; run the CRs on it (TEST_OPERATOR_PYTHON=3.9) and '
-            'update doc/source/compatibility.rst, the CRs\' comments and '
-            'pod_install.py' % constraints_name)
+            'docs and this check say it cannot: podified-master-centos9 '
+            'works again; update doc/source/compatibility.rst, the CRs\' '
+            'comments and pod_install.py' % constraints_name)
     res = resolution(pip_output)
     wanted = constraints.canonical(expected)
     if not res.impossible or wanted not in res.constrained:
@@ -133,12 +135,44 @@ def python39_verdict(pip_rc, pip_output, after, constraints_name,
             'went on with the image\'s tempest, and a pod that runs '
             'none of the plugin\'s tests must not pass')
     return 'skip', (
-        'expected: test-operator\'s default image (CentOS Stream 9, '
-        'Python 3.9) cannot install the plugin as run_tempest.sh does '
-        '(pip install -c %s): pip exited %s: %s; run_tempest.sh goes on '
-        'without it: %s. Name a Python 3.12 tempest image in the CR '
+        'expected: podified-master-centos9 (tcib\'s main branch on CentOS '
+        'Stream 9, Python 3.9) cannot install the plugin, nor any other, '
+        'as its run_tempest.sh does (pip install -c %s): pip exited %s: '
+        '%s; run_tempest.sh goes on without it: %s. Use test-operator\'s '
+        'default image (podified-antelope-centos9) or a Python 3.12 image '
         '(doc/source/compatibility.rst)'
         % (constraints_name, pip_rc, _quote_pip(res), after))
+
+
+def same_checks(default_tests, other_tests, other_name):
+    """(ok, one line): did the default pod pass all the other pod passed?
+
+    default_tests, other_tests: subunit_stream Tests of the two pods'
+    tempest_results.subunit; other_name says which pod the other is. A
+    check that passed there and did not pass here (skipped, failed or not
+    run) is named with what it did here, at most five of them.
+    """
+    here = {test.id: test for test in default_tests}
+    passed_there = [test.id for test in other_tests if test.outcome == 'pass']
+    missing = []
+    for test_id in passed_there:
+        test = here.get(test_id)
+        if test is None:
+            missing.append('%s (not run)' % test_id)
+        elif test.outcome != 'pass':
+            missing.append('%s (%s%s)' % (
+                test_id, test.outcome,
+                ': ' + ' '.join(test.reason.split())[:200]
+                if test.reason else ''))
+    if not passed_there:
+        return False, 'no check passed in %s: nothing to hold the default ' \
+            'pod to' % other_name
+    if missing:
+        return False, '%d of the %d checks that passed in %s did not pass ' \
+            'in the default pod: %s' % (len(missing), len(passed_there),
+                                        other_name, '; '.join(missing[:5]))
+    return True, 'the default pod passed all %d checks that passed in %s' % (
+        len(passed_there), other_name)
 
 
 def after_pip(steps_text, tempest_rc, tempest_output, pod_rc):

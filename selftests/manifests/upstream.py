@@ -18,7 +18,10 @@ upper-constraints.txt the test-operator stage stands in for) at the
 commit this project last read (COMMITS). When a newer
 commit of that repository no longer holds the text, the rule built on it
 may have moved: tools/check_upstream.py reads each file from a clone and
-names every fact that is gone (doc/source/supported-versions.rst).
+names every fact that is gone (doc/source/supported-versions.rst). A
+name of BRANCHES is a release branch of a repository (the branch an
+image users run is built from), read at that branch rather than at the
+default one.
 """
 
 import collections
@@ -39,6 +42,19 @@ COMMITS = {
     # and the unit tests hold the two to each other).
     'requirements': '3353677727f8351bc58ba98efafe6bc884a0257c',
     'lib-common': '0959e9d460479ce253e13822098057c8db938e15',
+    # NOTE: test-operator's default image (podified-antelope-centos9) is
+    # built from tcib's antelope branch, which installs plugins under the
+    # 2023.1 upper-constraints: tools/constraints/openstack-2023.1.txt
+    # is openstack/requirements' unmaintained/2023.1 at this commit (tag
+    # 2023.1-eom).
+    'tcib-antelope': '091167fcd472f1b38f53effd14593b1ee18a734b',
+    'requirements-2023.1': 'f6aa88bc01d671c4511d6828f25037b2b3ba9a4d',
+}
+
+# NOTE: {name: (repository name, branch)} of the names read at a branch.
+BRANCHES = {
+    'tcib-antelope': ('tcib', 'antelope'),
+    'requirements-2023.1': ('requirements', 'unmaintained/2023.1'),
 }
 
 FACTS = (
@@ -154,15 +170,34 @@ FACTS = (
          'script (test-operator-pod.sh, constraints/openstack-master.txt)'),
     Fact('test-operator', 'api/v1beta1/common_webhook.go',
          'quay.io/podified-antelope-centos9/openstack-tempest-all',
-         "the default tempest image is CentOS Stream 9's, Python 3.9 (the "
-         "stage's python39_pod)"),
+         "the default tempest image is tcib antelope's, CentOS Stream 9, "
+         "Python 3.9 (the stage's first pod)"),
+    Fact('tcib-antelope',
+         'container-images/tcib/base/os/tempest/run_tempest.sh',
+         'pip install -chttps://releases.openstack.org/constraints/upper/'
+         '2023.1 "./${plugin_name}"',
+         "the default image installs an externalPlugin under the 2023.1 "
+         "upper-constraints (the stage's first pod, "
+         "constraints/openstack-2023.1.txt)"),
+    Fact('tcib-antelope',
+         'container-images/tcib/base/os/tempest/run_tempest.sh',
+         'python3 -m venv "${VENV_DIR}"',
+         "the plugin's venv is a fresh one of the image's python3"),
+    Fact('requirements-2023.1', 'upper-constraints.txt',
+         'openstacksdk===1.0.2',
+         'the plugin installs with openstacksdk 1.0.2 (its floor, the '
+         "Python matrix's py39-antelope case)"),
+    Fact('requirements-2023.1', 'upper-constraints.txt',
+         'kubernetes===24.2.0',
+         'the plugin installs with kubernetes 24.2.0 (its floor)'),
     Fact('test-operator', 'internal/controller/common.go',
          'imageKey := strings.ToLower(kind) + "-image"',
          'a namespace may name its tempest image in ConfigMap '
          'test-operator-config, key tempest-image (the CRs\' comments)'),
     Fact('requirements', 'upper-constraints.txt', 'oslo.config===10.7.0',
-         'oslo.config 10.7.0 needs Python 3.11: a Python 3.9 pod cannot '
-         "install the plugin (the stage's python39_pod, pod_install.py)"),
+         'oslo.config 10.7.0 needs Python 3.11: a Python 3.9 image of '
+         "tcib's main branch (podified-master-centos9) cannot install "
+         "the plugin (the stage's master_python39_pod, pod_install.py)"),
 )
 
 

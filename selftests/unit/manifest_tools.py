@@ -15,6 +15,7 @@
 import importlib.util
 import io
 import os
+import sys
 
 import fixtures
 
@@ -24,8 +25,15 @@ ETC = os.path.join(REPO, 'etc', 'test-operator')
 
 
 def load(name):
-    """The module of tools/<name>.py (tools/ is not a package)."""
-    path = os.path.join(REPO, 'tools', name + '.py')
+    """The module of tools/<name>.py (tools/ is not a package).
+
+    tools/ goes on sys.path, as ``python tools/<name>.py`` puts it there:
+    a tool imports tools/checkout_path.py first.
+    """
+    tools = os.path.join(REPO, 'tools')
+    if tools not in sys.path:
+        sys.path.append(tools)
+    path = os.path.join(tools, name + '.py')
     spec = importlib.util.spec_from_file_location('tool_' + name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

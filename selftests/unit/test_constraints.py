@@ -12,11 +12,14 @@
 
 """The constraints files agree with each other and with the requirements.
 
-The stand-in for OpenStack master's upper-constraints is the commit
-upstream.py names, usable by ``pip -c``, and admits every requirement of
-the plugin (a pod installs the plugin under it); the project's own pins
-admit the requirements they install; tools/refresh_openstack_constraints.py
-writes and checks the stand-in from a clone.
+Each stand-in for an OpenStack series' upper-constraints (2023.1, which
+test-operator's default image installs the plugin under, and master) is
+the commit upstream.py names, usable by ``pip -c``, and admits every
+requirement of the plugin (a pod installs the plugin under it) and of its
+tests (the Python matrix runs them under the 2023.1 pins); the project's
+own pins admit the requirements they install;
+tools/refresh_openstack_constraints.py writes and checks a stand-in from
+a clone.
 """
 
 import os
@@ -45,32 +48,94 @@ def reqs(*names):
     return found
 
 
+def excluded(reqs_by_file, pinned, where):
+    """One line per requirement the pins exclude, naming both versions."""
+    lines = []
+    for name in reqs_by_file:
+        for conflict in constraints.requirements_against(
+                reqs(name), pinned):
+            lines.append(
+                '%s: %s needs %s, but %s pins %s %s (lower the floor to '
+                'what the code needs, or make the code work with %s)' % (
+                    name, conflict.requirement.name,
+                    conflict.requirement.specifier, where,
+                    conflict.pin.name, conflict.pin.version,
+                    conflict.pin.version))
+    return lines
+
+
 class StandInTest(testtools.TestCase):
 
-    def test_it_is_the_commit_upstream_py_names(self):
-        commit, date = constraints.stand_in_origin(
-            read(constraints.STAND_IN))
-        self.assertEqual(upstream.COMMITS['requirements'], commit)
-        self.assertIn('requirements %s' % date,
-                      read('doc', 'source', 'supported-versions.rst'))
+    def test_each_is_the_commit_upstream_py_names(self):
+        supported = read('doc', 'source', 'supported-versions.rst')
+        for series in constraints.SERIES.values():
+            commit, date = constraints.stand_in_origin(read(series.path))
+            self.assertEqual(upstream.COMMITS[series.upstream], commit,
+                             series.path)
+            self.assertIn('%s %s' % (series.upstream, date), supported)
+
+    def test_each_names_its_series_and_url(self):
+        for series in constraints.SERIES.values():
+            header = read(series.path).split(constraints.UPSTREAM_REPO +
+                                             ' ' + constraints.UPSTREAM_PATH
+                                             + ' at')[0]
+            flat = ' '.join(header.replace('#', ' ').split())
+            self.assertIn('OpenStack %s upper-constraints' % series.name,
+                          flat)
+            self.assertIn(series.url, flat)
 
     def test_every_line_is_a_pin_or_a_comment(self):
-        pinned = constraints.pins(read(constraints.STAND_IN))
-        self.assertGreater(len(pinned), 500)
-        self.assertEqual('10.7.0', pinned['oslo-config'].version)
+        master = constraints.pins(read(constraints.SERIES['master'].path))
+        self.assertGreater(len(master), 500)
+        self.assertEqual('10.7.0', master['oslo-config'].version)
+        antelope = constraints.pins(read(constraints.SERIES['2023.1'].path))
+        self.assertGreater(len(antelope), 500)
+        self.assertEqual('1.0.2', antelope['openstacksdk'].version)
 
-    def test_it_admits_every_requirement_of_the_plugin(self):
-        # NOTE: a pod installs requirements.txt under this file; a range
-        # that excludes one of its pins makes that install impossible.
-        self.assertEqual([], constraints.requirements_against(
-            reqs('requirements.txt'),
-            constraints.pins(read(constraints.STAND_IN))))
+    def test_each_admits_every_requirement_of_the_plugin(self):
+        # NOTE: a pod installs requirements.txt under these files, and the
+        # Python matrix test-requirements.txt too under the 2023.1 pins; a
+        # range that excludes one of their pins makes that install
+        # impossible (pip: ResolutionImpossible), and on test-operator's
+        # default image the gate then runs nothing.
+        for series in constraints.SERIES.values():
+            self.assertEqual([], excluded(
+                constraints.INSTALLED_UNDER,
+                constraints.pins(read(series.path)), series.path))
 
-    def test_the_stage_and_the_docs_name_it(self):
-        self.assertIn(constraints.STAND_IN,
-                      read('tools', 'run-test-operator.sh'))
-        self.assertIn(constraints.STAND_IN,
-                      read('doc', 'source', 'test-operator-stage.rst'))
+    def test_a_floor_above_a_pin_is_named_with_both_versions(self):
+        folder = self.useFixture(fixtures.TempDir()).path
+        with open(os.path.join(folder, 'r.txt'), 'w') as out:
+            out.write('openstacksdk>=4.0.0 # Apache-2.0\n')
+        self.useFixture(fixtures.MonkeyPatch(
+            'selftests.unit.test_constraints.REPO', folder))
+        self.assertEqual(
+            ['r.txt: openstacksdk needs >=4.0.0, but '
+             'tools/constraints/openstack-2023.1.txt pins openstacksdk '
+             '1.0.2 (lower the floor to what the code needs, or make the '
+             'code work with 1.0.2)'],
+            excluded(['r.txt'], constraints.pins('openstacksdk===1.0.2\n'),
+                     'tools/constraints/openstack-2023.1.txt'))
+
+    def test_the_stage_and_the_docs_name_them(self):
+        for series in constraints.SERIES.values():
+            self.assertIn(series.path, read('tools', 'run-test-operator.sh'))
+            self.assertIn(series.path,
+                          read('doc', 'source', 'test-operator-stage.rst'))
+
+    def test_the_matrix_runs_the_tests_under_the_default_series(self):
+        # NOTE: the 2023.1 pins unchanged, and only what they leave
+        # unpinned added: the unit tests run as the default image's
+        # plugin venv would hold them.
+        path = os.path.join('tools', 'constraints', 'py39-antelope.txt')
+        text = read(path)
+        self.assertIn('-c %s' % os.path.basename(
+            constraints.SERIES[constraints.DEFAULT_SERIES].path),
+            text.splitlines())
+        antelope = constraints.pins(read(constraints.SERIES['2023.1'].path))
+        both = sorted(set(constraints.pins(text, path)) & set(antelope))
+        self.assertEqual([], both)
+        self.assertIn('3.9-antelope', read('tools', 'run-python-matrix.sh'))
 
 
 class ProjectPinsTest(testtools.TestCase):
@@ -141,7 +206,7 @@ class RefreshToolTest(testtools.TestCase):
         os.makedirs(self.clone)
         git(self.clone, 'init', '-q')
         self.commit('oslo.config===10.7.0\npbr===7.0.3\n')
-        self.out = os.path.join(self.folder, 'openstack-master.txt')
+        self.out = os.path.join(self.folder, 'openstack-2023.1.txt')
         self.reqs = os.path.join(self.folder, 'requirements.txt')
         with open(self.reqs, 'w') as out:
             out.write('oslo.config>=9.0.0 # Apache-2.0\n')
@@ -157,7 +222,7 @@ class RefreshToolTest(testtools.TestCase):
         return manifest_tools.run(
             self, 'refresh_openstack_constraints',
             os.path.join(self.clone, '.git'), '--file', self.out,
-            '--requirements', self.reqs, *extra)
+            '--requirements', self.reqs, '--rev', 'HEAD', *extra)
 
     def test_written_then_checked(self):
         code, out, err = self.run_tool()

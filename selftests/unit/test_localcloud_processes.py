@@ -25,10 +25,22 @@ class StartTimeTest(testtools.TestCase):
 
     def _step_wall_clock(self, seconds):
         # NOTE: what a step does to psutil: the boot time it reads from
-        # /proc/stat moves, and every create_time with it.
+        # /proc/stat moves, and every create_time with it. psutil before
+        # 6 (5.9.2 in the OpenStack 2023.1 pins) builds create_time on the
+        # boot time it read last, kept in _psplatform.BOOT_TIME.
         real = psutil._psplatform.boot_time
+        platform = psutil._psplatform
+
+        def stepped():
+            value = real() + seconds
+            if hasattr(platform, 'BOOT_TIME'):
+                platform.BOOT_TIME = value
+            return value
+        if hasattr(platform, 'BOOT_TIME'):
+            self.useFixture(fixtures.MonkeyPatch(
+                'psutil._psplatform.BOOT_TIME', platform.BOOT_TIME))
         self.useFixture(fixtures.MonkeyPatch(
-            'psutil._psplatform.boot_time', lambda: real() + seconds))
+            'psutil._psplatform.boot_time', stepped))
 
     def test_start_is_ticks_since_boot(self):
         start = processes._start_time(os.getpid())

@@ -374,7 +374,16 @@ class TestServedStores(testtools.TestCase):
 class TestQcow2(testtools.TestCase):
 
     def test_inspector_accepts_it(self):
-        from oslo_utils.imageutils import format_inspector
+        # NOTE: glance's format inspector is oslo.utils' since 7.3.0; the
+        # plugin alone (the Python matrix) may hold an older one, which
+        # the embedded cloud's glance never runs with.
+        try:
+            from oslo_utils.imageutils import format_inspector
+        except ImportError:
+            from importlib import metadata
+            self.skipTest('oslo.utils %s has no imageutils.format_inspector '
+                          "(the embedded cloud's glance needs 7.3.0 or "
+                          'newer)' % metadata.version('oslo.utils'))
         import tempfile
         with tempfile.NamedTemporaryFile(suffix='.qcow2') as f:
             f.write(testimages.empty_qcow2(4 * 1024 * 1024))

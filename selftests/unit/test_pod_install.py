@@ -24,6 +24,7 @@ import os
 import fixtures
 import testtools
 
+from glance_multiapi_tests.results import subunit_stream
 from selftests.manifests import pod_install
 from selftests.unit import manifest_tools
 
@@ -102,12 +103,38 @@ class VerdictTest(testtools.TestCase):
             self.assertIn('The user requested (constraint) '
                           'oslo-config===10.7.0', reason)
             self.assertIn("doesn't match with anything", reason)
-            self.assertIn('Python 3.12 tempest image', reason)
+            self.assertIn('podified-master-centos9', reason)
+            self.assertIn("Use test-operator's default image", reason)
 
     def test_an_install_that_works_says_so(self):
         status, reason = self.verdict(pip_rc=0, output='', after='')
         self.assertEqual('fail', status)
         self.assertIn('now installs on Python 3.9', reason)
+
+    def test_checks_that_passed_elsewhere_must_pass_here(self):
+        def tests(*pairs):
+            return [subunit_stream.Test(i, o, r, 1.0)
+                    for i, o, r in pairs]
+        master = tests(('a', 'pass', ''), ('b', 'pass', ''),
+                       ('c', 'skip', 'no heat'), ('d', 'pass', ''))
+        ok, line = pod_install.same_checks(
+            tests(('a', 'pass', ''), ('b', 'skip', 'needs openstacksdk 4'),
+                  ('c', 'pass', ''), ('d', 'fail', '')), master, 'master')
+        self.assertFalse(ok)
+        self.assertEqual(
+            '2 of the 3 checks that passed in master did not pass in the '
+            'default pod: b (skip: needs openstacksdk 4); d (fail)', line)
+        ok, line = pod_install.same_checks(
+            tests(('a', 'pass', '')), tests(('a', 'pass', ''),
+                                            ('e', 'pass', '')), 'master')
+        self.assertEqual((False, '1 of the 2 checks that passed in master '
+                          'did not pass in the default pod: e (not run)'),
+                         (ok, line))
+        self.assertEqual(
+            (True, 'the default pod passed all 2 checks that passed in '
+             'master'),
+            pod_install.same_checks(master, master, 'master'))
+        self.assertFalse(pod_install.same_checks(master, [], 'master')[0])
 
     def test_another_conflict_fails(self):
         status, reason = self.verdict(output=OTHER)
