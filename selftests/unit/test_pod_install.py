@@ -131,7 +131,7 @@ class VerdictTest(testtools.TestCase):
                           'did not pass in the default pod: e (not run)'),
                          (ok, line))
         self.assertEqual(
-            (True, 'the default pod passed all 2 checks that passed in '
+            (True, 'the default pod passed all 3 checks that passed in '
              'master'),
             pod_install.same_checks(master, master, 'master'))
         self.assertFalse(pod_install.same_checks(master, [], 'master')[0])
