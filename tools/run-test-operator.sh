@@ -106,11 +106,13 @@ MASTER_PODS=${TEST_OPERATOR_MASTER_PODS:-1}
 TCIB_COMMIT=091167fcd472f1b38f53effd14593b1ee18a734b
 started=$SECONDS
 rm -rf "$OUT" "$STREAM" && mkdir -p "$OUT"
+pip_said=""
+[ -n "$IMAGE_PIP" ] && pip_said=" (pip $IMAGE_PIP)"
 echo "test-operator: following tcib $TCIB_COMMIT (antelope)" \
     "container-images/tcib/base/os/tempest/run_tempest.sh and" \
     "test-operator d0ef1c343d8cca281f2ab538da610a286e15edeb; CR $CR in" \
-    "namespace $NAMESPACE; image Python $IMAGE_PYTHON${IMAGE_PIP:+ (pip" \
-    "$IMAGE_PIP)}; pip -c $CONSTRAINTS" \
+    "namespace $NAMESPACE; image Python $IMAGE_PYTHON$pip_said; pip -c" \
+    "$CONSTRAINTS" \
     "($(sed -n 's/^# \(openstack\/requirements .*\)/\1/p' "$CONSTRAINTS" \
     2>/dev/null | head -1))"
 
@@ -358,7 +360,10 @@ require=${TEST_OPERATOR_REQUIRE-$("$VENV/bin/python" tools/tcib_pod.py \
 
 # NOTE: what a disruptive run must put back (keystoneEndpoint, the APIs,
 # the heat-engine Deployment), as the cloud holds it before the pod.
-before=$("$VENV/bin/python" tools/tcib_pod.py deployment --state-dir "$state")
+# NOTE: empty when it cannot be read, which fails deployment_as_before:
+# two failed reads must never compare equal.
+before=$("$VENV/bin/python" tools/tcib_pod.py deployment \
+    --state-dir "$state") || before=""
 
 # -- the pod -------------------------------------------------------------
 # run_pod DIR PLUGIN_VENV CONSTRAINTS REQUIRE [DOCTOR]: one pod (the
@@ -492,11 +497,14 @@ fi
 after=""
 for _ in $(seq 60); do
     after=$("$VENV/bin/python" tools/tcib_pod.py deployment \
-        --state-dir "$state")
+        --state-dir "$state") || after=""
     [ "$after" = "$before" ] && break
     sleep 1
 done
-if [ "$after" = "$before" ]; then
+if [ -z "$before" ]; then
+    record fail deployment_as_before "could not read the deployment" \
+        "before the pod (tools/tcib_pod.py deployment failed; see above)"
+elif [ "$after" = "$before" ]; then
     record success deployment_as_before
 else
     record fail deployment_as_before "before the pod: $before; after: $after"

@@ -148,7 +148,7 @@ def cmd_deployment(args):
     from glance_multiapi_cloud.runtime import kubeapi_heatpods
     from glance_multiapi_cloud import state as state_mod
     state = state_mod.State(args.state_dir).load()
-    world = kubeobjects.world(state.data, cloud.document(state),
+    world = kubeobjects.world(state.record, cloud.document(state),
                               kubeapi_heatpods.facts(state), time.time())
     glance, = world['glances']
     found = {'keystoneEndpoint': glance['spec'].get('keystoneEndpoint'),
