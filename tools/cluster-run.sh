@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run the plugin on a cluster through test-operator, as cluster.rst says
-# by hand, and leave its results in one folder: for a Prow job (the
-# second tests: entry of doc/source/prow.rst) or an admin's re-run.
+# by hand, and leave its results in one folder: for a Prow job (the test
+# glance-operator's configuration adds, etc/prow/glance-operator-test.yaml
+# in doc/source/prow.rst) or an admin's re-run.
 # With "oc" logged in to the cluster, in namespace $CLUSTER_NAMESPACE
 # (default openstack, where the control plane is):
 #  1. applies etc/test-operator/rbac.yaml (and rbac-disruptive.yaml when
@@ -11,8 +12,9 @@
 #     tempest-glance-multiapi.yaml) with metadata.name $CR_NAME,
 #     spec.containerImage $TEMPEST_IMAGE (when set) and externalPlugin
 #     $PLUGIN_REPOSITORY (+ $PLUGIN_REFSPEC as changeRepository/
-#     changeRefspec); in a Prow job (JOB_SPEC set) they default to the
-#     pull request under test;
+#     changeRefspec); in a Prow job of this project they default to the
+#     pull request under test (Prow's REPO_OWNER, REPO_NAME, PULL_NUMBER),
+#     and another project's job (REPO_NAME another) must set them;
 #  3. waits for the test pod (named after the CR) to end, at most
 #     $TIMEOUT seconds (3600);
 #  4. copies the pod's folder off test-operator's logs volume with
@@ -43,15 +45,22 @@ say() { echo "cluster-run: $*"; }
 [ -r "$CR" ] || { say "cannot read CR $CR"; exit 2; }
 case $TIMEOUT$POLL in *[!0-9]*) say "TIMEOUT and POLL_INTERVAL are" \
     "seconds"; exit 2 ;; esac
-# NOTE: a Prow presubmit's JOB_SPEC names the pull request under test.
-if [ -n "${JOB_SPEC:-}" ] && [ -z "${PLUGIN_REPOSITORY:-}" ]; then
-    read -r org repo number < <("$PYTHON" -c 'import json, sys
-refs = json.loads(sys.argv[1]).get("refs") or {}
-pulls = refs.get("pulls") or [{}]
-print(refs.get("org", ""), refs.get("repo", ""), pulls[0].get("number", ""))
-' "$JOB_SPEC")
-    PLUGIN_REPOSITORY=https://github.com/$org/$repo
-    [ -n "${number:-}" ] && PLUGIN_REFSPEC=${PLUGIN_REFSPEC:-refs/pull/$number/head}
+# NOTE: Prow exports the repository and pull request under test
+# (REPO_OWNER, REPO_NAME, PULL_NUMBER, PULL_PULL_SHA). They name the
+# plugin only in this project's own jobs; in another project's job
+# (glance-operator's) they name that project, so PLUGIN_REPOSITORY must
+# be given there.
+if [ -z "${PLUGIN_REPOSITORY:-}" ] && [ -n "${REPO_NAME:-}" ]; then
+    if [ "$REPO_NAME" != glance-multiapi-tests ]; then
+        say "this job tests ${REPO_OWNER:-?}/$REPO_NAME, not the plugin:" \
+            "set PLUGIN_REPOSITORY (the git URL the pod installs the" \
+            "plugin from)"
+        exit 2
+    fi
+    PLUGIN_REPOSITORY=https://github.com/${REPO_OWNER:-openstack-k8s-operators}/$REPO_NAME
+    if [ -n "${PULL_NUMBER:-}" ]; then
+        PLUGIN_REFSPEC=${PLUGIN_REFSPEC:-refs/pull/$PULL_NUMBER/head}
+    fi
 fi
 [ -n "${PLUGIN_REPOSITORY:-}" ] || { say "set PLUGIN_REPOSITORY (the" \
     "git URL the pod installs the plugin from)"; exit 2; }
@@ -99,7 +108,7 @@ done
 oc delete tempest -n "$NS" "$name" --ignore-not-found --wait=true
 oc apply -n "$NS" -f "$work/cr.yaml" || { say "cannot apply the CR"; exit 2; }
 say "Tempest CR $name applied in $NS; plugin from $PLUGIN_REPOSITORY" \
-    "${PLUGIN_REFSPEC:-(default branch)}"
+    "${PLUGIN_REFSPEC:-(default branch)}${PULL_PULL_SHA:+ (head $PULL_PULL_SHA)}"
 
 # -- wait for the pod (named after the CR: no workflow) ---------------------
 phase=""

@@ -1,6 +1,9 @@
 #!/bin/bash
 # The lint stage: flake8 (with hacking) and check-uuid over the Python,
-# zuulcilint and tools/check_zuul_jobs.py over zuul.d/, ansible-lint over
+# zuulcilint and tools/check_zuul_jobs.py over zuul.d/, Zuul's own parser
+# over the pasted job in its tenant (tools/check_zuul_tenant.py, from
+# .venv-zuul: tools/ci-venv.sh, which also makes .venv-cifmw for the
+# tests that run the ci-framework's hooks), ansible-lint over
 # playbooks/ and yamllint over every YAML file of the repository
 # (settings in .yamllint). The linters live in a venv of their own,
 # LINT_VENV (.venv-lint), pinned by tools/constraints/lint.txt and made
@@ -64,6 +67,15 @@ lint zuulcilint "$bin/zuulcilint" --check-playbook-paths zuul.d/
 # hooks (etc/zuul/ci-framework-facts.txt) and the Tempest CR the podified
 # jobs make. It reads the plugin's options, so it runs from VENV.
 lint zuul-jobs "$VENV/bin/python" tools/check_zuul_jobs.py
+# NOTE: Zuul itself loads etc/zuul/tenant.yaml with the paste and zuul.d/.
+if zuul_venv=$(tools/ci-venv.sh zuul); then
+    lint zuul-tenant "$zuul_venv/bin/python" tools/check_zuul_tenant.py
+else
+    echo "lint: zuul-tenant: FAILED"
+    failed=1
+fi
+tools/ci-venv.sh cifmw >/dev/null || { echo "lint: cifmw-venv: FAILED";
+                                        failed=1; }
 # NOTE: ansible-lint's PATH check complains when the venv's bin is not on
 # PATH; ansible-lint runs ansible-playbook --syntax-check from there.
 lint ansible-lint env PATH="$(cd "$bin" && pwd):$PATH" ANSIBLE_NOCOLOR=1 \

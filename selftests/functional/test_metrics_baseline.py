@@ -18,16 +18,28 @@ A healthy switchover on the shared embedded cloud gives the baseline
 converges at least five times slower. The report, run as a CI runs it,
 flags those figures with both values and exits 3 under
 --fail-on-regression; the healthy run against itself flags nothing.
+The ci-framework post_tests hook (playbooks/podified/post-tests.yaml),
+run from its own text by the ansible-core the ci-framework runs it with,
+installs this checkout's report and does the same on the slowed run laid
+out as test-operator leaves it, with the healthy metrics.json where the
+Zuul pre-run step leaves the last green build's: the map, the metrics,
+the comparison and a failed job naming each regression; a pod whose
+records cannot be read is said in the summary and fails the job too.
 """
 
+import io
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 
 import fixtures
 
 from glance_multiapi_tests.results import metrics
+from glance_multiapi_tests.results import subunit_stream
+from selftests import ci_playbooks
+from selftests import ci_venvs
 from selftests.functional import base
 from selftests.functional import test_multiapi_faults
 
@@ -37,6 +49,10 @@ REPORT_EXIT_REGRESSED = 3
 # NOTE: a patch through the Kubernetes API returns once reconciled: the
 # delay stays well under the plugin's kubernetes_timeout (30 s).
 MAX_DELAY = 20
+# NOTE: the folder test-operator names after the pod (ci-framework's CR
+# glance-multiapi-tempest, no workflow).
+POD = 'glance-multiapi-tempest'
+ANSIBLE_FAILED = 2
 
 
 class MetricsBaselineTest(base.CloudTestCase):
@@ -54,8 +70,12 @@ class MetricsBaselineTest(base.CloudTestCase):
         # NOTE: a late patch is no failure of the switchover itself.
         options['convergence_timeout'] += int(delay) + 1
         with self.fault(*faults):
-            results = self.run_tempest(SWITCHOVER.replace('.', r'\.'),
+            proc = self.tempest_stream(SWITCHOVER.replace('.', r'\.'),
                                        overrides={'glance_multiapi': options})
+        # NOTE: beside the records, as test-operator leaves the stream.
+        with open(os.path.join(out, 'tempest_results.subunit'), 'wb') as f:
+            f.write(proc.stdout)
+        results = subunit_stream.parse_subunit(io.BytesIO(proc.stdout))
         self.assertOutcome(results, SWITCHOVER, 'success')
         return out
 
@@ -123,3 +143,54 @@ class MetricsBaselineTest(base.CloudTestCase):
         with open(os.path.join(slowed, 'deployment-map.html')) as f:
             self.assertIn('%d figure(s) REGRESSED against the baseline' %
                           len(after), f.read())
+
+        self.assertPostTestsHookFlags(slowed, baseline, len(after))
+
+    def assertPostTestsHookFlags(self, slowed, baseline, regressed):
+        """The post_tests hook on the slowed run fails naming each one."""
+        venv = self.useFixture(ci_venvs.CiVenv('cifmw'))
+        work = self.useFixture(fixtures.TempDir()).path
+        src = ci_playbooks.checkout(os.path.join(work, 'src'))
+        basedir = os.path.join(work, 'ci-framework-data')
+        pods = os.path.join(basedir, 'tests', 'test_operator')
+        shutil.copytree(slowed, os.path.join(pods, POD))
+        found = os.path.join(work, 'home', 'glance-multiapi-baseline')
+        os.makedirs(found)
+        shutil.copy(baseline, os.path.join(found, 'metrics.json'))
+        hook = os.path.join(src, 'playbooks', 'podified', 'post-tests.yaml')
+        variables = {'cifmw_basedir': basedir,
+                     'glance_multiapi_required_groups': ['switchover'],
+                     'glance_multiapi_fail_on_regression': True}
+        proc = ci_playbooks.play(venv, hook, variables,
+                                 home=os.path.join(work, 'home'))
+        self.assertEqual(ANSIBLE_FAILED, proc.returncode, proc.stdout)
+        out = os.path.join(basedir, 'tests', 'glance-multiapi')
+        for name in ('deployment-map.html', 'deployment-map.json',
+                     'metrics.json', 'metrics.prom', 'comparison.txt'):
+            self.assertTrue(os.path.isfile(os.path.join(out, POD, name)),
+                            name)
+        self.assertTrue(os.path.isfile(os.path.join(out, 'metrics.json')))
+        with open(os.path.join(out, POD, 'comparison.txt')) as f:
+            said = [line for line in f if line.startswith('REGRESSED: ')]
+        self.assertEqual(regressed, len(said), said)
+        with open(os.path.join(out, 'summary.txt')) as f:
+            summary = f.read()
+        self.assertIn('1 passed, 0 failed, 0 skipped', summary)
+        self.assertIn('baseline: %s' % os.path.join(found, 'metrics.json'),
+                      summary)
+        self.assertIn('REGRESSED: glance_multiapi_%s' % FIGURE, proc.stdout)
+
+        # A pod whose records cannot be read: said, and failing the job.
+        records = os.path.join(pods, 'broken', 'glance-multiapi-records')
+        os.makedirs(records)
+        with open(os.path.join(records, '1-1.jsonl'), 'w') as f:
+            f.write('not a record\n')
+        variables['glance_multiapi_fail_on_regression'] = False
+        proc = ci_playbooks.play(venv, hook, variables,
+                                 home=os.path.join(work, 'home'))
+        self.assertEqual(ANSIBLE_FAILED, proc.returncode, proc.stdout)
+        with open(os.path.join(out, 'summary.txt')) as f:
+            summary = f.read()
+        self.assertIn('FAILED: the deployment map of broken could not be '
+                      'rebuilt (glance-multiapi-report exited 22)', summary)
+        self.assertIn('FAILED: the deployment map of broken', proc.stdout)
