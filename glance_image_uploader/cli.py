@@ -25,13 +25,13 @@ import logging
 import os
 import sys
 
-from glance_multiapi_tests.common import syspath
+from glance_multiapi_kernel import syspath
 from glance_image_uploader import exitcodes
 from glance_image_uploader import inputs
 from glance_image_uploader import output
 from glance_image_uploader import progress
 from glance_image_uploader import signals
-from glance_multiapi_tests import version
+from glance_multiapi_kernel import version
 
 ENVIRONMENT = """\
 environment (flags win):
@@ -190,7 +190,8 @@ if __name__ == '__main__':
     # NOTE: run as "python -m" in a folder of its own (the scenarios give
     # each run a new one), this process would otherwise rebuild
     # stevedore's entry-point cache, about 2 CPU-s per run; see
-    # common/syspath.py. Only here: main() also runs inside unit tests,
+    # glance_multiapi_kernel/syspath.py. Only here: main() also runs inside
+    # unit tests,
     # whose sys.path must stay as it is.
     syspath.leave_working_folder_off_sys_path()
     sys.exit(main())

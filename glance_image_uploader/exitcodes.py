@@ -16,7 +16,7 @@
 on; the others are ours and keep distinct failures apart for CI readers.
 """
 
-from glance_multiapi_tests.common import errors
+from glance_multiapi_kernel import errors
 
 SUCCESS = 0
 FOREIGN_QUEUED = 1

@@ -24,7 +24,7 @@ from openstack import exceptions as sdk_exc
 import requests.adapters
 import urllib3.util
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_image_uploader import exitcodes
 
 IN_PROGRESS = ('saving', 'uploading', 'importing')

@@ -13,7 +13,8 @@
 """The images info file and the settings, as Sylva's uploader reads them.
 
 Everything here but the reading of files (read_info_file, check_files,
-through common/input_files.py) is pure: it turns a file, the environment
+through glance_multiapi_kernel/input_files.py) is pure: it turns a file, the
+environment
 and the parsed flags into values, or raises UploaderError with code 2
 (file missing or not a regular file) or 22 (anything malformed). Flags
 win over the environment.
@@ -24,9 +25,9 @@ import math
 import re
 import ssl
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import input_files
-from glance_multiapi_tests.common import values
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import values
 from glance_image_uploader import exitcodes
 
 DEFAULT_INFO_PATH = '/opt/config/os-images-info.yaml'
@@ -193,14 +194,15 @@ def read_info_file(path):
 def check_files(settings, environ, to_configmap, config_option):
     """Code 22 unless every other file the run will read can be used.
 
-    clouds.yaml as openstacksdk will find it (common/clouds_yaml.py),
+    clouds.yaml as openstacksdk will find it
+    (glance_multiapi_kernel/clouds_yaml.py),
     the CA files of SSL_CERT_FILE and REQUESTS_CA_BUNDLE and, for a
     ConfigMap outside a pod, the kubeconfig: each a regular file of a
     bounded size, the YAML ones well-formed, so that none of them
     blocks the run or fails it after an upload began.
     """
-    from glance_multiapi_tests.common import clouds_yaml
-    from glance_multiapi_tests.common import kube
+    from glance_multiapi_kernel import clouds_yaml
+    from glance_multiapi_kernel import kube
     try:
         clouds_yaml.check(settings.cloud, config_files=(
             [settings.client_config_file] if settings.client_config_file

@@ -24,7 +24,7 @@ import yaml
 
 # NOTE: plain JSON requests for the ConfigMap, not the kubernetes
 # client's CoreV1Api: see the module.
-from glance_multiapi_tests.common import kube_rest
+from glance_multiapi_kernel import kube_rest
 from glance_image_uploader import exitcodes
 
 # NOTE: the names Sylva's uploader job writes and its consumers read.

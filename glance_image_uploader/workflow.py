@@ -33,7 +33,7 @@
 
 import time
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_image_uploader import exitcodes
 from glance_image_uploader import glance as glance_api
 from glance_image_uploader import signals

@@ -21,7 +21,7 @@ clouds.yaml's ``cacert`` and the uploader's ``SSL_CERT_FILE`` name.
 
 import os
 
-from glance_multiapi_tests.common import certmint
+from glance_multiapi_kernel import certmint
 
 TLS_DIR = 'tls'
 

@@ -20,10 +20,10 @@ import sys
 
 import yaml
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import errors as cli_errors
-from glance_multiapi_tests.common import input_files
-from glance_multiapi_tests.common import shared_files
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import errors as cli_errors
+from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import shared_files
 from glance_multiapi_cloud import cloud
 from glance_multiapi_cloud.components import glance
 from glance_multiapi_cloud.components import heat
@@ -37,7 +37,7 @@ from glance_multiapi_cloud import processes
 from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import spec as spec_mod
 from glance_multiapi_cloud import state as state_mod
-from glance_multiapi_tests import version
+from glance_multiapi_kernel import version
 
 PROG = 'glance-multiapi-cloud'
 DEFAULT_STATE_DIR = '.glance-multiapi-cloud'

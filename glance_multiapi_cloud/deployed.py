@@ -20,7 +20,7 @@ pass (``advance``), kept in the state as ``deployed``; the Glance APIs'
 processes, their route and the catalog follow it, not the spec.
 """
 
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import glance_cr
 
 
 def location_api_on(state):

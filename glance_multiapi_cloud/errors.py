@@ -12,7 +12,7 @@
 
 """Errors of the embedded cloud, each carrying its documented exit code."""
 
-from glance_multiapi_tests.common import errors as cli_errors
+from glance_multiapi_kernel import errors as cli_errors
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -21,7 +21,7 @@ faults.Faults.
 """
 
 from glance_multiapi_cloud import errors
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import glance_cr
 
 FAULTS = {}
 

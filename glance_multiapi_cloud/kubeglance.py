@@ -16,15 +16,16 @@ Built from what the embedded cloud knows: the last pass of the
 controller (deployed.py: which APIs it deployed, which carry the
 keystoneEndpoint annotation, where it stopped), which APIs answer, and
 the ``get`` document's ``status.apiEndpoint``. The conditions and their
-words are ``multiapi/conditions.py``'s, the CR names and annotations
-``multiapi/glance_cr.py``'s. Pure logic.
+words are ``glance_multiapi_kernel/conditions.py``'s, the CR names and
+annotations
+``glance_multiapi_kernel/glance_cr.py``'s. Pure logic.
 """
 
 import datetime
 
 from glance_multiapi_cloud import deployed
-from glance_multiapi_tests.multiapi import conditions
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import conditions
+from glance_multiapi_kernel import glance_cr
 
 GLANCE_NAME = 'glance'
 # NOTE: glance_controller.go apiDeploymentCreateOrUpdate: the deployment

@@ -23,7 +23,7 @@ the facts about those processes come in as PodFacts and the objects are
 built from them, so a Deployment's status counts its pods as the
 Deployment controller does: terminating pods are not replicas, and a pod
 is ready when its probe would pass. Which image each Deployment runs
-follows the cloud's heat layout (imagecheck/builtin.py LAYOUTS: tcib's
+follows the cloud's heat layout (imagecheck/heat_images.py LAYOUTS: tcib's
 three images, s2i's two, or one) and the OpenStackVersion's overrides.
 Pure logic.
 """
@@ -32,7 +32,7 @@ import collections
 import datetime
 import hashlib
 
-from glance_multiapi_tests.imagecheck import builtin
+from glance_multiapi_kernel import heat_images
 
 Heat = collections.namedtuple('Heat', 'process field component')
 
@@ -45,8 +45,8 @@ DEPLOYMENTS = collections.OrderedDict((
     ('heat-engine', Heat('heat-engine', 'heatEngineImage', 'engine')),
 ))
 # NOTE: the layout the cloud's operator defaults to unless up names one.
-DEFAULT_LAYOUT = builtin.DEFAULT_LAYOUT
-LAYOUTS = tuple(sorted(builtin.LAYOUTS))
+DEFAULT_LAYOUT = heat_images.DEFAULT_LAYOUT
+LAYOUTS = tuple(sorted(heat_images.LAYOUTS))
 GRACE_SECONDS = 60
 # NOTE: heat-engine's readiness probe: initialDelaySeconds 10; the API
 # pods' HTTP probes are taken as passing while their process runs.
@@ -84,8 +84,8 @@ def images_of(record):
 
 
 def layout_images(name):
-    """[(image name, fields)] of layout name, as builtin.LAYOUTS has it."""
-    return builtin.LAYOUTS[name]
+    """[(image name, fields)] of layout name, as heat_images.LAYOUTS has it."""
+    return heat_images.LAYOUTS[name]
 
 
 def image_name(images, field):

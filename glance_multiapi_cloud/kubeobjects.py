@@ -29,8 +29,8 @@ import json
 import re
 import uuid
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import errors
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import errors
 from glance_multiapi_cloud.kubeapi import configmaps
 from glance_multiapi_cloud.kubeapi import resources
 from glance_multiapi_cloud import kubeglance

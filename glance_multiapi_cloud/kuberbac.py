@@ -22,8 +22,8 @@ objects, reasons and messages of the API server. Pure logic.
 
 import dataclasses
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import errors
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import errors
 
 # NOTE: in the state dir: the RBAC manifests of ``up --kube-role`` (one
 # file, for the artifacts; named as when it held one Role) and the log of

@@ -35,7 +35,7 @@ import urllib3
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import ports as ports_mod
 from glance_multiapi_cloud import speed
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 
 STOP_TIMEOUT = 10.0
 _default_grace = [STOP_TIMEOUT]

@@ -22,11 +22,11 @@ touches a process or the network.
 import copy
 import re
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import errors
-from glance_multiapi_tests.common import jsonmerge
-from glance_multiapi_tests.common import values
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import jsonmerge
+from glance_multiapi_kernel import values
+from glance_multiapi_kernel import glance_cr
 
 # NOTE: GlanceAPI CRs are named <glance>-<api>-<type> and the Services
 # glance-<api>-public; a DNS-1123 label keeps both legal.

@@ -23,8 +23,8 @@ import secrets
 import stat
 import tempfile
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import input_files
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import input_files
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import ports as ports_mod
 from glance_multiapi_cloud import record as record_mod

@@ -11,12 +11,13 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Import every module of the three packages; name each that fails.
+"""Import every module of the four packages; name each that fails.
 
 Byte-compiling finds syntax an interpreter lacks; importing also runs what
 a module does when loaded (annotations, decorators, class bodies), which
 is where newer-Python-only code fails on an older one. The packages are
-the plugin (glance_multiapi_tests), the embedded cloud
+the kernel they share (glance_multiapi_kernel), the plugin
+(glance_multiapi_tests), the embedded cloud
 (glance_multiapi_cloud) and the uploader (glance_image_uploader): what
 ``pip install .`` installs. The modules of glance_multiapi_cloud.runtime
 run inside the embedded cloud's services, so they may miss those
@@ -31,10 +32,11 @@ import traceback
 
 import glance_image_uploader
 import glance_multiapi_cloud
+import glance_multiapi_kernel
 import glance_multiapi_tests
 
-PACKAGES = (glance_multiapi_tests, glance_multiapi_cloud,
-            glance_image_uploader)
+PACKAGES = (glance_multiapi_kernel, glance_multiapi_tests,
+            glance_multiapi_cloud, glance_image_uploader)
 SERVICE_SIDE = 'glance_multiapi_cloud.runtime.'
 
 

@@ -177,7 +177,7 @@ for case in "${VERSIONS[@]}"; do
     mkdir -p "$TEMPEST_CONFIG_DIR"
     pins=${case#"$version"}
     label="python-matrix [$("$python" -V 2>&1)${pins:+, ${pins#-} pins}]"
-    check compileall "$venv/bin/python" -m compileall -q glance_multiapi_tests glance_multiapi_cloud glance_image_uploader
+    check compileall "$venv/bin/python" -m compileall -q glance_multiapi_kernel glance_multiapi_tests glance_multiapi_cloud glance_image_uploader
     check import_every_module "$venv/bin/python" tools/import_every_module.py
     echo "$label: $(tail -1 "$RESULTS/$tag-import_every_module.log")"
     # This tempest release loads the plugin and registers its options.

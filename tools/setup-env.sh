@@ -147,7 +147,7 @@ fi
 # tempest worker or a cloud CLI, of which a run of the project's tests
 # starts some thousand). compileall writes whatever that variable says,
 # only what changed since, and into the ignored __pycache__ folders.
-"$VENV/bin/python" -m compileall -q glance_multiapi_tests glance_multiapi_cloud glance_image_uploader > /dev/null ||
+"$VENV/bin/python" -m compileall -q glance_multiapi_kernel glance_multiapi_tests glance_multiapi_cloud glance_image_uploader > /dev/null ||
     echo "setup-env: could not byte-compile glance_multiapi_tests" \
         "(not needed, only slower)" >&2
 echo "setup-env: ready ($VENV)"

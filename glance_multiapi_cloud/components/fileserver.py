@@ -16,7 +16,7 @@ the uploader (``up --no-fileserver`` leaves it out)."""
 import os
 import sys
 
-from glance_multiapi_tests.common import imagedata
+from glance_multiapi_kernel import imagedata
 from glance_multiapi_cloud import lifecycle
 from glance_multiapi_cloud import processes
 from glance_multiapi_cloud import testimages

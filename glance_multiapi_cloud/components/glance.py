@@ -36,7 +36,7 @@ from glance_multiapi_cloud import manage
 from glance_multiapi_cloud import processes
 from glance_multiapi_cloud import tlsmode
 from glance_multiapi_cloud import uwsgi
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import glance_cr
 
 HINT = 'install cloud-requirements.txt'
 # NOTE: glance-operator's least readiness probe timeout (api_ready).

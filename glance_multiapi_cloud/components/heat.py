@@ -40,7 +40,7 @@ from glance_multiapi_cloud import speed
 from glance_multiapi_cloud.runtime import heat_faults
 from glance_multiapi_cloud import tlsmode
 from glance_multiapi_cloud import uwsgi
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 
 API_SERVICES = ('heat-api', 'heat-api-cfn')
 ENGINE = 'heat-engine'

@@ -31,10 +31,10 @@ import uuid
 import requests
 import yaml
 
-from glance_multiapi_tests.common import input_files
-from glance_multiapi_tests.common import polling
-from glance_multiapi_tests.imagecheck import mapping
-from glance_multiapi_tests.common import certmint
+from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import polling
+from glance_multiapi_kernel import image_mappings as s2i_mappings
+from glance_multiapi_kernel import certmint
 from glance_multiapi_cloud import kubeheat
 from glance_multiapi_cloud import kubeobjects
 from glance_multiapi_cloud import kuberbac
@@ -149,7 +149,7 @@ def image_mappings(layout):
     """
     targets = {}
     for name, fields in kubeheat.layout_images(layout):
-        target = 'heat/' + name[len(mapping.IMAGE_NAME_PREFIX):]
+        target = 'heat/' + name[len(s2i_mappings.IMAGE_NAME_PREFIX):]
         targets[target] = list(fields)
     return {'openstack_version': {'custom_container_images': targets}}
 

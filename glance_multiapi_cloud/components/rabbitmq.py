@@ -25,7 +25,7 @@ import socket
 
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import processes
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 
 SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server'
 HINT = 'apt-get install rabbitmq-server'

@@ -22,7 +22,7 @@ production uploaders talk to and the one the uploader scenarios use.
 
 import requests
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_multiapi_cloud import certs
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import lifecycle

@@ -33,14 +33,14 @@ import time
 
 import requests
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_multiapi_cloud import deployed
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import lifecycle
 from glance_multiapi_cloud import processes
 from glance_multiapi_cloud import tlsmode
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import glance_cr
 
 PREFIX = 'route-'
 MODULE = 'glance_multiapi_cloud.runtime.route_proxy'

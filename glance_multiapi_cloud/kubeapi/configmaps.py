@@ -29,7 +29,7 @@ import tempfile
 import threading
 import uuid
 
-from glance_multiapi_tests.common import jsonmerge
+from glance_multiapi_kernel import jsonmerge
 from glance_multiapi_cloud.kubeapi import request as request_mod
 from glance_multiapi_cloud.kubeapi import resources
 from glance_multiapi_cloud.kubeapi import status as status_mod

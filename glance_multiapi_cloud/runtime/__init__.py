@@ -20,10 +20,11 @@ them.
 
 import sys
 
-from glance_multiapi_tests.common import syspath
+from glance_multiapi_kernel import syspath
 
 # NOTE: the services run in their cloud's state folder, whose mtime
-# changes with each save of the state; see common/syspath.py for what
+# changes with each save of the state; see glance_multiapi_kernel/syspath.py
+# for what
 # that costs. heat_engine's main() calls this; the wsgi_* modules call
 # uwsgi_sys_path().
 leave_working_folder_off_sys_path = syspath.leave_working_folder_off_sys_path

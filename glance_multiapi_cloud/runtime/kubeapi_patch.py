@@ -20,7 +20,7 @@ import json
 import subprocess
 import sys
 
-from glance_multiapi_tests.common import documents
+from glance_multiapi_kernel import documents
 from glance_multiapi_cloud.kubeapi import request as kube_request
 from glance_multiapi_cloud.kubeapi import status
 from glance_multiapi_cloud import errors

@@ -29,8 +29,8 @@ import signal
 import subprocess
 import time
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import input_files
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import input_files
 
 PATCH_PLACEHOLDER = '{patch}'
 

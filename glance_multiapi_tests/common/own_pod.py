@@ -35,9 +35,9 @@ import socket
 
 from oslo_log import log as logging
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import kube
-from glance_multiapi_tests.common import kube_objects
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import kube_objects
 
 LOG = logging.getLogger(__name__)
 

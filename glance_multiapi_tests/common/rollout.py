@@ -18,14 +18,14 @@ Deployment's own selector chooses are deleted (each with its own grace
 period), then the Deployment must roll out again: its pods that were
 deleted gone, as many new pods Ready as it wants, and status.readyReplicas
 back. The judgement of what is seen is pure (``judge``); ``restart`` does
-the I/O with a common/kube.py Client.
+the I/O with a glance_multiapi_kernel/kube.py Client.
 """
 
 import dataclasses
 import time
 
-from glance_multiapi_tests.common import kube
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import polling
 
 
 class RolloutError(Exception):

@@ -17,11 +17,11 @@ import argparse
 import os
 import sys
 
-from glance_multiapi_tests.common import errors
-from glance_multiapi_tests.common import input_files
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import input_files
 from glance_multiapi_tests.doctor import checks
 from glance_multiapi_tests.doctor import report
-from glance_multiapi_tests import version
+from glance_multiapi_kernel import version
 
 PROG = 'glance-multiapi-doctor'
 

@@ -29,7 +29,7 @@ from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1.identity import v3
 from keystoneauth1 import session as ks_session
 
-from glance_multiapi_tests.common import clouds_yaml
+from glance_multiapi_kernel import clouds_yaml
 from glance_multiapi_tests.common import trust
 from glance_multiapi_tests.doctor import report
 from glance_multiapi_tests.doctor import settings

@@ -23,7 +23,7 @@ broke is the one to fix first.
 import dataclasses
 import json
 
-from glance_multiapi_tests.common import errors
+from glance_multiapi_kernel import errors
 
 OK = 'OK'
 FAIL = 'FAIL'

@@ -25,11 +25,11 @@ import ssl
 
 from oslo_config import cfg
 
-from glance_multiapi_tests.common import documents
+from glance_multiapi_kernel import documents
 from glance_multiapi_tests import config
-from glance_multiapi_tests.common import errors
-from glance_multiapi_tests.common import input_files
-from glance_multiapi_tests.common import values
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import values
 
 # NOTE: the same names, types and defaults as tempest's own options; only
 # what the doctor reads. Options of other groups are ignored by oslo.config.

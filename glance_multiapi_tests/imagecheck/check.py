@@ -25,7 +25,7 @@ also be the one status.containerImages names for its field.
 
 import dataclasses
 
-from glance_multiapi_tests.imagecheck import errors
+from glance_multiapi_kernel import image_errors
 from glance_multiapi_tests.imagecheck import sources as sources_mod
 
 DOUBLY_ASSIGNED = 'doubly-assigned'
@@ -100,8 +100,8 @@ class Report:
     @property
     def exit_code(self):
         if self.consistent:
-            return errors.EXIT_CONSISTENT
-        return errors.EXIT_INCONSISTENT
+            return image_errors.EXIT_CONSISTENT
+        return image_errors.EXIT_INCONSISTENT
 
 
 def check(mapping, sources=(), known_names=None, targets=None,
@@ -151,7 +151,7 @@ def _select(mapping, targets):
         return list(mapping.targets)
     unknown = [name for name in targets if mapping.target(name) is None]
     if unknown:
-        raise errors.ImageCheckError(
+        raise image_errors.ImageCheckError(
             'target %s is not in %s (its targets: %s)'
             % (', '.join(unknown), mapping.where,
                ', '.join(t.name for t in mapping.targets)))

@@ -15,13 +15,13 @@
 import argparse
 import sys
 
-from glance_multiapi_tests.common import errors as cli_errors
-from glance_multiapi_tests.common import kube
+from glance_multiapi_kernel import errors as cli_errors
+from glance_multiapi_kernel import kube
 from glance_multiapi_tests.imagecheck import check
-from glance_multiapi_tests.imagecheck import errors
+from glance_multiapi_kernel import image_errors
 from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import report
-from glance_multiapi_tests import version
+from glance_multiapi_kernel import version
 
 PROG = 'glance-multiapi-image-check'
 
@@ -82,7 +82,7 @@ class _OneLineParser(argparse.ArgumentParser):
     """Report usage errors on one line, with the documented exit code."""
 
     def error(self, message):
-        self.exit(errors.EXIT_USAGE, '%s: error: %s (see --help)\n'
+        self.exit(image_errors.EXIT_USAGE, '%s: error: %s (see --help)\n'
                   % (self.prog, message))
 
 
@@ -197,7 +197,7 @@ def main(argv=None):
         running_deployments=tuple(running))
     try:
         result = loader.run(inputs)
-    except errors.ImageCheckError as exc:
+    except image_errors.ImageCheckError as exc:
         sys.stderr.write('%s: %s\n' % (PROG, exc))
         return exc.exit_code
     render = report.as_json if args.output == 'json' else report.as_text

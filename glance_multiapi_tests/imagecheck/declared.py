@@ -12,7 +12,7 @@
 
 """The images a deployment declares, judged without a mapping file.
 
-Upstream ships heat in three layouts (builtin.LAYOUTS): the operators'
+Upstream ships heat in three layouts (heat_images.LAYOUTS): the operators'
 default three images, s2i's two, and all in one. Which one a deployment
 runs is what it declares, so no group is fixed here: in each source of
 references, the fields (of the built-in ones) whose references name the
@@ -38,15 +38,15 @@ Pure logic: the sources come parsed (sources.py).
 import collections
 import dataclasses
 
-from glance_multiapi_tests.imagecheck import builtin
+from glance_multiapi_kernel import heat_images
 from glance_multiapi_tests.imagecheck import check
-from glance_multiapi_tests.imagecheck import errors
-from glance_multiapi_tests.imagecheck import mapping
+from glance_multiapi_kernel import image_errors
+from glance_multiapi_kernel import image_mappings
 from glance_multiapi_tests.imagecheck import sources as sources_mod
 
 
 @dataclasses.dataclass(frozen=True)
-class Image(mapping.Target):
+class Image(image_mappings.Target):
     """One image a source declares: the fields naming its repository."""
 
     repository: str = None
@@ -83,18 +83,18 @@ def images(source, fields):
 def select_fields(targets):
     """The built-in fields to judge: those of the named s2i targets."""
     if not targets:
-        return builtin.FIELDS
-    names = [name for name, _fields in builtin.GROUPS]
+        return heat_images.FIELDS
+    names = [name for name, _fields in heat_images.GROUPS]
     unknown = [name for name in targets if name not in names]
     if unknown:
-        raise errors.ImageCheckError(
+        raise image_errors.ImageCheckError(
             'target %s is not in %s (its targets: %s)' % (
-                ', '.join(unknown), builtin.WHERE, ', '.join(names)))
-    return tuple(field for name, fields in builtin.GROUPS
+                ', '.join(unknown), heat_images.WHERE, ', '.join(names)))
+    return tuple(field for name, fields in heat_images.GROUPS
                  if name in targets for field in fields)
 
 
-def check_declared(found, fields=builtin.FIELDS, known_names=None,
+def check_declared(found, fields=heat_images.FIELDS, known_names=None,
                    versions=None, running=None):
     """Judge fields as the sources declare them; return a check.Report.
 
@@ -139,7 +139,7 @@ def check_declared(found, fields=builtin.FIELDS, known_names=None,
     rows = check._rows(deployed, list(found) + ([running] if running
                                                 else []), ordered)
     return check.Report(mapping='the images the deployment declares (%s)'
-                        % builtin.WHERE, rows=tuple(rows),
+                        % heat_images.WHERE, rows=tuple(rows),
                         findings=tuple(ordered), notes=tuple(notes))
 
 
@@ -157,7 +157,7 @@ def _missing(source, fields):
     spelled = ', '.join(check._spell_absent(source, f) for f in absent)
     yield check.Finding(
         check.MISSING, '%s (%s): lacks %s, a field of heat\'s images (%s)'
-        % (source.label, source.where, spelled, builtin.WHERE),
+        % (source.label, source.where, spelled, heat_images.WHERE),
         fields=tuple(absent), source=source.label)
 
 
@@ -204,14 +204,14 @@ def _deployed(found, fields):
 
 def _layouts(found, fields):
     """A note per complete source: which upstream layout it declares."""
-    if set(fields) != set(builtin.FIELDS):
+    if set(fields) != set(heat_images.FIELDS):
         return
     for source in found:
         if not source.complete or any(
                 field not in source.references for field in fields):
             continue
         declared = images(source, fields)
-        layout = builtin.layout_named(image.fields for image in declared)
+        layout = heat_images.layout_named(image.fields for image in declared)
         spelled = '; '.join('%s serves %s' % (image.image,
                                               ', '.join(image.fields))
                             for image in declared)

@@ -20,14 +20,14 @@ import dataclasses
 import json
 
 from glance_multiapi_tests.common import commands
-from glance_multiapi_tests.common import input_files
-from glance_multiapi_tests.common import kube
-from glance_multiapi_tests.common import kube_objects
-from glance_multiapi_tests.imagecheck import builtin
+from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import kube_objects
+from glance_multiapi_kernel import heat_images
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import declared
-from glance_multiapi_tests.imagecheck import errors
-from glance_multiapi_tests.imagecheck import mapping
+from glance_multiapi_kernel import image_errors
+from glance_multiapi_kernel import image_mappings
 from glance_multiapi_tests.imagecheck import sources
 
 
@@ -37,7 +37,7 @@ class Inputs:
 
     mappings_file: str
     # NOTE: without mappings_file, the fields of the built-in groups
-    # (builtin.py) are judged as the deployment groups them
+    # (heat_images.py) are judged as the deployment groups them
     # (declared.py), with the built-in known names.
     builtin: bool = False
     version_file: str = None
@@ -61,16 +61,16 @@ def run(inputs):
     """Read every input and return the check.Report."""
     if not (inputs.mappings_file or inputs.builtin or
             inputs.running_deployments):
-        raise errors.ImageCheckError('no image mappings file given')
+        raise image_errors.ImageCheckError('no image mappings file given')
     if inputs.version_file and inputs.version_command:
-        raise errors.ImageCheckError(
+        raise image_errors.ImageCheckError(
             'give the OpenStackVersion as a file or a command, not both')
     if inputs.kubernetes and (inputs.version_file or inputs.version_command):
-        raise errors.ImageCheckError(
+        raise image_errors.ImageCheckError(
             'the OpenStackVersion is read through the Kubernetes API; do not '
             'give a version file or command too')
     if inputs.running_deployments and not inputs.kubernetes:
-        raise errors.ImageCheckError(
+        raise image_errors.ImageCheckError(
             'the running Deployments can only be read through the '
             'Kubernetes API, which is not configured')
     if inputs.builtin and not inputs.mappings_file and not (
@@ -78,22 +78,23 @@ def run(inputs):
             inputs.version_command or inputs.env_file or inputs.env_list):
         # NOTE: without a mapping the deployment's references are all
         # there is to judge; nothing given would pass with nothing read.
-        raise errors.ImageCheckError(
+        raise image_errors.ImageCheckError(
             'no image mappings file and no deployed references given: '
             'give a mappings file, or the OpenStackVersion or the '
             'RELATED_IMAGE listing to judge')
     if inputs.env_file and inputs.env_list:
-        raise errors.ImageCheckError(
+        raise image_errors.ImageCheckError(
             'give the RELATED_IMAGE listing as a file or a list, not both')
     image_mapping = None
     if inputs.mappings_file:
-        image_mapping = mapping.parse_mapping(
+        image_mapping = image_mappings.parse_mapping(
             read_text(inputs.mappings_file, 'image mappings'),
             inputs.mappings_file)
     elif inputs.builtin:
         fields = declared.select_fields(inputs.targets)
     else:
-        image_mapping = mapping.Mapping(where=check.NO_MAPPING, targets=())
+        image_mapping = image_mappings.Mapping(where=check.NO_MAPPING,
+                                               targets=())
     found, versions, running = [], None, None
     if inputs.kubernetes:
         found, versions, running = read_kubernetes(inputs)
@@ -122,7 +123,7 @@ def run(inputs):
                 inputs.known_names_file)
         known = frozenset(known)
     elif inputs.builtin and not inputs.mappings_file:
-        known = builtin.KNOWN_NAMES
+        known = heat_images.KNOWN_NAMES
     if image_mapping is None:
         return declared.check_declared(found, fields, known_names=known,
                                        versions=versions, running=running)
@@ -145,7 +146,7 @@ def read_kubernetes(inputs):
             running_where = 'Kubernetes API at %s, namespace %s' % (
                 client.server, client.namespace)
     except kube.KubeError as exc:
-        raise errors.InputUnavailable(str(exc)) from None
+        raise image_errors.InputUnavailable(str(exc)) from None
     found, versions = sources.parse_version_document(json.dumps(version),
                                                      version_where)
     running = None
@@ -166,17 +167,17 @@ def read_text(path, what):
         return input_files.read_text(path, '%s file' % what)
     except input_files.InputFileError as exc:
         if exc.unavailable:
-            raise errors.InputUnavailable(str(exc)) from None
-        raise errors.MalformedInput(path, None, '%s file %s' % (
+            raise image_errors.InputUnavailable(str(exc)) from None
+        raise image_errors.MalformedInput(path, None, '%s file %s' % (
             what, exc.problem)) from None
 
 
 def run_get_command(command, timeout):
     """Run a get command line (through the shell); return what it printed."""
     if not command.strip():
-        raise errors.ImageCheckError('the get command is empty')
+        raise image_errors.ImageCheckError('the get command is empty')
     try:
         return commands.run(command, timeout=timeout,
                             what='OpenStackVersion get command')
     except commands.CommandError as exc:
-        raise errors.InputUnavailable(str(exc))
+        raise image_errors.InputUnavailable(str(exc))

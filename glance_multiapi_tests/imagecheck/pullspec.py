@@ -21,8 +21,8 @@ fields that are meant to share one image should be spelled the same way.
 import dataclasses
 import re
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import errors
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import errors
 
 _DOMAIN_COMPONENT = r'[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?'
 _DOMAIN_RE = re.compile(

@@ -36,9 +36,9 @@ The operator also feeds ``infraDnsmasqImage`` from the neutron API default.
 import dataclasses
 import re
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.imagecheck import errors
-from glance_multiapi_tests.imagecheck import mapping as mapping_mod
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import image_errors
+from glance_multiapi_kernel import image_mappings as mapping_mod
 from glance_multiapi_tests.imagecheck import pullspec
 
 STATUS = 'status.containerImages'
@@ -109,7 +109,7 @@ def parse_env_listing(text, where):
     references, origins = {}, {}
     for name, value, place in pairs:
         if name in seen:
-            raise errors.MalformedInput(
+            raise image_errors.MalformedInput(
                 where, name, 'set twice (%s and %s)' % (seen[name], place))
         seen[name] = place
         field = field_for_env_name(name)
@@ -124,7 +124,7 @@ def parse_env_listing(text, where):
             references[target] = ref
             origins[target] = name
     if not references:
-        raise errors.MalformedInput(
+        raise image_errors.MalformedInput(
             where, None, 'no %s*%s variable found' % (ENV_PREFIX, ENV_SUFFIX))
     return Source(label=ENV, where=where, references=references,
                   origins=origins, complete=True)
@@ -144,7 +144,7 @@ def _env_pairs_from_lines(text, where):
             name = name.strip()
             place = 'line %d' % number
             if not sep or not _ENV_NAME_RE.match(name):
-                raise errors.MalformedInput(
+                raise image_errors.MalformedInput(
                     where, place, 'expected NAME=VALUE, got %s' %
                     documents.short(repr(item)))
             pairs.append((name, _unquote(value.strip()), place))
@@ -154,20 +154,20 @@ def _env_pairs_from_lines(text, where):
 def _env_pairs_from_list(text, where):
     document = mapping_mod.load_yaml(text, where)
     if not isinstance(document, list):
-        raise errors.MalformedInput(
+        raise image_errors.MalformedInput(
             where, None, 'expected a list of {name, value} entries')
     pairs = []
     for index, entry in enumerate(document):
         place = 'entry %d' % index
         if (not isinstance(entry, dict) or
                 not isinstance(entry.get('name'), str)):
-            raise errors.MalformedInput(
+            raise image_errors.MalformedInput(
                 where, place, 'expected a map with a name and a value')
         if 'value' not in entry:
             # NOTE: valueFrom entries cannot be resolved offline; they are
             # only a problem if they name an image the mapping needs.
             if field_for_env_name(entry['name']) is not None:
-                raise errors.MalformedInput(
+                raise image_errors.MalformedInput(
                     where, entry['name'], 'has no literal value')
             continue
         pairs.append((entry['name'], entry['value'], place))
@@ -201,7 +201,7 @@ def parse_version_document(text, where):
     if custom:
         found.append(_cr_source(SPEC, custom, where, complete=False))
     if not found:
-        raise errors.MalformedInput(
+        raise image_errors.MalformedInput(
             where, None, 'has neither %s nor %s; nothing to check'
             % (STATUS, SPEC))
     versions = Versions(target=spec.get('targetVersion'),
@@ -212,23 +212,23 @@ def parse_version_document(text, where):
 
 def _single_version(document, where):
     if not isinstance(document, dict):
-        raise errors.MalformedInput(
+        raise image_errors.MalformedInput(
             where, None, 'expected an OpenStackVersion object')
     if str(document.get('kind') or '').endswith('List') or (
             'items' in document):
         items = document.get('items')
         if not isinstance(items, list) or len(items) != 1:
             count = len(items) if isinstance(items, list) else 'no'
-            raise errors.MalformedInput(
+            raise image_errors.MalformedInput(
                 where, 'items', 'expected exactly one OpenStackVersion, '
                 'got %s; name the one to check' % count)
         document = items[0]
         if not isinstance(document, dict):
-            raise errors.MalformedInput(
+            raise image_errors.MalformedInput(
                 where, 'items[0]', 'expected an OpenStackVersion object')
     kind = document.get('kind')
     if kind is not None and kind != 'OpenStackVersion':
-        raise errors.MalformedInput(
+        raise image_errors.MalformedInput(
             where, 'kind', 'expected OpenStackVersion, got %s' %
             documents.short(repr(kind)))
     return document
@@ -239,7 +239,7 @@ def _section(parent, key, where, prefix=''):
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise errors.MalformedInput(
+        raise image_errors.MalformedInput(
             where, prefix + key, 'expected a map, got a %s'
             % type(value).__name__)
     return value
@@ -263,7 +263,7 @@ def _pullspec(value, where, field):
     try:
         return pullspec.parse(value)
     except pullspec.InvalidPullspec as exc:
-        raise errors.MalformedInput(where, field, str(exc))
+        raise image_errors.MalformedInput(where, field, str(exc))
 
 
 def parse_running(deployments, fields, where):
@@ -278,7 +278,7 @@ def parse_running(deployments, fields, where):
     for name in sorted(fields):
         field = fields[name]
         if field in origins:
-            raise errors.MalformedInput(
+            raise image_errors.MalformedInput(
                 where, field, 'given to two Deployments, %s and %s; each '
                 'field can name one' % (origins[field].split()[-1], name))
         container = running_container(deployments[name], name, where)
@@ -298,7 +298,7 @@ def running_container(deployment, name, where):
         containers = containers.get(key) if isinstance(
             containers, dict) else None
     if not isinstance(containers, list) or not containers:
-        raise errors.MalformedInput(
+        raise image_errors.MalformedInput(
             where, 'Deployment %s' % name, 'has no '
             'spec.template.spec.containers list')
     for container in containers:
@@ -306,7 +306,7 @@ def running_container(deployment, name, where):
             return container
     if len(containers) == 1 and isinstance(containers[0], dict):
         return containers[0]
-    raise errors.MalformedInput(
+    raise image_errors.MalformedInput(
         where, 'Deployment %s' % name, 'has %d containers (%s) and none is '
         'named %s, so which one runs the image is unknown' % (
             len(containers), documents.short(', '.join(
@@ -322,12 +322,12 @@ def parse_known_names(text, where):
         if not line:
             continue
         if any(c.isspace() for c in line) or '/' in line or ':' in line:
-            raise errors.MalformedInput(
+            raise image_errors.MalformedInput(
                 where, 'line %d' % number, 'expected one image name such as '
                 'openstack-heat-api, got %s' % documents.short(repr(line)))
         names.add(line)
     if not names:
-        raise errors.MalformedInput(where, None, 'lists no image name')
+        raise image_errors.MalformedInput(where, None, 'lists no image name')
     return frozenset(names)
 
 

@@ -23,12 +23,12 @@ import dataclasses
 import json
 
 from glance_multiapi_tests.common import commands
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import errors
-from glance_multiapi_tests.common import kube
-from glance_multiapi_tests.common import kube_objects
-from glance_multiapi_tests.common import values
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import kube_objects
+from glance_multiapi_kernel import values
+from glance_multiapi_kernel import glance_cr
 
 
 class DiscoveryError(errors.OneLineError):

@@ -23,9 +23,9 @@ import json
 import shlex
 
 from glance_multiapi_tests.common import commands
-from glance_multiapi_tests.common import errors
-from glance_multiapi_tests.common import kube
-from glance_multiapi_tests.common import kube_objects
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import kube_objects
 from glance_multiapi_tests.multiapi import discovery
 
 # patch_object choice -> (resource, dotted path of the Glance spec in it).

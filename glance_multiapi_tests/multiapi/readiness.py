@@ -25,12 +25,12 @@ raises and returns '' when it has nothing to say.
 import dataclasses
 import logging
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import kube
-from glance_multiapi_tests.common import kube_objects
-from glance_multiapi_tests.multiapi import conditions
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import kube_objects
+from glance_multiapi_kernel import conditions
 from glance_multiapi_tests.multiapi import discovery
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import glance_cr
 
 LOG = logging.getLogger(__name__)
 NOT_READ = ('not read: only the Kubernetes API reads them '

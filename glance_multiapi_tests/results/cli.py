@@ -24,8 +24,8 @@ import argparse
 import os
 import sys
 
-from glance_multiapi_tests.common import errors
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import polling
 from glance_multiapi_tests.results import comparison
 from glance_multiapi_tests.results import metrics
 from glance_multiapi_tests.results import outcomes as outcomes_mod
@@ -34,7 +34,7 @@ from glance_multiapi_tests.results import recorder
 from glance_multiapi_tests.results import records
 from glance_multiapi_tests.results import required_groups
 from glance_multiapi_tests.results import verdict
-from glance_multiapi_tests import version
+from glance_multiapi_kernel import version
 
 PROG = 'glance-multiapi-report'
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REGRESSED, EXIT_NO_RECORDS, \

@@ -32,7 +32,7 @@ import math
 import urllib.error
 import urllib.request
 
-from glance_multiapi_tests.common import input_files
+from glance_multiapi_kernel import input_files
 from glance_multiapi_tests.results import metrics
 
 REGRESSED, WITHIN, NEW, GONE = 'regressed', 'within', 'new', 'gone'

@@ -30,7 +30,7 @@ pod the stream (tempest_results.subunit) is written after tempest
 exits, when no worker of the plugin is left to rebuild the map.
 """
 
-from glance_multiapi_tests.common import input_files
+from glance_multiapi_kernel import input_files
 from glance_multiapi_tests.results import inventory
 from glance_multiapi_tests.results import model
 from glance_multiapi_tests.results import subunit_stream

@@ -27,7 +27,7 @@ import os
 import tempfile
 import time
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_multiapi_tests.results import comparison
 from glance_multiapi_tests.results import deployment_map
 from glance_multiapi_tests.results import metrics

@@ -23,7 +23,7 @@ default. Pure.
 
 import jsonschema
 
-from glance_multiapi_tests.common import documents
+from glance_multiapi_kernel import documents
 
 LAST_SECOND = 253402300800
 

@@ -21,9 +21,9 @@ map built from a damaged folder says so instead of failing.
 
 import os
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import errors
-from glance_multiapi_tests.common import input_files
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import input_files
 from glance_multiapi_tests.results import record_schema
 from glance_multiapi_tests.results import recorder
 

@@ -35,8 +35,8 @@ import zlib
 import subunit
 import testtools
 
-from glance_multiapi_tests.common import errors
-from glance_multiapi_tests.common import input_files
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import input_files
 
 # What a subunit status means to a reader of the results.
 OUTCOMES = {'success': 'pass', 'xfail': 'pass', 'fail': 'fail',

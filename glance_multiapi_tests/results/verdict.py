@@ -20,7 +20,7 @@ whole. Pure apart from reading the streams.
 
 import dataclasses
 
-from glance_multiapi_tests.common import input_files
+from glance_multiapi_kernel import input_files
 from glance_multiapi_tests.results import required_groups
 from glance_multiapi_tests.results import subunit_stream
 

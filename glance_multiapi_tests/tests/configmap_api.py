@@ -31,7 +31,7 @@ import uuid
 import fixtures
 
 from glance_multiapi_tests.common import commands
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 
 # NOTE: the stand-in starts in well under a second; a loaded CI machine
 # gets the margin.
@@ -100,7 +100,7 @@ class ConfigMapNamespace(fixtures.Fixture):
     def _setUp(self):
         import kubernetes.config
 
-        from glance_multiapi_tests.common import kube_rest
+        from glance_multiapi_kernel import kube_rest
 
         self.kubeconfig = self.opts.kubeconfig
         if not self.kubeconfig:

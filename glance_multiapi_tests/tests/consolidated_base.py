@@ -20,8 +20,8 @@ disagreement it finds.
 from oslo_log import log as logging
 from tempest import config
 
-from glance_multiapi_tests.common import kube
-from glance_multiapi_tests.imagecheck import errors
+from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import image_errors
 from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import report
 from glance_multiapi_tests.tests import base
@@ -72,7 +72,8 @@ class ConsolidatedImageTest(base.BasePluginTest):
     """Runs the image check; needs no cloud and no credentials.
 
     Without [consolidated_images] mappings_file, heat's fields
-    (imagecheck/builtin.py, from openstack-operator's OpenStackVersion
+    (glance_multiapi_kernel/heat_images.py, from openstack-operator's
+    OpenStackVersion
     types) are checked as the deployment groups them
     (imagecheck/declared.py), so a pod needs no CI file.
     """
@@ -85,7 +86,7 @@ class ConsolidatedImageTest(base.BasePluginTest):
         """Return the check's report; an unusable input fails the test."""
         try:
             result = loader.run(_inputs(with_references, with_running))
-        except errors.ImageCheckError as exc:
+        except image_errors.ImageCheckError as exc:
             self.fail('the consolidated image check could not run: %s'
                       % exc)
         LOG.info('consolidated image check:\n%s', report.as_text(result))

@@ -37,7 +37,7 @@ import requests
 from tempest.lib import exceptions as lib_exc
 import urllib3
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_multiapi_tests.multiapi import probes
 
 _CONNECTION_ERRORS = (ConnectionError, http.client.HTTPException,

@@ -22,7 +22,7 @@ named before (registry_ca_file, or the system CAs) and that CA.
 
 import os
 
-from glance_multiapi_tests.common import certmint
+from glance_multiapi_kernel import certmint
 
 # NOTE: a test's life; the clocks of the suite and the uploader are one.
 VALID_DAYS = 1

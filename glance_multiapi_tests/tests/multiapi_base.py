@@ -36,7 +36,7 @@ from tempest.lib.common.utils import test_utils
 from tempest.lib import exceptions as lib_exc
 from urllib3 import exceptions as urllib3_exc
 
-from glance_multiapi_tests.common import imagedata
+from glance_multiapi_kernel import imagedata
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import probes

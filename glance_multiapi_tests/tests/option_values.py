@@ -21,9 +21,9 @@ before it changes anything. Pure: no I/O.
 
 import string
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import errors
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import glance_cr
 
 
 class OptionValueError(errors.OneLineError, ValueError):

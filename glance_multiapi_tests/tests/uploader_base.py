@@ -29,7 +29,7 @@ from tempest.lib.common.utils import test_utils
 from tempest.lib import exceptions
 import yaml
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_multiapi_tests.common import trust
 from glance_multiapi_tests.tests import base
 from glance_multiapi_tests.tests import configmap_api

@@ -26,7 +26,7 @@ import fixtures
 import requests
 from tempest import config
 
-from glance_multiapi_tests.common import imagedata
+from glance_multiapi_kernel import imagedata
 from glance_multiapi_tests.common import trust
 from glance_multiapi_tests.multiapi import probes
 from glance_multiapi_tests.tests import disturbance as disturbance_mod

@@ -32,7 +32,7 @@ import functools
 
 from tempest.lib import exceptions as lib_exc
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_multiapi_tests.multiapi import probes
 
 # NOTE: glance never leaves these states on its own, so waiting on is

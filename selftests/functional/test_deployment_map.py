@@ -32,7 +32,7 @@ import fixtures
 from prometheus_client.parser import text_string_to_metric_families
 import testtools
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_multiapi_tests.results import publish
 from glance_multiapi_tests.results import records
 from selftests import browser

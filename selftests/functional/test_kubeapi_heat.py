@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_multiapi_cloud import kubeheat
 from selftests.functional import kube_base
 from selftests.functional import test_heat

@@ -26,9 +26,9 @@ import uuid
 import requests
 import yaml
 
-from glance_multiapi_tests.common import imagedata
+from glance_multiapi_kernel import imagedata
 from glance_multiapi_cloud import ports
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from selftests import cli_runs
 from selftests.functional import base
 

@@ -20,7 +20,7 @@ run one at a time (tools/run-functional.sh runs stestr with concurrency 1).
 
 import json
 
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import glance_cr
 from selftests.functional import base
 
 _T = 'glance_multiapi_tests.tests.'

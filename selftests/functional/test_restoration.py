@@ -27,7 +27,7 @@ import shlex
 import signal
 import subprocess
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from selftests.functional import base
 from selftests.functional import tempest_workspace
 from selftests.functional import test_kubeapi

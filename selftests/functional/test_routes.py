@@ -29,9 +29,9 @@ import uuid
 import requests
 import yaml
 
-from glance_multiapi_tests.common import imagedata
-from glance_multiapi_tests.common import polling
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import imagedata
+from glance_multiapi_kernel import polling
+from glance_multiapi_kernel import glance_cr
 from glance_multiapi_tests.multiapi import probes
 from selftests.functional import kube_base
 from selftests.functional import test_kubeapi

@@ -22,7 +22,7 @@ import uuid
 
 import requests
 
-from glance_multiapi_tests.common import imagedata
+from glance_multiapi_kernel import imagedata
 from selftests.functional import base
 
 _T = 'glance_multiapi_tests.tests.api.test_store_placement.' \

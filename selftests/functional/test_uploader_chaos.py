@@ -30,7 +30,7 @@ import uuid
 from testtools import content
 import yaml
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from selftests.functional import uploader_runs
 from glance_image_uploader import glance
 from glance_image_uploader import inputs

@@ -32,8 +32,8 @@ import uuid
 import certifi
 import yaml
 
-from glance_multiapi_tests.common import imagedata
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import imagedata
+from glance_multiapi_kernel import polling
 from glance_multiapi_cloud import certs
 from glance_multiapi_cloud import state as state_mod
 from selftests.functional import uploader_runs

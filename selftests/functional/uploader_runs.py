@@ -20,7 +20,7 @@ import uuid
 
 import fixtures
 
-from glance_multiapi_tests.common import imagedata
+from glance_multiapi_kernel import imagedata
 from selftests.functional import base
 
 UPLOADER = os.path.join(base.BIN, 'glance-image-uploader')

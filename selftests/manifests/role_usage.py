@@ -35,7 +35,8 @@ _FIELDS = ('verb', 'apiGroup', 'resource', 'code')
 # used a grant.
 _NOT_AUTHORISED = (401, 403)
 # NOTE: (verb, resource) -> the groups of tests (results/required_groups)
-# whose run makes that request, from the plugin's calls (common/kube.py's
+# whose run makes that request, from the plugin's calls
+# (glance_multiapi_kernel/kube.py's
 # users): discovery lists the Glance CRs (multiapi_base), the readiness
 # check gets the GlanceAPI CRs, the consolidated-image check lists the
 # OpenStackVersions and gets the heat Deployments (imagecheck/loader.py),

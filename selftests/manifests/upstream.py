@@ -75,17 +75,21 @@ FACTS = (
          'a new heat-engine pod is Ready 10 s after it starts'),
     Fact('openstack-operator', 'api/core/v1beta1/openstackversion_types.go',
          'json:"heatAPIImage,omitempty"',
-         'heat\'s fields judged without a mapping (imagecheck/builtin.py)'),
+         'heat\'s fields judged without a mapping (the kernel\'s '
+         'heat_images.py)'),
     Fact('openstack-operator', 'api/core/v1beta1/openstackversion_types.go',
          'json:"heatCfnapiImage,omitempty"',
-         'heat\'s fields judged without a mapping (imagecheck/builtin.py)'),
+         'heat\'s fields judged without a mapping (the kernel\'s '
+         'heat_images.py)'),
     Fact('openstack-operator', 'api/core/v1beta1/openstackversion_types.go',
          'json:"heatEngineImage,omitempty"',
-         'heat\'s fields judged without a mapping (imagecheck/builtin.py)'),
+         'heat\'s fields judged without a mapping (the kernel\'s '
+         'heat_images.py)'),
     Fact('s2i-openstack-containers', 'containers/image-mappings.yaml',
          '    heat/heat-api:\n      - heatAPIImage\n      - heatCfnapiImage\n'
          '    heat/heat-engine:\n      - heatEngineImage\n',
-         's2i builds heat as two images (imagecheck/builtin.py GROUPS, '
+         's2i builds heat as two images (the kernel\'s heat_images.py '
+         'GROUPS, '
          'the embedded cloud\'s default heat layout s2i)'),
     Fact('openstack-operator', 'config/operator/default_images.yaml',
          'openstack-heat-api-cfn:current-podified',

@@ -21,7 +21,7 @@ import types
 import fixtures
 import testtools
 
-from glance_multiapi_tests.common import kube
+from glance_multiapi_kernel import kube
 from selftests.unit import kube_stub
 
 GLANCE = {

@@ -29,8 +29,8 @@ import threading
 
 import fixtures
 
-from glance_multiapi_tests.common import jsonmerge
-from glance_multiapi_tests.common import kube
+from glance_multiapi_kernel import jsonmerge
+from glance_multiapi_kernel import kube
 from glance_multiapi_cloud.kubeapi import request as kube_request
 from glance_multiapi_cloud.kubeapi import resources
 from glance_multiapi_cloud.kubeapi import server

@@ -14,8 +14,8 @@
 
 import testtools
 
-from glance_multiapi_tests.multiapi import conditions as c
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import conditions as c
+from glance_multiapi_kernel import glance_cr
 
 
 def _brief(cond):

@@ -19,7 +19,7 @@ from tempest.lib.common import rest_client
 from tempest.lib import exceptions as lib_exc
 import testtools
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from selftests.unit import stub_http
 from selftests.unit import test_error_bodies
 from glance_multiapi_tests.services.orchestration import heat_client

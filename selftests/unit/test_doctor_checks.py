@@ -24,7 +24,7 @@ from unittest import mock
 import fixtures
 import testtools
 
-from glance_multiapi_tests.common import certmint
+from glance_multiapi_kernel import certmint
 from glance_multiapi_tests.doctor import checks
 from glance_multiapi_tests.doctor import cli
 from glance_multiapi_tests.doctor import keystone

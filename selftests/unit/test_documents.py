@@ -10,12 +10,13 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""common/documents.py: each way a text fails is one DocumentError line."""
+"""The kernel's documents.py: each way a text fails is one DocumentError.
+"""
 
 import testtools
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import errors
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import errors
 from glance_image_uploader import inputs
 
 MD5 = 'd41d8cd98f00b204e9800998ecf8427e'

@@ -28,13 +28,13 @@ import fixtures
 from hypothesis import given
 from hypothesis import strategies as st
 
-from glance_multiapi_tests.common import clouds_yaml
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import kube
+from glance_multiapi_kernel import clouds_yaml
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import kube
 from glance_multiapi_tests.doctor import settings
-from glance_multiapi_tests.imagecheck import errors as check_errors
+from glance_multiapi_kernel import image_errors as check_errors
 from glance_multiapi_tests.imagecheck import loader
-from glance_multiapi_tests.imagecheck import mapping
+from glance_multiapi_kernel import image_mappings
 from glance_multiapi_tests.imagecheck import sources
 from glance_multiapi_cloud import cli as cloud_cli
 from glance_multiapi_cloud.components import kubeapi
@@ -223,8 +223,8 @@ class TestAliasesAndDuplicates(_Bounded):
 
     @given(_yaml(inputs.MAPPING))
     def test_image_mapping(self, text):
-        self.check(text, lambda text: mapping.parse_mapping(text, 'm.yaml'),
-                   check_errors.MalformedInput, 'm.yaml')
+        self.check(text, lambda text: image_mappings.parse_mapping(
+            text, 'm.yaml'), check_errors.MalformedInput, 'm.yaml')
 
     @given(_yaml(inputs.VERSION))
     def test_openstackversion(self, text):

@@ -26,13 +26,13 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from glance_multiapi_tests.common import kube
-from glance_multiapi_tests.common import kube_objects
+from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import kube_objects
 from glance_multiapi_tests.common import own_pod
-from glance_multiapi_tests.imagecheck import errors as check_errors
+from glance_multiapi_kernel import image_errors as check_errors
 from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import sources
-from glance_multiapi_tests.multiapi import conditions
+from glance_multiapi_kernel import conditions
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching
 from glance_multiapi_tests.multiapi import readiness

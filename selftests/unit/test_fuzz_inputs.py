@@ -23,9 +23,9 @@ MalformedInput or InputUnavailable), in one line naming the file.
 from hypothesis import given
 from hypothesis import strategies as st
 
-from glance_multiapi_tests.imagecheck import errors as check_errors
+from glance_multiapi_kernel import image_errors as check_errors
 from glance_multiapi_tests.imagecheck import loader
-from glance_multiapi_tests.imagecheck import mapping
+from glance_multiapi_kernel import image_mappings
 from glance_multiapi_tests.imagecheck import sources
 from selftests import fuzzing
 from glance_image_uploader import exitcodes
@@ -122,7 +122,7 @@ class TestImageCheckFuzzing(fuzzing.FileFuzzing):
 
     @given(fuzzing.raw_bytes(MAPPING))
     def test_mapping_is_targets_or_malformed(self, data):
-        found = self.parse_or_refuse(mapping.parse_mapping, data,
+        found = self.parse_or_refuse(image_mappings.parse_mapping, data,
                                      'image mappings')
         if found is not None:
             for target in found.targets:

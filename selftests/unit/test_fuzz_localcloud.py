@@ -25,7 +25,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 import yaml
 
-from glance_multiapi_tests.common import documents
+from glance_multiapi_kernel import documents
 from glance_multiapi_cloud import cli
 from glance_multiapi_cloud.components import kubeapi
 from glance_multiapi_cloud import errors

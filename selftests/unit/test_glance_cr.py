@@ -14,7 +14,7 @@
 
 import testtools
 
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import glance_cr
 
 
 class KeystoneEndpointTest(testtools.TestCase):

@@ -15,15 +15,15 @@
 import testtools
 
 from glance_multiapi_tests.imagecheck import check
-from glance_multiapi_tests.imagecheck import errors
-from glance_multiapi_tests.imagecheck import mapping
+from glance_multiapi_kernel import image_errors
+from glance_multiapi_kernel import image_mappings
 from glance_multiapi_tests.imagecheck import pullspec
 from glance_multiapi_tests.imagecheck import sources
 
 REPO = 'quay.io/podified-antelope-centos9/openstack-heat-api'
 A = REPO + '@sha256:' + 'a' * 64
 B = REPO + '@sha256:' + 'b' * 64
-MAPPING = mapping.parse_mapping(
+MAPPING = image_mappings.parse_mapping(
     'heat/heat-api: [heatAPIImage, heatCfnapiImage, heatEngineImage]\n'
     'keystone/keystone: [keystoneAPIImage]\n', 'm.yaml')
 KEYSTONE = 'quay.io/x/openstack-keystone:1'
@@ -135,7 +135,7 @@ class CheckTest(testtools.TestCase):
         self.assertIn('names image openstack-heat-all', finding.message)
 
     def test_targets_select_rows_but_doubles_are_global(self):
-        doubled = mapping.parse_mapping(
+        doubled = image_mappings.parse_mapping(
             'heat/heat-api: [heatAPIImage]\nkeystone/keystone: '
             '[keystoneAPIImage, heatAPIImage]\n', 'm.yaml')
         report = check.check(doubled, [], targets=['heat/heat-api'])
@@ -144,13 +144,13 @@ class CheckTest(testtools.TestCase):
         self.assertEqual('doubly-assigned', report.rows[0].verdict)
 
     def test_field_listed_twice_under_one_target(self):
-        twice = mapping.parse_mapping(
+        twice = image_mappings.parse_mapping(
             'heat/heat-api: [heatAPIImage, heatAPIImage]\n', 'm.yaml')
         [finding] = check.check(twice).findings
         self.assertIn('listed 2 times under heat/heat-api', finding.message)
 
     def test_unknown_target_option(self):
-        exc = self.assertRaises(errors.ImageCheckError, check.check,
+        exc = self.assertRaises(image_errors.ImageCheckError, check.check,
                                 MAPPING, [], targets=['heat/heat-all'])
-        self.assertEqual(errors.EXIT_USAGE, exc.exit_code)
+        self.assertEqual(image_errors.EXIT_USAGE, exc.exit_code)
         self.assertIn('heat/heat-all is not in m.yaml', str(exc))

@@ -19,15 +19,15 @@ when healthy, and each kind of drift fails in each.
 
 import testtools
 
-from glance_multiapi_tests.imagecheck import builtin
+from glance_multiapi_kernel import heat_images
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import declared
-from glance_multiapi_tests.imagecheck import errors
+from glance_multiapi_kernel import image_errors
 from glance_multiapi_tests.imagecheck import pullspec
 from glance_multiapi_tests.imagecheck import sources
 
 REGISTRY = 'quay.io/podified-antelope-centos9/'
-API, CFN, ENGINE = builtin.API, builtin.CFNAPI, builtin.ENGINE
+API, CFN, ENGINE = heat_images.API, heat_images.CFNAPI, heat_images.ENGINE
 
 
 def digest(char):
@@ -37,7 +37,7 @@ def digest(char):
 def layout(name, tag=None):
     """{field: reference} of a healthy deployment in layout name."""
     refs = {}
-    for index, (image, fields) in enumerate(builtin.LAYOUTS[name]):
+    for index, (image, fields) in enumerate(heat_images.LAYOUTS[name]):
         suffix = ':%s' % tag if tag else digest('abcdef'[index])
         for field in fields:
             refs[field] = REGISTRY + image + suffix
@@ -52,7 +52,7 @@ def source(label, refs, complete=True):
 
 
 def run(*found, **kwargs):
-    kwargs.setdefault('known_names', builtin.KNOWN_NAMES)
+    kwargs.setdefault('known_names', heat_images.KNOWN_NAMES)
     return declared.check_declared(list(found), **kwargs)
 
 
@@ -63,7 +63,7 @@ def kinds(report):
 class DeclaredLayoutTest(testtools.TestCase):
 
     def test_every_upstream_layout_passes_when_healthy(self):
-        for name in builtin.LAYOUTS:
+        for name in heat_images.LAYOUTS:
             refs = layout(name)
             report = run(source(sources.STATUS, refs),
                          source(sources.ENV, refs))
@@ -73,7 +73,7 @@ class DeclaredLayoutTest(testtools.TestCase):
                           % name, '\n'.join(report.notes))
 
     def test_tags_alike_pass(self):
-        for name in builtin.LAYOUTS:
+        for name in heat_images.LAYOUTS:
             report = run(source(sources.STATUS, layout(name, 'current')))
             self.assertTrue(report.consistent, name)
 
@@ -163,7 +163,7 @@ class DeclaredLayoutTest(testtools.TestCase):
         self.assertEqual('MISSING', rows[(CFN, sources.STATUS)])
 
     def test_running_deployment_on_another_digest_fails(self):
-        for name in builtin.LAYOUTS:
+        for name in heat_images.LAYOUTS:
             refs = layout(name)
             running = dict(refs)
             running[ENGINE] = running[ENGINE].split('@')[0] + digest('9')
@@ -183,8 +183,8 @@ class DeclaredLayoutTest(testtools.TestCase):
     def test_targets_select_fields(self):
         self.assertEqual((ENGINE,),
                          declared.select_fields(['heat/heat-engine']))
-        self.assertEqual(builtin.FIELDS, declared.select_fields([]))
-        exc = self.assertRaises(errors.ImageCheckError,
+        self.assertEqual(heat_images.FIELDS, declared.select_fields([]))
+        exc = self.assertRaises(image_errors.ImageCheckError,
                                 declared.select_fields, ['heat/heat-all'])
         self.assertIn('heat/heat-api, heat/heat-engine', str(exc))
 
@@ -193,10 +193,11 @@ class BuiltinTest(testtools.TestCase):
 
     def test_groups_are_s2i_landed_mapping(self):
         self.assertEqual((('heat/heat-api', (API, CFN)),
-                          ('heat/heat-engine', (ENGINE,))), builtin.GROUPS)
-        self.assertEqual('s2i', builtin.layout_named(
-            fields for _name, fields in builtin.GROUPS))
+                          ('heat/heat-engine', (ENGINE,))), heat_images.GROUPS)
+        self.assertEqual('s2i', heat_images.layout_named(
+            fields for _name, fields in heat_images.GROUPS))
 
     def test_known_names_are_tcib_and_s2i(self):
         self.assertEqual({'openstack-heat-api', 'openstack-heat-api-cfn',
-                          'openstack-heat-engine'}, set(builtin.KNOWN_NAMES))
+                          'openstack-heat-engine'},
+                         set(heat_images.KNOWN_NAMES))

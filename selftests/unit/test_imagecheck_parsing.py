@@ -16,8 +16,8 @@ import json
 
 import testtools
 
-from glance_multiapi_tests.imagecheck import errors
-from glance_multiapi_tests.imagecheck import mapping
+from glance_multiapi_kernel import image_errors
+from glance_multiapi_kernel import image_mappings
 from glance_multiapi_tests.imagecheck import pullspec
 from glance_multiapi_tests.imagecheck import sources
 
@@ -62,7 +62,7 @@ class PullspecTest(testtools.TestCase):
 class MappingTest(testtools.TestCase):
 
     def test_s2i_document(self):
-        parsed = mapping.parse_mapping(
+        parsed = image_mappings.parse_mapping(
             'openstack_version:\n  custom_container_images:\n'
             '    heat/heat-api: [heatAPIImage, heatCfnapiImage]\n'
             '    heat/heat-engine: [heatEngineImage]\n', 'm.yaml')
@@ -73,16 +73,16 @@ class MappingTest(testtools.TestCase):
         self.assertEqual('openstack-heat-api', parsed.targets[0].image_name)
 
     def test_flat_map(self):
-        parsed = mapping.parse_mapping(
+        parsed = image_mappings.parse_mapping(
             'heat/heat-api: [heatAPIImage, heatEngineImage]\n', 'm.yaml')
         self.assertEqual({'heatAPIImage': ['heat/heat-api'],
                           'heatEngineImage': ['heat/heat-api']},
                          parsed.owners())
 
     def assert_malformed(self, text, *parts):
-        exc = self.assertRaises(errors.MalformedInput,
-                                mapping.parse_mapping, text, 'm.yaml')
-        self.assertEqual(errors.EXIT_MALFORMED, exc.exit_code)
+        exc = self.assertRaises(image_errors.MalformedInput,
+                                image_mappings.parse_mapping, text, 'm.yaml')
+        self.assertEqual(image_errors.EXIT_MALFORMED, exc.exit_code)
         self.assertTrue(str(exc).startswith('m.yaml: '), str(exc))
         for part in parts:
             self.assertIn(part, str(exc))
@@ -171,7 +171,7 @@ class EnvListingTest(testtools.TestCase):
             '[3]': 'env: entry 0:',
         }
         for text, part in cases.items():
-            exc = self.assertRaises(errors.MalformedInput,
+            exc = self.assertRaises(image_errors.MalformedInput,
                                     sources.parse_env_listing, text, 'env')
             self.assertIn(part, str(exc))
 
@@ -228,7 +228,7 @@ class VersionDocumentTest(testtools.TestCase):
             '{"kind": ': 'not valid YAML',
         }
         for text, part in cases.items():
-            exc = self.assertRaises(errors.MalformedInput,
+            exc = self.assertRaises(image_errors.MalformedInput,
                                     sources.parse_version_document, text,
                                     'osv.json')
             self.assertIn(part, str(exc))
@@ -246,6 +246,6 @@ class KnownNamesTest(testtools.TestCase):
     def test_malformed(self):
         for text, part in (('quay.io/x/openstack-heat-api\n', 'line 1'),
                            ('# nothing\n', 'lists no image name')):
-            exc = self.assertRaises(errors.MalformedInput,
+            exc = self.assertRaises(image_errors.MalformedInput,
                                     sources.parse_known_names, text, 'names')
             self.assertIn(part, str(exc))

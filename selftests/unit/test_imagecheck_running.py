@@ -17,9 +17,9 @@ import copy
 import fixtures
 import testtools
 
-from glance_multiapi_tests.common import kube
+from glance_multiapi_kernel import kube
 from glance_multiapi_tests.imagecheck import check
-from glance_multiapi_tests.imagecheck import errors
+from glance_multiapi_kernel import image_errors
 from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import sources
 from selftests.unit import kube_stub
@@ -76,7 +76,7 @@ class ParseRunningTest(testtools.TestCase):
 
     def test_several_unnamed_containers_is_malformed(self):
         exc = self.assertRaises(
-            errors.MalformedInput, sources.parse_running,
+            image_errors.MalformedInput, sources.parse_running,
             {'heat-api': deployment('heat-api', ('a', A), ('b', B))},
             {'heat-api': 'heatAPIImage'}, WHERE)
         self.assertIn('Deployment heat-api: has 2 containers (a, b) and '
@@ -84,7 +84,7 @@ class ParseRunningTest(testtools.TestCase):
 
     def test_bad_image_names_the_container(self):
         exc = self.assertRaises(
-            errors.MalformedInput, sources.parse_running,
+            image_errors.MalformedInput, sources.parse_running,
             {'heat-api': deployment('heat-api', ('heat-api', 'Bad Image'))},
             {'heat-api': 'heatAPIImage'}, WHERE)
         self.assertIn('Deployment heat-api container heat-api image',
@@ -92,7 +92,7 @@ class ParseRunningTest(testtools.TestCase):
 
     def test_one_field_for_two_deployments_is_refused(self):
         exc = self.assertRaises(
-            errors.MalformedInput, sources.parse_running,
+            image_errors.MalformedInput, sources.parse_running,
             {'a': deployment('a'), 'b': deployment('b')},
             {'a': 'heatAPIImage', 'b': 'heatAPIImage'}, WHERE)
         self.assertIn('given to two Deployments, a and b', str(exc))
@@ -241,7 +241,7 @@ class ReadThroughApiTest(ApiStubCase):
                       ' '.join(report.notes))
 
     def test_mapping_still_needed_without_running(self):
-        exc = self.assertRaises(errors.ImageCheckError, loader.run,
+        exc = self.assertRaises(image_errors.ImageCheckError, loader.run,
                                 self.inputs(mappings_file=None,
                                             running_deployments=()))
         self.assertIn('no image mappings file given', str(exc))
@@ -250,7 +250,7 @@ class ReadThroughApiTest(ApiStubCase):
         route = '/apis/apps/v1/namespaces/openstack/deployments/heat-engine'
         self.stub.answers[('GET', route)] = (403, kube_stub.status(
             403, 'Forbidden', 'no'))
-        exc = self.assertRaises(errors.InputUnavailable, loader.run,
+        exc = self.assertRaises(image_errors.InputUnavailable, loader.run,
                                 self.inputs())
         self.assertIn('get deployments.apps "heat-engine" in namespace '
                       '"openstack": 403 Forbidden: the kubeconfig\'s user '
@@ -262,18 +262,18 @@ class ReadThroughApiTest(ApiStubCase):
         second = copy.deepcopy(VERSION)
         second['metadata']['name'] = 'other'
         self.stub.put(kube.VERSION, second)
-        exc = self.assertRaises(errors.InputUnavailable, loader.run,
+        exc = self.assertRaises(image_errors.InputUnavailable, loader.run,
                                 self.inputs())
         self.assertIn('2 found: openstack, other; set [consolidated_images] '
                       'openstackversion_name', str(exc))
 
     def test_version_command_and_api_are_exclusive(self):
-        exc = self.assertRaises(errors.ImageCheckError, loader.run,
+        exc = self.assertRaises(image_errors.ImageCheckError, loader.run,
                                 self.inputs(version_command='true'))
         self.assertIn('read through the Kubernetes API', str(exc))
 
     def test_running_without_api_is_refused(self):
-        exc = self.assertRaises(errors.ImageCheckError, loader.run,
+        exc = self.assertRaises(image_errors.ImageCheckError, loader.run,
                                 self.inputs(kubernetes=None))
         self.assertIn('only be read through the Kubernetes API', str(exc))
 
@@ -303,17 +303,17 @@ class CliThroughApiTest(ApiStubCase):
         self.stub.answers[('GET', kube_stub.path(kube.VERSION))] = (
             403, kube_stub.status(403, 'Forbidden', 'no'))
         code, out, err = self.main(*self.args())
-        self.assertEqual(errors.EXIT_UNAVAILABLE, code)
+        self.assertEqual(image_errors.EXIT_UNAVAILABLE, code)
         self.assertEqual(1, err.count('\n'), err)
         self.assertIn('lacks "list" on "openstackversions"', err)
 
     def test_running_needs_kubernetes(self):
         code, _, err = self.main('--mappings', self.mappings,
                                  '--running', 'heat-api=heatAPIImage')
-        self.assertEqual(errors.EXIT_USAGE, code)
+        self.assertEqual(image_errors.EXIT_USAGE, code)
         self.assertIn('--running needs --kubernetes', err)
 
     def test_running_must_be_a_pair(self):
         code, _, err = self.main(*self.args('--running', 'heat-api'))
-        self.assertEqual(errors.EXIT_USAGE, code)
+        self.assertEqual(image_errors.EXIT_USAGE, code)
         self.assertIn("'heat-api' is not DEPLOYMENT=FIELD", err)

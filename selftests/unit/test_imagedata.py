@@ -14,7 +14,7 @@
 
 import testtools
 
-from glance_multiapi_tests.common import imagedata
+from glance_multiapi_kernel import imagedata
 
 
 class RawImageTest(testtools.TestCase):

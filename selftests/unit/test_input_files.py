@@ -10,7 +10,8 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""common/input_files.py: what is not a regular file is named, at once."""
+"""The kernel's input_files.py: what is not a regular file is named, at
+once."""
 
 import os
 import socket
@@ -19,8 +20,8 @@ import time
 import fixtures
 import testtools
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import input_files
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import input_files
 
 
 class TestInputFiles(testtools.TestCase):

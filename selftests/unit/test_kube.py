@@ -15,7 +15,7 @@
 import json
 import socket
 
-from glance_multiapi_tests.common import kube
+from glance_multiapi_kernel import kube
 from glance_multiapi_tests.multiapi import discovery
 from selftests.unit import kube_cases
 from selftests.unit import kube_stub

@@ -20,7 +20,7 @@ from unittest import mock
 import fixtures
 import testtools
 
-from glance_multiapi_tests.common import kube
+from glance_multiapi_kernel import kube
 from selftests.unit import kube_stub
 
 
@@ -115,7 +115,7 @@ class NamespaceTest(testtools.TestCase):
             'HOME', self.folder))
         self.ns_file = self.folder + '/namespace'
         self.useFixture(fixtures.MonkeyPatch(
-            'glance_multiapi_tests.common.kube.NAMESPACE_FILE',
+            'glance_multiapi_kernel.kube.NAMESPACE_FILE',
             self.ns_file))
 
     def in_pod(self, namespace):

@@ -17,7 +17,7 @@ import copy
 
 import testtools
 
-from glance_multiapi_tests.common import kube
+from glance_multiapi_kernel import kube
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching
 from selftests.unit import kube_cases

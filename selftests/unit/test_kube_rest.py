@@ -24,7 +24,7 @@ import fixtures
 import testtools
 import yaml
 
-from glance_multiapi_tests.common import kube_rest
+from glance_multiapi_kernel import kube_rest
 from glance_multiapi_tests.options import image_uploader
 from glance_multiapi_tests.tests import configmap_api
 from glance_image_uploader import exitcodes

@@ -252,7 +252,7 @@ class ServiceSysPathTest(testtools.TestCase):
         self.assertEqual(['/venv/site-packages', '/std'], sys.path)
 
     def test_the_uploader_and_the_services_share_one_rule(self):
-        from glance_multiapi_tests.common import syspath
+        from glance_multiapi_kernel import syspath
         self.assertIs(syspath.leave_working_folder_off_sys_path,
                       self.runtime.leave_working_folder_off_sys_path)
 

@@ -16,8 +16,8 @@ import os
 
 import testtools
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import jsonmerge
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import jsonmerge
 from glance_multiapi_cloud import cli
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import faults
@@ -25,7 +25,7 @@ from glance_multiapi_cloud import glanceconf
 from glance_multiapi_cloud import spec
 from glance_multiapi_cloud import tempestconf
 from glance_multiapi_cloud import testimages
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import glance_cr
 
 DEMO = """
 keystoneEndpoint: api0

@@ -18,10 +18,10 @@ import shlex
 
 import fixtures
 
-from glance_multiapi_tests.common import kube
-from glance_multiapi_tests.multiapi import conditions
+from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import conditions
 from glance_multiapi_tests.multiapi import discovery
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import glance_cr
 from glance_multiapi_tests.multiapi import readiness
 from selftests.unit import kube_cases
 from selftests.unit import kube_stub

@@ -27,7 +27,7 @@ import time
 
 import testtools
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_multiapi_tests.tests import restoration
 
 # NOTE: a stand-in for a worker: one pending change whose undo writes a

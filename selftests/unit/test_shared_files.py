@@ -18,7 +18,7 @@ import os
 import fixtures
 import testtools
 
-from glance_multiapi_tests.common import shared_files
+from glance_multiapi_kernel import shared_files
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..',
                                      '..'))
@@ -47,7 +47,7 @@ class SharedFilesTest(testtools.TestCase):
         os.makedirs(etc)
         open(os.path.join(etc, 'x.yaml'), 'w').close()
         self.useFixture(fixtures.MonkeyPatch(
-            'glance_multiapi_tests.common.shared_files._SOURCE_ROOT',
+            'glance_multiapi_kernel.shared_files._SOURCE_ROOT',
             os.path.join(data, 'no-source-tree')))
         self.useFixture(fixtures.MonkeyPatch(
             'sysconfig.get_path', lambda name: data))

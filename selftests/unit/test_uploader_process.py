@@ -19,7 +19,7 @@ import types
 
 import testtools
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_multiapi_tests.tests import uploader_process
 
 # NOTE: a child of a shell, as a wrapper script starts a real uploader;

@@ -10,11 +10,11 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""common/values.py: each check names what is wrong, or passes."""
+"""The kernel's values.py: each check names what is wrong, or passes."""
 
 import testtools
 
-from glance_multiapi_tests.common import values
+from glance_multiapi_kernel import values
 
 
 class TestValues(testtools.TestCase):

@@ -20,7 +20,7 @@ import os
 import fixtures
 import testtools
 
-from glance_multiapi_tests import version
+from glance_multiapi_kernel import version
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..',
                                      '..'))

@@ -14,7 +14,7 @@ import testtools
 
 from tempest.lib import exceptions as lib_exc
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_multiapi_tests.tests import waiters
 
 

@@ -20,7 +20,7 @@ import testtools
 import yaml
 
 from glance_multiapi_tests import config
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import glance_cr
 from selftests.manifests import cifmw_facts
 from selftests.manifests import crd_schema
 from selftests.manifests import rbac

@@ -26,7 +26,7 @@ from tempest import config
 from tempest.lib import decorators
 from tempest.lib import exceptions
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching

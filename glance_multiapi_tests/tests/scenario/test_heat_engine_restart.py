@@ -29,8 +29,8 @@ from tempest import config
 from tempest.lib import decorators
 
 from glance_multiapi_tests.common import commands
-from glance_multiapi_tests.common import kube
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import polling
 from glance_multiapi_tests.common import rollout
 from glance_multiapi_tests.tests import disturbance as disturbance_mod
 from glance_multiapi_tests.tests import heat_base

@@ -22,7 +22,7 @@ from oslo_log import log as logging
 from tempest import config
 from tempest.lib import decorators
 
-from glance_multiapi_tests.common import polling
+from glance_multiapi_kernel import polling
 from glance_multiapi_tests.tests import uploader_base
 from glance_multiapi_tests.tests import uploader_fixtures
 from glance_multiapi_tests.tests import uploader_gates

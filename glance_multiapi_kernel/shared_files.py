@@ -22,11 +22,10 @@ import os
 import sys
 import sysconfig
 
-from glance_multiapi_tests import version
+from glance_multiapi_kernel import version
 
 SHARE = os.path.join('share', version.DISTRIBUTION)
-_SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+_SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def roots():

@@ -30,8 +30,8 @@ import collections
 import dataclasses
 import re
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.imagecheck import errors
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import image_errors
 
 IMAGE_NAME_PREFIX = 'openstack-'
 _FIELD_RE = re.compile(r'[a-z][A-Za-z0-9]*$')
@@ -78,7 +78,7 @@ def load_yaml(text, where):
     try:
         return documents.load_yaml(text)
     except documents.DocumentError as exc:
-        raise errors.MalformedInput(where, None, str(exc)) from None
+        raise image_errors.MalformedInput(where, None, str(exc)) from None
 
 
 def parse_mapping(text, where):
@@ -89,11 +89,11 @@ def parse_mapping(text, where):
         for key in _NESTING:
             path = '%s.%s' % (path, key) if path else key
             if not isinstance(document, dict) or key not in document:
-                raise errors.MalformedInput(
+                raise image_errors.MalformedInput(
                     where, path, 'missing; expected %s' % '.'.join(_NESTING))
             document = document[key]
     if not isinstance(document, dict) or not document:
-        raise errors.MalformedInput(
+        raise image_errors.MalformedInput(
             where, path or None, 'expected a non-empty map of build target '
             'to a list of OpenStackVersion fields, got %s'
             % _describe(document))
@@ -101,16 +101,16 @@ def parse_mapping(text, where):
     for name, fields in document.items():
         here = documents.short('%s.%s' % (path, name) if path else str(name))
         if not isinstance(name, str) or not name.strip('/'):
-            raise errors.MalformedInput(
+            raise image_errors.MalformedInput(
                 where, here, 'a build target must be a non-empty string '
                 'such as heat/heat-api')
         if not isinstance(fields, list) or not fields:
-            raise errors.MalformedInput(
+            raise image_errors.MalformedInput(
                 where, here, 'expected a non-empty list of OpenStackVersion '
                 'fields, got %s' % _describe(fields))
         for index, field in enumerate(fields):
             if not isinstance(field, str) or not _FIELD_RE.match(field):
-                raise errors.MalformedInput(
+                raise image_errors.MalformedInput(
                     where, '%s[%d]' % (here, index),
                     'expected an OpenStackVersion field name such as '
                     'heatAPIImage, got %s' % documents.short(repr(field)))

@@ -12,7 +12,7 @@
 
 """Errors of the image check, each carrying the exit code it maps to."""
 
-from glance_multiapi_tests.common import errors
+from glance_multiapi_kernel import errors
 
 # NOTE: 22 is EINVAL: the input was read but does not mean anything valid.
 EXIT_CONSISTENT = 0

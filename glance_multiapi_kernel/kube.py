@@ -14,7 +14,8 @@
 
 The other way to a cluster besides the commands: the python ``kubernetes``
 package's loaders, with a kubeconfig or the pod's service account, and
-plain JSON requests over its connection pool (common/kube_rest.py; its
+plain JSON requests over its connection pool
+(glance_multiapi_kernel/kube_rest.py; its
 typed APIs cost seconds of CPU to import). The package is imported only
 when this access is used, so the plugin loads without it.
 Every failure becomes one ``KubeError`` whose single line names the API
@@ -34,11 +35,11 @@ import errno
 import os
 import urllib.parse
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import errors
-from glance_multiapi_tests.common import input_files
-from glance_multiapi_tests.common import kube_errors
-from glance_multiapi_tests.common import kube_objects
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import kube_errors
+from glance_multiapi_kernel import kube_objects
 
 IN_CLUSTER_ENV = 'KUBERNETES_SERVICE_HOST'
 DEFAULT_KUBECONFIG = '~/.kube/config'
@@ -177,7 +178,7 @@ def _client_package():
 def connect(settings):
     """A Client for settings; KubeError when no access can be built."""
     k8s = _client_package()
-    from glance_multiapi_tests.common import kube_rest
+    from glance_multiapi_kernel import kube_rest
     if in_cluster(settings):
         credentials = "the pod's service-account token"
         try:
@@ -206,7 +207,8 @@ def connect(settings):
                             ) from None
         inside = False
     # NOTE: plain JSON requests over the client's connection pool, not
-    # its typed APIs (see common/kube_rest.py), one attempt each: urllib3
+    # its typed APIs (see glance_multiapi_kernel/kube_rest.py), one attempt
+    # each: urllib3
     # would otherwise retry a connect error or a GET read timeout 3
     # times, so an API server that never answers would take four
     # timeouts while the message names one.
@@ -362,7 +364,7 @@ class Client:
               content_type='application/json'):
         import urllib3
 
-        from glance_multiapi_tests.common import kube_rest
+        from glance_multiapi_kernel import kube_rest
         try:
             answer = self._api.send(method, self._path(resource, name, query),
                                     body, content_type)

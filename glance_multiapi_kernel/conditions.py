@@ -26,7 +26,7 @@ Upstream: lib-common 0959e9d (the module glance-operator 65990ce pins),
 glance-operator 65990ce.
 """
 
-from glance_multiapi_tests.multiapi import glance_cr
+from glance_multiapi_kernel import glance_cr
 
 # -- lib-common modules/common/condition/conditions.go -----------------------
 READY = 'Ready'

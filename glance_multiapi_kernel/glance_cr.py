@@ -34,8 +34,8 @@ import collections
 import configparser
 import copy
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import errors
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import errors
 
 API_TYPES = ('split', 'single', 'edge')
 DEFAULT_TYPE = 'split'

@@ -12,7 +12,8 @@
 
 """What a failed Kubernetes API call means, in one line.
 
-The explanations common/kube.py's Client puts after "Kubernetes API
+The explanations glance_multiapi_kernel/kube.py's Client puts after
+"Kubernetes API
 SERVER: VERB RESOURCE in namespace NS:": what an HTTP status means for
 this plugin, and why the server could not be reached. Pure functions.
 """
@@ -20,7 +21,7 @@ this plugin, and why the server could not be reached. Pure functions.
 import re
 import ssl
 
-from glance_multiapi_tests.common import documents
+from glance_multiapi_kernel import documents
 
 _ERRNO_RE = re.compile(r'\[Errno -?\d+\][^\'")]*')
 

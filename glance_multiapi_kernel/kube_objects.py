@@ -18,7 +18,7 @@ is missing or of the wrong type; they answer "unknown" (None, {}, '?').
 Pure: no client, no I/O.
 """
 
-from glance_multiapi_tests.common import documents
+from glance_multiapi_kernel import documents
 
 
 def metadata(obj):

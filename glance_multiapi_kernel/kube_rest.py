@@ -26,7 +26,7 @@ its own.
 
 import json
 
-from glance_multiapi_tests import version
+from glance_multiapi_kernel import version
 
 # NOTE: seconds to connect, then to read: one API server that never
 # answers costs the caller this long, not the client's default of

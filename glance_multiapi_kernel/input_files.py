@@ -19,7 +19,8 @@ non-blocking). It may hold at most the bytes its kind of input ever
 needs (LIMITS, documented in doc/source/cli.rst), and its text must be
 UTF-8 (documents.decode names the line, column and offset of the first
 byte that is not). What it holds is parsed by the pure parsers
-(common/documents.py for YAML and JSON); every refusal here is one
+(glance_multiapi_kernel/documents.py for YAML and JSON); every refusal here is
+one
 InputFileError naming the input, the path and the problem, and saying
 whether the file could not be read at all (``unavailable``) or holds
 what no input of its kind may (too large, not UTF-8), which each
@@ -30,8 +31,8 @@ import errno
 import os
 import stat
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import errors
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import errors
 
 KIB = 1024
 MIB = 1024 * KIB

@@ -36,7 +36,7 @@ is judged as it is declared. A mapping file, when given, wins: its groups
 are then demanded (a three-in-one file demands one image and digest).
 """
 
-from glance_multiapi_tests.imagecheck import mapping
+from glance_multiapi_kernel import image_mappings
 
 S2I = ('s2i-openstack-containers 560e86c containers/image-mappings.yaml '
        '(heat landed in 913a6ff)')
@@ -53,7 +53,7 @@ FIELDS = tuple(field for _name, fields in GROUPS for field in fields)
 TCIB_NAMES = ('openstack-heat-api', 'openstack-heat-api-cfn',
               'openstack-heat-engine')
 KNOWN_NAMES = frozenset(TCIB_NAMES) | frozenset(
-    mapping.Target(name=name, fields=fields).image_name
+    image_mappings.Target(name=name, fields=fields).image_name
     for name, fields in GROUPS)
 
 # NOTE: every layout of heat's images upstream has: (image name, fields)
@@ -86,7 +86,8 @@ def layout_named(partition):
 
 
 def image_mapping(targets=None):
-    """The s2i groups as a mapping.Mapping (only those named, if any)."""
-    return mapping.Mapping(where=WHERE, targets=tuple(
-        mapping.Target(name=name, fields=fields) for name, fields in GROUPS
+    """The s2i groups as an image_mappings.Mapping (those named, if any)."""
+    return image_mappings.Mapping(where=WHERE, targets=tuple(
+        image_mappings.Target(name=name, fields=fields) for name, fields in
+        GROUPS
         if not targets or name in targets))

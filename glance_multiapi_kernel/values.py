@@ -19,7 +19,7 @@ endpoint option, the name of an image, a replica count. Pure.
 
 import urllib.parse
 
-from glance_multiapi_tests.common import documents
+from glance_multiapi_kernel import documents
 
 # NOTE: Kubernetes' replicas are int32 (apps/v1 DeploymentSpec.Replicas,
 # and the operators' CRDs carry "format: int32").

@@ -26,10 +26,10 @@ naming the file and the key, before openstacksdk reads anything.
 
 import os
 
-from glance_multiapi_tests.common import documents
-from glance_multiapi_tests.common import errors
-from glance_multiapi_tests.common import input_files
-from glance_multiapi_tests.common import values
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import values
 
 # NOTE: openstacksdk's own name of the cloud it makes of OS_* variables.
 ENVVARS_CLOUD = 'envvars'

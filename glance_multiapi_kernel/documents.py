@@ -22,7 +22,7 @@ lines named), or a YAML-only value (a date, a set, bytes) where the
 reader, like the Kubernetes API, wants JSON. Each parser turns it into
 its own documented error, naming its file; nothing here knows what a
 document should hold. Reading the file itself is
-common/input_files.py's.
+glance_multiapi_kernel/input_files.py's.
 """
 
 import collections.abc
@@ -30,7 +30,7 @@ import datetime
 import json
 import sys
 
-from glance_multiapi_tests.common import errors
+from glance_multiapi_kernel import errors
 
 # NOTE: the deepest real input (a Deployment's env valueFrom) is about a
 # dozen levels; PyYAML's own recursion gives up somewhere past 300.
