@@ -10,20 +10,63 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""What a fault of the embedded cloud can break: the hooks, and their
-registry.
+"""What a fault of the embedded cloud can break: the hooks, each declared
+with how the active faults combine, and their registry.
 
-A fault is one small class registered with @fault (fault_kinds.py and
-fault_kinds_heat.py hold them); it overrides the one Fault hook it
-breaks, and every hook's default here is the healthy behaviour. A new
-hook also needs its rule for combining the active faults, in
-faults.Faults.
+A fault is one small class registered with @fault (fault_kinds.py holds
+them); it overrides the one Fault hook it breaks, and every hook's
+default here is the healthy behaviour. A hook is a Fault method declared
+with @hook and its combiner; faults.Faults is made of these
+declarations, so a new hook is one method here and the call of the cloud
+that asks it.
 """
 
 from glance_multiapi_cloud import errors
 from glance_multiapi_kernel import glance_cr
 
 FAULTS = {}
+
+
+# -- combiners: the cloud's one answer from the answers of its faults ------
+# NOTE: a combiner gets the answers in order, the healthy default's first,
+# so a cloud without faults answers as Fault does; all, any and max are
+# the builtins.
+def first_given(answers):
+    """The first answer that is not None, else None."""
+    return next((answer for answer in answers if answer is not None), None)
+
+
+def last_given(answers):
+    """The last answer that is not None, else None."""
+    found = None
+    for answer in answers:
+        if answer is not None:
+            found = answer
+    return found
+
+
+def hook(combine=None, *, fold=None):
+    """Declare a Fault method a hook, and how the active faults combine.
+
+    combine(answers) makes the cloud's answer from every answer, the
+    healthy default's first (all, any, max, first_given, last_given);
+    fold names an argument instead: each active fault's answer is that
+    argument of the next fault's call, and the last answer the cloud's.
+    """
+    if (combine is None) == (fold is None):
+        raise TypeError('a hook is declared with combine or with fold')
+
+    def declare(method):
+        method.combine = combine
+        method.fold = fold
+        return method
+    return declare
+
+
+def hooks():
+    """{name: the declared Fault method} of every hook."""
+    return {name: method for name, method in vars(Fault).items()
+            if callable(method) and hasattr(method, 'fold')}
 
 
 def fault(cls):
@@ -71,82 +114,105 @@ class Fault(object):
                 self.name, self.arg, self.arg))
 
     # -- hooks (healthy defaults) -----------------------------------------
+    @hook(fold='url')
     def url(self, api, interface, url):
         """The URL published for api/interface (catalog and status)."""
         return url
 
+    @hook(fold='entries')
     def catalog(self, entries):
         """[(service name, api)] registered as image services."""
         return entries
 
+    @hook(fold='store')
     def default_store(self, api, store, stores):
         """The store api really writes new images to."""
         return store
 
+    @hook(all)
     def starts(self, api):
         """Whether api's process is started at all."""
         return True
 
+    @hook(all)
     def reconciles(self):
         """Whether a patch is acted upon."""
         return True
 
+    @hook(max)
     def reconcile_delay(self):
         """Seconds a patch that is acted upon waits before it is."""
         return 0
 
+    @hook(all)
     def starts_service(self, name):
         """Whether a non-glance service (e.g. heat-engine) is started."""
         return True
 
+    @hook(all)
     def kube_allows(self, verb, resource):
         """Whether the Kubernetes API lets verb on resource through."""
         return True
 
+    @hook(any)
     def image_drifts(self, deployment):
         """Whether a heat Deployment runs another image than the rest."""
         return False
 
+    @hook(fold='path')
     def store_dir(self, store, path):
         """The directory the file store behind store name writes to."""
         return path
 
+    @hook(fold='stores')
     def served_stores(self, api, stores, every):
         """The stores api is configured with (every: all of the spec)."""
         return stores
 
+    @hook(all)
     def shows_locations(self, api):
         """Whether api sets show_image_direct_url/show_multiple_locations."""
         return True
 
+    @hook(any)
     def untrusted_cert(self, listener):
         """Whether listener serves a certificate the CA did not sign."""
         return False
 
+    @hook(all)
     def route_moves(self):
         """Whether the route follows keystoneEndpoint to another API."""
         return True
 
+    @hook(any)
     def keeps_removed_status(self, api):
         """Whether a removed API's status.apiEndpoint keys stay."""
         return False
 
+    @hook(fold='reference')
     def version_image(self, field, reference):
-        """The OpenStackVersion's status reference of field (None: none)."""
+        """The OpenStackVersion's status reference of field (None: none).
+
+        reference may be None already: a fault before took it away.
+        """
         return reference
 
+    @hook(last_given)
     def custom_image(self, field, default):
         """spec.customContainerImages' override of field (None: none)."""
         return None
 
+    @hook(all)
     def replaces_pod(self, deployment):
         """Whether a deleted pod of that Deployment gets a working one."""
         return True
 
+    @hook(all)
     def acts_on_delete(self, deployment):
         """Whether a pod deletion of that Deployment is acted upon."""
         return True
 
+    @hook(first_given)
     def rpc_timeout(self, since_restart, lifted=False):
         """None when heat-api's RPC call to heat-engine goes through.
 
@@ -157,6 +223,7 @@ class Fault(object):
         """
         return None
 
+    @hook(any)
     def lifted_by(self, method):
         """Whether relaying RPC method ends this fault's failing calls."""
         return False

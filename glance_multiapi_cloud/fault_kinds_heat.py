@@ -87,7 +87,7 @@ class VersionDigestDrift(_VersionField):
             'Deployments keep running that one)')
 
     def version_image(self, field, reference):
-        if field != self.arg:
+        if field != self.arg or reference is None:
             return reference
         return kubeheat.redigested(reference, field)
 

@@ -17,9 +17,12 @@ fault_kinds_heat.py for heat's). It overrides the one hook it breaks;
 every hook's default (fault_hooks.py) is the healthy behaviour. Faults
 are named on the command line as NAME or NAME=ARG (ARG is usually an
 API). Here is what the cloud uses of
-them: parse() reads one, Faults applies the active ones hook by hook,
-describe() lists them all.
+them: parse() reads one, Faults applies the active ones hook by hook, as
+each hook's declaration combines them, describe() lists them all.
 """
+
+import inspect
+import itertools
 
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import fault_hooks
@@ -38,11 +41,18 @@ def parse(text):
 
 
 class Faults(object):
-    """The active faults of a cloud, applied hook by hook in order."""
+    """The active faults of a cloud, applied hook by hook in order.
+
+    Each hook of fault_hooks.Fault is a method here too, made from its
+    declaration (_combined): it asks every active fault and combines
+    their answers as the hook says.
+    """
 
     def __init__(self, records, spec, with_heat=True, with_tls=True):
         self.active = [fault_hooks.FAULTS[name](arg, spec)
                        for name, arg in records]
+        # NOTE: answers the healthy defaults, the first of every answer.
+        self.healthy = fault_hooks.Fault(None, spec)
         for item in self.active:
             if item.needs_heat and not with_heat:
                 raise errors.Invalid('fault %s needs heat (up --with-heat)'
@@ -57,90 +67,30 @@ class Faults(object):
         """The faults a cloud's state records, against its spec."""
         return cls(state.record.faults, state.record.spec)
 
-    def url(self, api, interface, url):
-        for item in self.active:
-            url = item.url(api, interface, url)
-        return url
 
-    def catalog(self, entries):
-        for item in self.active:
-            entries = item.catalog(entries)
-        return entries
+def _combined(name, declared):
+    """The Faults method of hook name, as its declaration combines."""
+    signature = inspect.signature(declared)
 
-    def default_store(self, api, store, stores):
-        for item in self.active:
-            store = item.default_store(api, store, stores)
-        return store
+    def combined(self, *args, **kwargs):
+        if declared.fold:
+            bound = signature.bind(self.healthy, *args, **kwargs)
+            bound.apply_defaults()
+            for item in self.active:
+                bound.arguments[declared.fold] = getattr(item, name)(
+                    *bound.args[1:], **bound.kwargs)
+            return bound.arguments[declared.fold]
+        answers = itertools.chain(
+            [getattr(self.healthy, name)(*args, **kwargs)],
+            (getattr(item, name)(*args, **kwargs) for item in self.active))
+        return declared.combine(answers)
+    combined.__name__ = combined.__qualname__ = name
+    combined.__doc__ = declared.__doc__
+    return combined
 
-    def starts(self, api):
-        return all(item.starts(api) for item in self.active)
 
-    def reconciles(self):
-        """Whether a patch is acted upon."""
-        return all(item.reconciles() for item in self.active)
-
-    def reconcile_delay(self):
-        """Seconds a patch is acted upon late (the longest fault's)."""
-        return max([item.reconcile_delay() for item in self.active] or [0])
-
-    def starts_service(self, name):
-        return all(item.starts_service(name) for item in self.active)
-
-    def kube_allows(self, verb, resource):
-        return all(item.kube_allows(verb, resource) for item in self.active)
-
-    def image_drifts(self, deployment):
-        return any(item.image_drifts(deployment) for item in self.active)
-
-    def store_dir(self, store, path):
-        for item in self.active:
-            path = item.store_dir(store, path)
-        return path
-
-    def served_stores(self, api, stores, every):
-        for item in self.active:
-            stores = item.served_stores(api, stores, every)
-        return stores
-
-    def shows_locations(self, api):
-        return all(item.shows_locations(api) for item in self.active)
-
-    def untrusted_cert(self, listener):
-        return any(item.untrusted_cert(listener) for item in self.active)
-
-    def route_moves(self):
-        return all(item.route_moves() for item in self.active)
-
-    def keeps_removed_status(self, api):
-        return any(item.keeps_removed_status(api) for item in self.active)
-
-    def version_image(self, field, reference):
-        for item in self.active:
-            if reference is not None:
-                reference = item.version_image(field, reference)
-        return reference
-
-    def custom_image(self, field, default):
-        found = None
-        for item in self.active:
-            found = item.custom_image(field, default) or found
-        return found
-
-    def replaces_pod(self, deployment):
-        return all(item.replaces_pod(deployment) for item in self.active)
-
-    def acts_on_delete(self, deployment):
-        return all(item.acts_on_delete(deployment) for item in self.active)
-
-    def rpc_timeout(self, since_restart, lifted=False):
-        for item in self.active:
-            delay = item.rpc_timeout(since_restart, lifted)
-            if delay is not None:
-                return delay
-        return None
-
-    def lifted_by(self, method):
-        return any(item.lifted_by(method) for item in self.active)
+for _name, _declared in fault_hooks.hooks().items():
+    setattr(Faults, _name, _combined(_name, _declared))
 
 
 def describe():

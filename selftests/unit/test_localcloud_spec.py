@@ -20,6 +20,7 @@ from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import jsonmerge
 from glance_multiapi_cloud import cli
 from glance_multiapi_cloud import errors
+from glance_multiapi_cloud import fault_hooks
 from glance_multiapi_cloud import faults
 from glance_multiapi_cloud import glanceconf
 from glance_multiapi_cloud import spec
@@ -329,6 +330,38 @@ class TestFaults(testtools.TestCase):
         for bad in ('shared-store', 'shared-store=ceph0',
                     'shared-store=ceph0:ceph0'):
             self.assertRaises(errors.Invalid, self._faults, bad)
+
+    def test_every_hook_is_declared_and_combined(self):
+        hooks = fault_hooks.hooks()
+        public = {name for name, value in vars(fault_hooks.Fault).items()
+                  if callable(value) and not name.startswith('_')}
+        self.assertEqual(public - {'check_arg'}, set(hooks))
+        for name, declared in hooks.items():
+            self.assertEqual(declared.__doc__,
+                             getattr(faults.Faults, name).__doc__)
+
+    def test_combined_as_declared(self):
+        # NOTE: one fault of each combiner, two where their order counts.
+        ref = '127.0.0.1:1/podified/openstack-heat-api@sha256:' + 'a' * 64
+        self.assertIsNone(self._faults(
+            'version-field-missing=heatAPIImage',
+            'version-digest-drift=heatAPIImage').version_image(
+                'heatAPIImage', ref))
+        self.assertNotEqual(ref, self._faults(
+            'version-digest-drift=heatAPIImage').version_image(
+                'heatAPIImage', ref))
+        self.assertEqual(4, self._faults(
+            'slow-reconcile=4', 'slow-reconcile=2').reconcile_delay())
+        drift = self._faults('heat-image-drift=heat-api')
+        self.assertEqual((True, False), (drift.image_drifts('heat-api'),
+                                         drift.image_drifts('heat-engine')))
+        self.assertEqual(2.0, self._faults(
+            'heat-rpc-timeout=20:2', 'heat-rpc-timeout=20:5').rpc_timeout(1))
+        self.assertIsNone(self._faults().rpc_timeout(1))
+        self.assertEqual([('glance', 'api1'), ('glance-api1', 'api1')],
+                         self._faults('catalog-wrong-api',
+                                      'duplicate-image-service').catalog(
+                             [('glance', 'api0')]))
 
 
 class TestServedStores(testtools.TestCase):
