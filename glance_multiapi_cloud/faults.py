@@ -62,11 +62,6 @@ class Faults(object):
                                      % item.name)
             item.check_arg()
 
-    @classmethod
-    def of_state(cls, state):
-        """The faults a cloud's state records, against its spec."""
-        return cls(state.record.faults, state.record.spec)
-
 
 def _combined(name, declared):
     """The Faults method of hook name, as its declaration combines."""

@@ -13,9 +13,11 @@
 """The state dir of one embedded cloud: its files, ports and JSON record.
 
 ``State.record`` is the cloud's record (record.Record), read from and
-written to DIR/state.json here and nowhere else.
+written to DIR/state.json here and nowhere else; ``State.faults`` the
+faults it records, built once.
 """
 
+import copy
 import errno
 import json
 import os
@@ -26,6 +28,7 @@ import tempfile
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import input_files
 from glance_multiapi_cloud import errors
+from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import ports as ports_mod
 from glance_multiapi_cloud import record as record_mod
 
@@ -39,6 +42,9 @@ class State(object):
         self.root = os.path.abspath(root)
         # NOTE: None until up makes one or load reads one.
         self.record = None
+        # NOTE: (faults, spec) the Faults of _faults were built from.
+        self._faults_of = None
+        self._faults = None
 
     def path(self, *parts):
         return os.path.join(self.root, *parts)
@@ -47,6 +53,18 @@ class State(object):
         path = self.path(*parts)
         os.makedirs(path, exist_ok=True)
         return path
+
+    @property
+    def faults(self):
+        """The faults.Faults of the record's faults against its spec.
+
+        Built once, and again only when a patch changed either.
+        """
+        built_of = (self.record.faults, self.record.spec)
+        if self._faults_of != built_of:
+            self._faults = faults_mod.Faults(*built_of)
+            self._faults_of = copy.deepcopy(built_of)
+        return self._faults
 
     @property
     def exists(self):

@@ -18,7 +18,6 @@ like openstack-operator's TLS defaults do on a cluster.
 """
 
 from glance_multiapi_cloud import certs
-from glance_multiapi_cloud import faults as faults_mod
 
 
 def enabled(state):
@@ -41,7 +40,7 @@ def cert_for(state, name):
     Signed by the cloud's CA, unless a fault (untrusted-cert) says that
     listener serves one the CA did not sign.
     """
-    faults = faults_mod.Faults.of_state(state)
+    faults = state.faults
     if faults.untrusted_cert(name):
         return certs.issue_untrusted(state, name)
     return certs.issue(state, name)

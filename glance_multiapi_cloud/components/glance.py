@@ -29,7 +29,6 @@ from glance_multiapi_cloud import deployed
 from glance_multiapi_cloud.components import keystone
 from glance_multiapi_cloud.components import router
 from glance_multiapi_cloud import errors
-from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import glanceconf
 from glance_multiapi_cloud import lifecycle
 from glance_multiapi_cloud import manage
@@ -149,7 +148,7 @@ def _start_api(state, api):
 def _wait_api(state, api):
     _public, internal = api_ports(state, api)
     verify = tlsmode.verify(state)
-    if faults_mod.Faults.of_state(state).untrusted_cert(
+    if state.faults.untrusted_cert(
             'glance-%s-internal' % api):
         # NOTE: an API serving a certificate the CA did not sign is up all
         # the same; the checks, not the cloud, judge the certificate.
@@ -173,7 +172,7 @@ def api_ready(state, api):
         return False
     _public, internal = api_ports(state, api)
     verify = tlsmode.verify(state)
-    if faults_mod.Faults.of_state(state).untrusted_cert(
+    if state.faults.untrusted_cert(
             'glance-%s-internal' % api):
         # NOTE: as _wait_api: up all the same.
         verify = False
@@ -199,7 +198,7 @@ def _publish(state):
     controller deployed no API with the keystoneEndpoint annotation).
     """
     spec = state.record.spec
-    faults = faults_mod.Faults.of_state(state)
+    faults = state.faults
     admin = keystone.admin(state)
     owner = deployed.catalog_api(state)
     entries = faults.catalog([('glance', owner)] if owner else [])
@@ -248,7 +247,7 @@ def start(state):
     """
     deployed.advance(state)
     spec = deployed.as_spec(state)
-    faults = faults_mod.Faults.of_state(state)
+    faults = state.faults
     wanted = sorted(name for name, api in spec['glanceAPIs'].items()
                     if api['replicas'] > 0 and faults.starts(name))
     processes.stop_many(state, [
@@ -342,7 +341,7 @@ def restart(state, name):
         return None
     api = name[len('glance-'):]
     if (deployed.apis(state)[api]['replicas'] < 1 or
-            not faults_mod.Faults.of_state(state).starts(api)):
+            not state.faults.starts(api)):
         raise errors.Invalid('%s is kept down by the spec (replicas 0) '
                              'or a fault (api-down)' % name)
 

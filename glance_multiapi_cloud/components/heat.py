@@ -31,7 +31,6 @@ from glance_multiapi_cloud import bootstrap
 from glance_multiapi_cloud.components import keystone
 from glance_multiapi_cloud.components import rabbitmq
 from glance_multiapi_cloud import errors
-from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import heatconf
 from glance_multiapi_cloud import lifecycle
 from glance_multiapi_cloud import manage
@@ -109,7 +108,7 @@ def _wait_api(state, name):
 
 
 def _engine_wanted(state):
-    return faults_mod.Faults.of_state(state).starts_service(ENGINE)
+    return state.faults.starts_service(ENGINE)
 
 
 def engines(state):

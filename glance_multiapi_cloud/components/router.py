@@ -36,7 +36,6 @@ import requests
 from glance_multiapi_kernel import polling
 from glance_multiapi_cloud import deployed
 from glance_multiapi_cloud import errors
-from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import lifecycle
 from glance_multiapi_cloud import processes
 from glance_multiapi_cloud import tlsmode
@@ -83,7 +82,7 @@ def wanted_api(state):
     """
     wanted = deployed.catalog_api(state)
     held = routed_api(state)
-    faults = faults_mod.Faults.of_state(state)
+    faults = state.faults
     api = deployed.apis(state).get(held)
     if (held and held != wanted and not faults.route_moves() and api and
             'public' in glance_cr.interfaces(api['type'])):
@@ -114,7 +113,7 @@ def _wait_route(state, api, timeout=READY_TIMEOUT):
     name = name_of(api)
     target = url(state, api) + '/'
     verify = tlsmode.verify(state)
-    if faults_mod.Faults.of_state(state).untrusted_cert(cert_name(api)):
+    if state.faults.untrusted_cert(cert_name(api)):
         # NOTE: as _wait_api: the checks, not the cloud, judge it.
         verify = False
 

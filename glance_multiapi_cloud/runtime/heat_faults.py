@@ -26,7 +26,6 @@ import os
 import threading
 import time
 
-from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import state as state_mod
 
 PROBE_HEADER = 'X-Glance-Multiapi-Cloud-Probe'
@@ -85,7 +84,7 @@ def rpc_delay(state_dir, method=None):
     call after it until the next restart.
     """
     state = state_mod.State(state_dir).load()
-    faults = faults_mod.Faults.of_state(state)
+    faults = state.faults
     began = _marked(marker_path(state_dir))
     if began is None:
         return faults.rpc_timeout(None)

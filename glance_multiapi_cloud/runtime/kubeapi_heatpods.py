@@ -39,7 +39,6 @@ import uuid
 from glance_multiapi_cloud.kubeapi import request as kube_request
 from glance_multiapi_cloud.kubeapi import status
 from glance_multiapi_cloud.components import heat
-from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import kubeheat
 from glance_multiapi_cloud import processes
 from glance_multiapi_cloud.runtime import heat_faults
@@ -92,7 +91,7 @@ def _settle(state):
     """
     with _LOCK:
         stored = _load(state.root)
-        faults = faults_mod.Faults.of_state(state)
+        faults = state.faults
         changed = False
         for pod, entry in sorted(stored.items()):
             role = kubeheat.DEPLOYMENTS[entry['deployment']]
@@ -176,7 +175,7 @@ def delete(state, name, grace):
 
 def _delete(state, deployment, fact, grace):
     stored = _load(state.root)
-    faults = faults_mod.Faults.of_state(state)
+    faults = state.faults
     now = time.time()
     if fact.waiting:
         stored.pop(fact.name, None)

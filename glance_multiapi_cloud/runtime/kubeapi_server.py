@@ -45,7 +45,6 @@ from glance_multiapi_cloud.kubeapi import server
 from glance_multiapi_cloud.kubeapi import status
 from glance_multiapi_cloud import cloud
 from glance_multiapi_cloud import errors
-from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import kubeobjects
 from glance_multiapi_cloud import kubepods
 from glance_multiapi_cloud import kuberbac
@@ -89,7 +88,7 @@ class Api(server.Api):
         request.user = kuberbac.user(
             kubeobjects.namespace_of(state.record.kube), account)
         res = request.resource
-        faults = faults_mod.Faults.of_state(state)
+        faults = state.faults
         allowed = faults.kube_allows(request.verb, res.plural)
         rules = state.record.kube.rules
         if allowed and rules is not None:
@@ -115,7 +114,7 @@ class Api(server.Api):
 
     # -- resources ----------------------------------------------------------
     def _world(self, state):
-        faults = faults_mod.Faults.of_state(state)
+        faults = state.faults
         return kubeobjects.world(state.record, cloud.document(state),
                                  kubeapi_heatpods.facts(state), time.time(),
                                  faults)

@@ -16,7 +16,6 @@ import testtools
 
 from glance_multiapi_cloud.components import glance
 from glance_multiapi_cloud.components import router
-from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import state as state_mod
 
@@ -63,7 +62,7 @@ class RouteTest(testtools.TestCase):
 
     def test_status_has_the_route_for_the_routed_api_only(self):
         state = make_state()
-        faults = faults_mod.Faults.of_state(state)
+        faults = state.faults
         self.assertEqual({
             'api0-public': url(20006), 'api0-internal': url(20002),
             'api1-public': url(20003), 'api1-internal': url(20004),
@@ -73,7 +72,7 @@ class RouteTest(testtools.TestCase):
     def test_catalog_public_is_the_route_wherever_it_is(self):
         state = make_state(keystone_endpoint='api1', routed='api0',
                            faults=[('route-not-moved', None)])
-        faults = faults_mod.Faults.of_state(state)
+        faults = state.faults
         self.assertEqual({'public': url(20006), 'internal': url(20004)},
                          glance.catalog_urls(state, 'api1', faults))
         self.assertEqual(url(20003), glance.status_endpoints(
@@ -82,14 +81,14 @@ class RouteTest(testtools.TestCase):
     def test_another_api_in_the_catalog_keeps_its_service_url(self):
         # NOTE: catalog-wrong-api registers api1 while api0 has the route.
         state = make_state()
-        faults = faults_mod.Faults.of_state(state)
+        faults = state.faults
         self.assertEqual({'public': url(20003), 'internal': url(20004)},
                          glance.catalog_urls(state, 'api1', faults))
 
     def test_removed_api_status_goes(self):
         state = make_state(status={'gone-public': 'http://x',
                                    'gone-internal': 'http://y'})
-        faults = faults_mod.Faults.of_state(state)
+        faults = state.faults
         self.assertNotIn('gone-public', glance.status_endpoints(state,
                                                                 faults))
 
@@ -97,7 +96,7 @@ class RouteTest(testtools.TestCase):
         state = make_state(status={'gone-public': 'http://x',
                                    'gone-internal': 'http://y'},
                            faults=[('shrink-leaves-status', None)])
-        faults = faults_mod.Faults.of_state(state)
+        faults = state.faults
         endpoints = glance.status_endpoints(state, faults)
         self.assertEqual(('http://x', 'http://y'), (
             endpoints['gone-public'], endpoints['gone-internal']))

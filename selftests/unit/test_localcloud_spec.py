@@ -14,6 +14,7 @@ import glob
 import json
 import os
 
+import fixtures
 import testtools
 
 from glance_multiapi_kernel import documents
@@ -23,7 +24,9 @@ from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import fault_hooks
 from glance_multiapi_cloud import faults
 from glance_multiapi_cloud import glanceconf
+from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import spec
+from glance_multiapi_cloud import state as state_mod
 from glance_multiapi_cloud import tempestconf
 from glance_multiapi_cloud import testimages
 from glance_multiapi_kernel import glance_cr
@@ -362,6 +365,19 @@ class TestFaults(testtools.TestCase):
                          self._faults('catalog-wrong-api',
                                       'duplicate-image-service').catalog(
                              [('glance', 'api0')]))
+
+    def test_a_state_builds_its_faults_once(self):
+        cloud = state_mod.State(self.useFixture(fixtures.TempDir()).path)
+        cloud.record = record_mod.Record(spec=self.spec)
+        first = cloud.faults
+        self.assertIs(first, cloud.faults)
+        self.assertTrue(first.reconciles())
+        cloud.record.faults = [faults.parse('patch-not-reconciled')]
+        self.assertFalse(cloud.faults.reconciles())
+        patched = cloud.faults
+        self.assertIs(patched, cloud.faults)
+        cloud.record.spec = dict(self.spec, keystoneEndpoint='api1')
+        self.assertIsNot(patched, cloud.faults)
 
 
 class TestServedStores(testtools.TestCase):
