@@ -12,11 +12,10 @@
 
 """Deliberately broken clouds, so each check can be shown to fail.
 
-A fault is one small class registered with @fault (fault_kinds.py, and
-fault_kinds_heat.py for heat's). It overrides the one hook it breaks;
-every hook's default (fault_hooks.py) is the healthy behaviour. Faults
-are named on the command line as NAME or NAME=ARG (ARG is usually an
-API). Here is what the cloud uses of
+A fault is one small class registered with @fault (fault_kinds.py). It
+overrides the one hook it breaks; every hook's default (fault_hooks.py)
+is the healthy behaviour. Faults are named on the command line as NAME
+or NAME=ARG (ARG is usually an API). Here is what the cloud uses of
 them: parse() reads one, Faults applies the active ones hook by hook, as
 each hook's declaration combines them, describe() lists them all.
 """
@@ -28,7 +27,6 @@ from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import fault_hooks
 # NOTE: imported for its @fault classes, which register themselves.
 from glance_multiapi_cloud import fault_kinds  # noqa: F401
-from glance_multiapi_cloud import fault_kinds_heat  # noqa: F401
 
 
 def parse(text):

@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""heat-api's side of the heat-rpc-timeout fault (../fault_kinds_heat.py).
+"""heat-api's side of the heat-rpc-timeout fault (../fault_kinds.py).
 
 install() wraps heat's EngineClient.call, through which heat-api relays
 every API call to heat-engine over RPC: while the cloud's faults say so
