@@ -31,6 +31,7 @@ from glance_multiapi_cloud import deployed
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import heatconf
+from glance_multiapi_cloud import kubeglance
 from glance_multiapi_cloud import kubeheat
 from glance_multiapi_cloud import kubeobjects
 from glance_multiapi_cloud import processes
@@ -212,7 +213,7 @@ def status_report(state):
     state.load()
     report = {'state_dir': state.root, 'services': cloud.status(state),
               'apis': {}}
-    doc = cloud.document(state)
+    doc = kubeglance.document(state)
     spec = doc['spec']
     endpoints = doc['status'].get('apiEndpoint', {})
     running = deployed.apis(state)
@@ -315,7 +316,7 @@ def run(args, out):
             report['services'].values()) + list(report['apis'].values())
             if item.get('running', True)) else errors.EXIT_FAILED
     elif args.verb == 'get':
-        doc = cloud.document(state)
+        doc = kubeglance.document(state)
         if args.output == 'json':
             json.dump(doc, out, indent=2, sort_keys=True)
             out.write('\n')

@@ -24,9 +24,7 @@ import time
 import typing
 
 from glance_multiapi_cloud import certs
-from glance_multiapi_cloud import deployed
 from glance_multiapi_cloud import components
-from glance_multiapi_cloud.components import glance
 from glance_multiapi_cloud.components import heat
 from glance_multiapi_cloud.components import keystone
 from glance_multiapi_cloud.components import kubeapi
@@ -34,7 +32,6 @@ from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import heatconf
 from glance_multiapi_cloud import kubeheat
-from glance_multiapi_cloud import kubeglance
 from glance_multiapi_cloud import kubeobjects
 from glance_multiapi_cloud import kubepods
 from glance_multiapi_cloud import kuberbac
@@ -347,27 +344,3 @@ def status(state):
     for comp in components.enabled(state):
         report.update(comp.status(state))
     return report
-
-
-def document(state):
-    """The Glance CR-shaped document of ``get``.
-
-    Its status as glance-operator keeps it (kubeglance.py): the endpoints
-    and ready counts of the APIs the last pass deployed, and the
-    conditions; an API's pods are ready when its process answers.
-    """
-    state.load()
-    record = state.record
-    status = dict(record.status)
-    passed = deployed.current(state)
-    answering = {api: entry['replicas'] > 0 and glance.api_ready(
-        state, api) for api, entry in passed['apis'].items()}
-    status['glanceAPIReadyCounts'] = kubeglance.ready_counts(passed,
-                                                             answering)
-    status['conditions'] = kubeglance.glance_conditions(
-        passed, answering, record.reconciled_at)
-    metadata = {'name': 'glance', 'namespace': 'openstack'}
-    if record.annotations:
-        metadata['annotations'] = dict(record.annotations)
-    return {'apiVersion': 'glance.openstack.org/v1beta1', 'kind': 'Glance',
-            'metadata': metadata, 'spec': record.spec, 'status': status}

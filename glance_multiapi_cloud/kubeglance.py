@@ -18,11 +18,13 @@ keystoneEndpoint annotation, where it stopped), which APIs answer, and
 the ``get`` document's ``status.apiEndpoint``. The conditions and their
 words are ``glance_multiapi_kernel/conditions.py``'s, the CR names and
 annotations
-``glance_multiapi_kernel/glance_cr.py``'s. Pure logic.
+``glance_multiapi_kernel/glance_cr.py``'s. Pure logic, but for document(),
+which reads the state dir and asks each API whether it answers.
 """
 
 import datetime
 
+from glance_multiapi_cloud.components import glance
 from glance_multiapi_cloud import deployed
 from glance_multiapi_kernel import conditions
 from glance_multiapi_kernel import glance_cr
@@ -33,6 +35,29 @@ GLANCE_NAME = 'glance'
 # keystoneEndpoint one, and the labels "service: glance" + api-name.
 WSGI_ANNOTATION = 'glance.openstack.org/wsgi'
 SERVICE_LABEL = 'service'
+
+
+def document(state):
+    """The Glance CR-shaped document of ``get``, as the stand-in serves it.
+
+    Its status as glance-operator keeps it: the endpoints and ready
+    counts of the APIs the last pass deployed, and the conditions; an
+    API's pods are ready when its process answers (glance.api_ready).
+    """
+    state.load()
+    record = state.record
+    status = dict(record.status)
+    passed = deployed.current(state)
+    answering = {api: entry['replicas'] > 0 and glance.api_ready(
+        state, api) for api, entry in passed['apis'].items()}
+    status['glanceAPIReadyCounts'] = ready_counts(passed, answering)
+    status['conditions'] = glance_conditions(passed, answering,
+                                             record.reconciled_at)
+    metadata = {'name': GLANCE_NAME, 'namespace': 'openstack'}
+    if record.annotations:
+        metadata['annotations'] = dict(record.annotations)
+    return {'apiVersion': 'glance.openstack.org/v1beta1', 'kind': 'Glance',
+            'metadata': metadata, 'spec': record.spec, 'status': status}
 
 
 def ready_counts(passed, answering):

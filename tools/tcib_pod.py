@@ -143,12 +143,12 @@ SCENARIO_GROUPS = {
 def cmd_deployment(args):
     import time
 
-    from glance_multiapi_cloud import cloud
+    from glance_multiapi_cloud import kubeglance
     from glance_multiapi_cloud import kubeobjects
     from glance_multiapi_cloud.runtime import kubeapi_heatpods
     from glance_multiapi_cloud import state as state_mod
     state = state_mod.State(args.state_dir).load()
-    world = kubeobjects.world(state.record, cloud.document(state),
+    world = kubeobjects.world(state.record, kubeglance.document(state),
                               kubeapi_heatpods.facts(state), time.time())
     glance, = world['glances']
     found = {'keystoneEndpoint': glance['spec'].get('keystoneEndpoint'),

@@ -43,8 +43,8 @@ from glance_multiapi_cloud.kubeapi import configmaps
 from glance_multiapi_cloud.kubeapi import request as kube_request
 from glance_multiapi_cloud.kubeapi import server
 from glance_multiapi_cloud.kubeapi import status
-from glance_multiapi_cloud import cloud
 from glance_multiapi_cloud import errors
+from glance_multiapi_cloud import kubeglance
 from glance_multiapi_cloud import kubeobjects
 from glance_multiapi_cloud import kubepods
 from glance_multiapi_cloud import kuberbac
@@ -115,7 +115,7 @@ class Api(server.Api):
     # -- resources ----------------------------------------------------------
     def _world(self, state):
         faults = state.faults
-        return kubeobjects.world(state.record, cloud.document(state),
+        return kubeobjects.world(state.record, kubeglance.document(state),
                                  kubeapi_heatpods.facts(state), time.time(),
                                  faults)
 

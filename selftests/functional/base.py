@@ -38,8 +38,8 @@ import requests
 import testtools
 import yaml
 
-from glance_multiapi_cloud import cloud
 from glance_multiapi_cloud import errors as cloud_errors
+from glance_multiapi_cloud import kubeglance
 from glance_multiapi_cloud import state as state_mod
 from glance_multiapi_tests.results import subunit_stream
 from selftests.functional import cloud_inspect
@@ -196,15 +196,14 @@ class CloudTestCase(testtools.TestCase):
     def doc(self):
         """The cloud's Glance CR-shaped document, as ``get -o json`` has it.
 
-        Read here (glance_multiapi_cloud.cloud.document, what ``get``
-        prints), not by
+        Read here (kubeglance.document, what ``get`` prints), not by
         a CLI process: tests poll it (a switchover pending, the cloud back
         on api0), and each ``get`` process cost 0.4 to 0.5 CPU-s. The
         state file is written by rename, so a read never sees half of it.
         ``get`` itself is run where it is what a test checks.
         """
         try:
-            doc = cloud.document(state_mod.State(self.state_dir))
+            doc = kubeglance.document(state_mod.State(self.state_dir))
         except cloud_errors.CloudError as exc:
             self.fail('glance-multiapi-cloud get: %s' % exc)
         return json.loads(json.dumps(doc))
