@@ -31,9 +31,9 @@ from glance_multiapi_cloud import deployed
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import heatconf
-from glance_multiapi_cloud import kubeglance
-from glance_multiapi_cloud import kubeheat
-from glance_multiapi_cloud import kubeobjects
+from glance_multiapi_cloud.kubeapi.embedded import glance as kubeglance
+from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
+from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
 from glance_multiapi_cloud import processes
 from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import spec as spec_mod

@@ -31,10 +31,10 @@ from glance_multiapi_cloud.components import kubeapi
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import heatconf
-from glance_multiapi_cloud import kubeheat
-from glance_multiapi_cloud import kubeobjects
-from glance_multiapi_cloud import kubepods
-from glance_multiapi_cloud import kuberbac
+from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
+from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
+from glance_multiapi_cloud.kubeapi.embedded import pods as kubepods
+from glance_multiapi_cloud.kubeapi.embedded import rbac as kuberbac
 from glance_multiapi_cloud import lifecycle
 from glance_multiapi_cloud import ports
 from glance_multiapi_cloud import processes

@@ -23,7 +23,7 @@ import os
 
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import fault_hooks
-from glance_multiapi_cloud import kubeheat
+from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
 
 
 @fault_hooks.fault
@@ -230,7 +230,7 @@ class HideLocations(fault_hooks.Fault):
         return bool(self.arg) and api != self.arg
 
 
-# -- heat (up --with-heat): heat-engine and its Deployments (kubeheat.py) --
+# -- heat (up --with-heat): heat-engine and its Deployments --------------
 @fault_hooks.fault
 class HeatEngineDown(fault_hooks.Fault):
     name = 'heat-engine-down'
@@ -265,7 +265,7 @@ class HeatImageDrift(_HeatDeployment):
 
 
 # -- the OpenStackVersion and heat's pods (issue #30) ----------------------
-# NOTE: the OpenStackVersion fields of heat's Deployments (kubeheat.py).
+# NOTE: the OpenStackVersion fields of heat's Deployments.
 HEAT_FIELDS = tuple(heat.field for heat in kubeheat.DEPLOYMENTS.values())
 
 

@@ -107,7 +107,7 @@ def rename(state, name, new_name):
     """Track the running service name as new_name from now on.
 
     NOTE: how a pod that is being deleted keeps its process while its
-    replacement starts under the old name (runtime/kubeapi_heatpods.py).
+    replacement starts under the old name (kubeapi/embedded/heatpods.py).
     """
     os.replace(_pidfile(state, name), _pidfile(state, new_name))
 

@@ -26,7 +26,7 @@ import dataclasses
 import typing
 
 # NOTE: the defaults of ``up``'s options (cli.py, heatconf.py,
-# kubeheat.py, kubeobjects.py say why each).
+# kubeapi/embedded/heat.py and objects.py say why each).
 DEFAULT_HEAT_PROFILE = 'embedded'
 DEFAULT_HEAT_LAYOUT = 's2i'
 DEFAULT_RPC_TIMEOUT = 30
@@ -69,7 +69,8 @@ class Kube:
     created: str = ''
     # NOTE: metadata.generation of the Glance CR and the control plane.
     generation: int = 1
-    # NOTE: with heat: the digest its images are named by (kubeheat.py).
+    # NOTE: with heat: the digest its images are named by (kubeapi/
+    # embedded/heat.py).
     heat_digest: typing.Optional[str] = None
 
 

@@ -289,7 +289,7 @@ cr_name=${TEST_OPERATOR_CR_NAME:-$("$VENV/bin/python" -c 'import sys, yaml
 print(yaml.safe_load(open(sys.argv[1]))["metadata"]["name"])' "$CR")}
 "$VENV/bin/python" - "$state" "$NAMESPACE" "$cr_name" <<'EOF' || {
 import sys
-from glance_multiapi_cloud import kubepods
+from glance_multiapi_cloud.kubeapi.embedded import pods as kubepods
 state, namespace, name = sys.argv[1:]
 kubepods.Store(state).create(namespace, {
     'metadata': {'name': name, 'labels': {'instanceName': name,

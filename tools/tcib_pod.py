@@ -143,9 +143,12 @@ SCENARIO_GROUPS = {
 def cmd_deployment(args):
     import time
 
-    from glance_multiapi_cloud import kubeglance
-    from glance_multiapi_cloud import kubeobjects
-    from glance_multiapi_cloud.runtime import kubeapi_heatpods
+    from glance_multiapi_cloud.kubeapi.embedded import (
+        glance as kubeglance)
+    from glance_multiapi_cloud.kubeapi.embedded import (
+        heatpods as kubeapi_heatpods)
+    from glance_multiapi_cloud.kubeapi.embedded import (
+        objects as kubeobjects)
     from glance_multiapi_cloud import state as state_mod
     state = state_mod.State(args.state_dir).load()
     world = kubeobjects.world(state.record, kubeglance.document(state),

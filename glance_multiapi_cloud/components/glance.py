@@ -212,7 +212,8 @@ def _publish(state):
         admin.set_service('image', service, urls)
     state.record.status = {'apiEndpoint': status_endpoints(state, faults)}
     state.record.reconciled_spec = spec
-    # NOTE: the lastTransitionTime of the conditions (kubeglance.py).
+    # NOTE: the lastTransitionTime of the conditions (kubeapi/embedded/
+    # glance.py).
     state.record.reconciled_at = time.time()
     state.save()
 

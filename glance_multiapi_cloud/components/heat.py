@@ -86,7 +86,7 @@ def _write_conf(state):
 
 
 def start_engine(state):
-    """Start a heat-engine (also a replacement pod's, kubeapi_heatpods)."""
+    """Start a heat-engine (also a replacement pod's, embedded/heatpods)."""
     return processes.start(state, ENGINE, [
         sys.executable, '-m',
         'glance_multiapi_cloud.runtime.heat_engine',
@@ -301,7 +301,7 @@ def tempest_options(state, sections, cli):
     sections['service_available']['heat'] = 'True'
     # NOTE: no restart_command: heat-engine is restarted through the
     # Kubernetes API, by deleting its pods, as in a test-operator pod
-    # (runtime/kubeapi_heatpods.py plays them).
+    # (kubeapi/embedded/heatpods.py plays them).
     sections['consolidated_heat'] = {'run_heat_engine_restart': 'True'}
     if state.record.speed:
         sections['consolidated_heat']['in_progress_seconds'] = str(

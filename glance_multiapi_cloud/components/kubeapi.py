@@ -12,7 +12,7 @@
 
 """The Kubernetes-style API of the embedded cloud (always on).
 
-A loopback HTTP server (runtime/kubeapi_server.py) serving the Glance CR,
+A loopback HTTP server (kubeapi/embedded/server.py) serving the Glance CR,
 its OpenStackControlPlane, the OpenStackVersion and the heat Deployments
 as a cluster would, so that kubectl, the ``kubernetes`` client and the
 plugin's Kubernetes way work unchanged. ``up`` writes the kubeconfig
@@ -35,9 +35,9 @@ from glance_multiapi_kernel import input_files
 from glance_multiapi_kernel import polling
 from glance_multiapi_kernel import image_mappings as s2i_mappings
 from glance_multiapi_kernel import certmint
-from glance_multiapi_cloud import kubeheat
-from glance_multiapi_cloud import kubeobjects
-from glance_multiapi_cloud import kuberbac
+from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
+from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
+from glance_multiapi_cloud.kubeapi.embedded import rbac as kuberbac
 from glance_multiapi_cloud import lifecycle
 from glance_multiapi_cloud import processes
 from glance_multiapi_cloud import record as record_mod
@@ -189,7 +189,7 @@ def start(state):
     port = state.port(NAME)
     processes.start(state, NAME, [
         sys.executable, '-m',
-        'glance_multiapi_cloud.runtime.kubeapi_server',
+        'glance_multiapi_cloud.kubeapi.embedded.server',
         '--state-dir', state.root, '--port', str(port),
         '--cert', state.path(TLS_DIR, 'tls.crt'),
         '--key', state.path(TLS_DIR, 'tls.key')], ports=[port])

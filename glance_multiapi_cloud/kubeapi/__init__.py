@@ -15,12 +15,11 @@
 There is no kube-apiserver to be had here, so three users share one
 stand-in that answers as an API server does (paths, verbs, discovery
 documents, Status errors, Tables for kubectl): the embedded cloud's
-Kubernetes API (glance_multiapi_cloud/runtime/kubeapi_server.py), the
-loopback ConfigMap API the uploader scenarios run when no kubeconfig is
-given (loopback.py) and the unit tests' stub API
-(selftests/unit/kube_stub.py). Each brings its own objects and access
-rules; what a request asks, how it is answered and the HTTP server are
-here:
+Kubernetes API (``embedded``), the loopback ConfigMap API the uploader
+scenarios run when no kubeconfig is given (loopback.py) and the unit
+tests' stub API (selftests/unit/kube_stub.py). Each brings its own
+objects and access rules; what a request asks, how it is answered and
+the HTTP server are here:
 
 * ``status``: the Status documents of every refusal;
 * ``resources``: the resources served and their discovery documents;
@@ -31,9 +30,12 @@ here:
 * ``server``: the Api every user subclasses (authenticate, discovery,
   dispatch) and the HTTP server it runs in (http or https);
 * ``loopback``: the ConfigMap API as a command (``python -m
-  glance_multiapi_cloud.kubeapi.loopback --dir DIR``).
+  glance_multiapi_cloud.kubeapi.loopback --dir DIR``);
+* ``embedded/``: what the embedded cloud's API serves, from its state
+  dir (see its ``__init__``).
 
-It imports nothing outside the standard library, PyYAML and the plugin's
-``common``, so a test-operator pod runs its loopback API with the
+The modules of this folder import nothing outside the standard library,
+PyYAML and the kernel (``glance_multiapi_kernel``), and nothing of
+``embedded/``, so a test-operator pod runs its loopback API with the
 plugin's requirements alone.
 """

@@ -30,7 +30,7 @@ import sys
 import tempfile
 
 from glance_multiapi_kernel import polling
-from glance_multiapi_cloud import kubeheat
+from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
 from selftests.functional import kube_base
 from selftests.functional import test_heat
 

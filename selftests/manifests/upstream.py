@@ -60,13 +60,15 @@ BRANCHES = {
 FACTS = (
     Fact('heat-operator', 'internal/heat/const.go',
          'EngineComponent = "engine"',
-         "heat-engine's pods carry component=engine (kubeheat.py)"),
+         "heat-engine's pods carry component=engine "
+         "(kubeapi/embedded/heat.py)"),
     Fact('heat-operator', 'internal/controller/heatengine_controller.go',
          'common.ComponentSelector: heat.EngineComponent',
          "the heat-engine Deployment selects its pods by component"),
     Fact('heat-operator', 'internal/heatengine/deployment.go',
          'terminationGracePeriod := int64(60)',
-         'a deleted heat-engine pod has 60 s to drain (kubeheat.py)'),
+         'a deleted heat-engine pod has 60 s to drain '
+         '(kubeapi/embedded/heat.py)'),
     Fact('heat-operator', 'internal/heatengine/deployment.go',
          '"/usr/bin/pgrep", "-r", "DRST", "heat-engine"',
          "heat-engine's readiness is its process running"),
@@ -123,7 +125,8 @@ FACTS = (
          'the annotation that lets a single API run on any store'),
     Fact('glance-operator', 'internal/glance/const.go',
          'KeystoneEndpoint = "keystoneEndpoint"',
-         "the keystoneEndpoint API's GlanceAPI annotation (kubeglance.py)"),
+         "the keystoneEndpoint API's GlanceAPI annotation "
+         "(kubeapi/embedded/glance.py)"),
     Fact('glance-operator', 'internal/controller/glance_controller.go',
          'Name:        fmt.Sprintf("%s-%s-%s", instance.Name, apiName, '
          'apiType),',

@@ -15,7 +15,7 @@
 import copy
 import uuid
 
-from glance_multiapi_cloud import kubeobjects
+from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
 from glance_multiapi_cloud import record as record_mod
 
 SPEC = {'keystoneEndpoint': 'api0', 'glanceAPIs': {

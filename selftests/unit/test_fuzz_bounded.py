@@ -39,7 +39,7 @@ from glance_multiapi_tests.imagecheck import sources
 from glance_multiapi_cloud import cli as cloud_cli
 from glance_multiapi_cloud.components import kubeapi
 from glance_multiapi_cloud import errors as cloud_errors
-from glance_multiapi_cloud import kuberbac
+from glance_multiapi_cloud.kubeapi.embedded import rbac as kuberbac
 from glance_multiapi_cloud import spec as spec_mod
 from glance_multiapi_cloud import state as state_mod
 from glance_multiapi_tests.results import outcomes

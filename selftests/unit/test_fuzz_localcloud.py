@@ -30,8 +30,8 @@ from glance_multiapi_cloud import cli
 from glance_multiapi_cloud.components import kubeapi
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import faults
-from glance_multiapi_cloud import kubeobjects
-from glance_multiapi_cloud import kuberbac
+from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
+from glance_multiapi_cloud.kubeapi.embedded import rbac as kuberbac
 from glance_multiapi_cloud import spec as spec_mod
 from selftests import fuzzing
 

@@ -177,11 +177,45 @@ class PureTest(testtools.TestCase):
                 elif isinstance(node, ast.ImportFrom):
                     names = [node.module]
                 for name in names:
+                    if name.startswith('glance_multiapi_cloud.kubeapi.'
+                                       'embedded'):
+                        wrong.append('%s: %s' % (source.name, name))
+                        continue
                     if name.startswith(('glance_multiapi_cloud.kubeapi',
                                         'glance_multiapi_kernel')):
                         continue
                     if name.split('.')[0] not in _STDLIB:
                         wrong.append('%s: %s' % (source.name, name))
+        self.assertEqual([], wrong)
+
+
+class OneFolderTest(testtools.TestCase):
+    """The stand-in lives under one folder, and depends on no starter."""
+
+    def test_no_kubernetes_api_module_outside_its_folder(self):
+        folder = pathlib.Path(kubeapi.__file__).parent
+        outside = sorted(
+            str(path.relative_to(folder.parent))
+            for path in folder.parent.rglob('kube*.py')
+            if folder not in path.parents)
+        # NOTE: the component that starts it is a component like any other.
+        self.assertEqual(['components/kubeapi.py'], outside)
+
+    def test_never_imports_what_starts_it(self):
+        folder = pathlib.Path(kubeapi.__file__).parent
+        starters = ('glance_multiapi_cloud.cloud', 'glance_multiapi_cloud.cli',
+                    'glance_multiapi_cloud.components.kubeapi')
+        wrong = []
+        for source in sorted(folder.rglob('*.py')):
+            for node in ast.walk(ast.parse(source.read_text())):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    names = ['%s.%s' % (node.module, a.name)
+                             for a in node.names]
+                wrong += ['%s: %s' % (source.relative_to(folder), name)
+                          for name in names if name in starters]
         self.assertEqual([], wrong)
 
 

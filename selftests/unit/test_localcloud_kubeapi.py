@@ -25,9 +25,9 @@ import testtools
 from glance_multiapi_cloud.kubeapi import request as kube_request
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import faults
-from glance_multiapi_cloud import kubeobjects
-from glance_multiapi_cloud import kuberbac
-from glance_multiapi_cloud.runtime import kubeapi_server
+from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
+from glance_multiapi_cloud.kubeapi.embedded import rbac as kuberbac
+from glance_multiapi_cloud.kubeapi.embedded import server as kubeapi_server
 from selftests.unit.cloud_records import SPEC
 from selftests.unit.cloud_records import state_json
 from selftests.unit.cloud_records import TOKEN

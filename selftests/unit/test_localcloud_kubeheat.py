@@ -16,7 +16,7 @@ them, and the label selectors it answers lists with."""
 import testtools
 
 from glance_multiapi_cloud.kubeapi import request as kube_request
-from glance_multiapi_cloud import kubeheat
+from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
 
 DATA = kubeheat.HeatImages('s2i', 'ab' * 32, 5000)
 META = {'namespace': 'osp', 'uid': 'u', 'creationTimestamp': 'x'}

@@ -20,9 +20,9 @@ import testtools
 
 from glance_multiapi_cloud.kubeapi import tables
 from glance_multiapi_cloud import deployed
-from glance_multiapi_cloud import kubeglance
-from glance_multiapi_cloud import kubeheat
-from glance_multiapi_cloud import kubeobjects
+from glance_multiapi_cloud.kubeapi.embedded import glance as kubeglance
+from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
+from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
 from selftests.unit.cloud_records import FakeFaults
 from selftests.unit.cloud_records import SPEC
 from selftests.unit.cloud_records import state_data

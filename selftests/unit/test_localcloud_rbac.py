@@ -16,7 +16,7 @@ import os
 
 import testtools
 
-from glance_multiapi_cloud import kuberbac
+from glance_multiapi_cloud.kubeapi.embedded import rbac as kuberbac
 from selftests.unit import manifest_tools
 
 GATE = 'glance-multiapi-tests'

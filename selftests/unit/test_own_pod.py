@@ -19,9 +19,9 @@ import testtools
 
 from glance_multiapi_cloud.kubeapi import request as kube_request
 from glance_multiapi_tests.common import own_pod
-from glance_multiapi_cloud import kubeobjects
-from glance_multiapi_cloud import kubepods
-from glance_multiapi_cloud.runtime import kubeapi_stored
+from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
+from glance_multiapi_cloud.kubeapi.embedded import pods as kubepods
+from glance_multiapi_cloud.kubeapi.embedded import stored as kubeapi_stored
 
 IN_POD = {'KUBERNETES_SERVICE_HOST': '10.0.0.1', 'HOSTNAME': 'glance-x'}
 

@@ -15,7 +15,7 @@
 Which resources the embedded Kubernetes-style API serves (their group,
 kind, verbs and names, as the CRDs of openstack-operator declare them),
 and the objects themselves: the Glance CR and its GlanceAPI CRs
-(kubeglance.py), the OpenStackControlPlane that owns it, the
+(glance.py), the OpenStackControlPlane that owns it, the
 OpenStackVersion and, with heat, the three heat Deployments.
 Pure logic: the caller passes the cloud's record (record.Record), the
 ``get`` document and
@@ -33,8 +33,8 @@ from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors
 from glance_multiapi_cloud.kubeapi import configmaps
 from glance_multiapi_cloud.kubeapi import resources
-from glance_multiapi_cloud import kubeglance
-from glance_multiapi_cloud import kubeheat
+from glance_multiapi_cloud.kubeapi.embedded import glance as kubeglance
+from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
 
 # NOTE: the namespace the control plane lives in unless ``up
 # --kube-namespace`` names another (the manifests carry none).
@@ -81,8 +81,8 @@ RESOURCES = (
     resources.Resource('', 'v1', 'namespaces', 'Namespace', 'namespace',
                        ('ns',), False, ('get', 'list')),
     configmaps.RESOURCE,
-    # NOTE: heat's are played by its processes (kubeheat.py), the others
-    # stored (kubepods.py says why).
+    # NOTE: heat's are played by its processes (heat.py), the others
+    # stored (pods.py says why).
     resources.Resource('', 'v1', 'pods', 'Pod', 'pod', ('po',), True,
                        ('create', 'delete', 'get', 'list')),
 )
@@ -146,7 +146,7 @@ def controlplane(record):
 def glance(record, document):
     """The Glance CR: the ``get`` document with Kubernetes metadata.
 
-    Its status and conditions are kubeglance.py's.
+    Its status and conditions are glance.py's.
     """
     kube = record.kube
     owner = controlplane(record)['metadata']
@@ -165,7 +165,7 @@ def glance(record, document):
 
 
 def glanceapis(record, document, glance_obj):
-    """The GlanceAPI CRs the Glance CR owns (kubeglance.py)."""
+    """The GlanceAPI CRs the Glance CR owns (glance.py)."""
     kube = record.kube
     return [_finish(obj) for obj in kubeglance.glanceapis(
         record, document, glance_obj['metadata'],

@@ -12,8 +12,8 @@
 
 """The embedded cloud's Kubernetes-style API server (loopback HTTPS).
 
-It is the project's one Kubernetes API stand-in (../kubeapi) serving
-the objects of kubeobjects.py, built from the state dir on every
+It is the project's one Kubernetes API stand-in (..) serving
+the objects of objects.py, built from the state dir on every
 request, to kubectl and the ``kubernetes`` Python client: the discovery
 documents, get and list (JSON, or a Table for kubectl), and merge
 patches of the OpenStackControlPlane and the Glance CR. A patch of the
@@ -25,10 +25,10 @@ request is appended to kubeapi-audit.log.
 
 This module authenticates, authorises, audits and routes; what a request
 asks, the shape of an answer and the stored ConfigMaps are the
-stand-in's (../kubeapi), the stored Pods in kubeapi_stored.py, the
-merge patches in kubeapi_patch.py.
+stand-in's (..), the stored Pods in stored.py, the
+merge patches in patch.py.
 
-Run as ``python -m glance_multiapi_cloud.runtime.kubeapi_server
+Run as ``python -m glance_multiapi_cloud.kubeapi.embedded.server
 --state-dir DIR --port PORT --cert CERT --key KEY``.
 """
 
@@ -44,13 +44,13 @@ from glance_multiapi_cloud.kubeapi import request as kube_request
 from glance_multiapi_cloud.kubeapi import server
 from glance_multiapi_cloud.kubeapi import status
 from glance_multiapi_cloud import errors
-from glance_multiapi_cloud import kubeglance
-from glance_multiapi_cloud import kubeobjects
-from glance_multiapi_cloud import kubepods
-from glance_multiapi_cloud import kuberbac
-from glance_multiapi_cloud.runtime import kubeapi_heatpods
-from glance_multiapi_cloud.runtime import kubeapi_patch
-from glance_multiapi_cloud.runtime import kubeapi_stored
+from glance_multiapi_cloud.kubeapi.embedded import glance as kubeglance
+from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
+from glance_multiapi_cloud.kubeapi.embedded import pods as kubepods
+from glance_multiapi_cloud.kubeapi.embedded import rbac as kuberbac
+from glance_multiapi_cloud.kubeapi.embedded import heatpods as kubeapi_heatpods
+from glance_multiapi_cloud.kubeapi.embedded import patch as kubeapi_patch
+from glance_multiapi_cloud.kubeapi.embedded import stored as kubeapi_stored
 from glance_multiapi_cloud import state as state_mod
 
 # NOTE: state-dir folder of the ConfigMaps clients write (one JSON file

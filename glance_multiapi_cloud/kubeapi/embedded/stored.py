@@ -11,14 +11,14 @@
 #    under the License.
 
 """The Pods the embedded Kubernetes-style API stores rather than derives
-from the state dir (kubepods.Store, whose delete only marks them); each
+from the state dir (pods.Store, whose delete only marks them); each
 function answers one request on that store. ConfigMaps, the other stored
-objects, are the stand-in's own (glance_multiapi_cloud/kubeapi/configmaps.py).
+objects, are the stand-in's own (../configmaps.py).
 """
 
 from glance_multiapi_cloud.kubeapi import request as kube_request
 from glance_multiapi_cloud.kubeapi import status
-from glance_multiapi_cloud import kubepods
+from glance_multiapi_cloud.kubeapi.embedded import pods as kubepods
 
 
 def stored_pods(store, request):
@@ -40,7 +40,7 @@ def grace_of(request, body):
 
 
 def serve_pods(store, request, headers, body):
-    """Pods are stored; a delete marks them (kubepods.py)."""
+    """Pods are stored; a delete marks them (pods.py)."""
     ns, name = request.namespace, request.name
     try:
         if request.verb == 'list':

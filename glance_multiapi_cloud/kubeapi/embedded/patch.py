@@ -24,7 +24,7 @@ from glance_multiapi_kernel import documents
 from glance_multiapi_cloud.kubeapi import request as kube_request
 from glance_multiapi_cloud.kubeapi import status
 from glance_multiapi_cloud import errors
-from glance_multiapi_cloud import kubeobjects
+from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
 from glance_multiapi_cloud import spec as spec_mod
 from glance_multiapi_cloud import state as state_mod
 

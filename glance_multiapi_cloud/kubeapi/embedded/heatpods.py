@@ -13,7 +13,7 @@
 """heat's pods in the embedded Kubernetes API: a kubelet and a ReplicaSet.
 
 The pods of the heat Deployments are played by the cloud's processes
-(kubeheat.py builds the objects from the facts gathered here). Deleting
+(heat.py builds the objects from the facts gathered here). Deleting
 a heat-engine pod does what a cluster does: the API server marks it
 (deletionTimestamp: now + its grace, 60 s as heat-operator sets it); its
 ReplicaSet starts a replacement at once (a new heat-engine process); the
@@ -39,7 +39,7 @@ import uuid
 from glance_multiapi_cloud.kubeapi import request as kube_request
 from glance_multiapi_cloud.kubeapi import status
 from glance_multiapi_cloud.components import heat
-from glance_multiapi_cloud import kubeheat
+from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
 from glance_multiapi_cloud import processes
 from glance_multiapi_cloud.runtime import heat_faults
 
