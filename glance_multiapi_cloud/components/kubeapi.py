@@ -22,7 +22,6 @@ read.
 """
 
 import base64
-import datetime
 import os
 import secrets as secrets_mod
 import sys
@@ -35,6 +34,7 @@ from glance_multiapi_kernel import input_files
 from glance_multiapi_kernel import polling
 from glance_multiapi_kernel import image_mappings as s2i_mappings
 from glance_multiapi_kernel import certmint
+from glance_multiapi_cloud.kubeapi import objectmeta
 from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
 from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
 from glance_multiapi_cloud.kubeapi.embedded import rbac as kuberbac
@@ -172,8 +172,7 @@ def prepare(state):
     state.record.kube = record_mod.Kube(
         namespace=namespace, token=token, tokens=tokens, secrets=secrets,
         rules=rules, account=account, uid_seed=str(uuid.uuid4()),
-        created=datetime.datetime.now(datetime.timezone.utc).strftime(
-            '%Y-%m-%dT%H:%M:%SZ'),
+        created=objectmeta.timestamp(),
         heat_digest=kubeheat.record_digest() if options.heat else None)
     state.makedirs(TLS_DIR)
     ca_pem, cert_pem, key_pem = certmint.make()

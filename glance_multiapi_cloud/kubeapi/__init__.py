@@ -23,6 +23,8 @@ the HTTP server are here:
 
 * ``status``: the Status documents of every refusal;
 * ``resources``: the resources served and their discovery documents;
+* ``objectmeta``: the times and resourceVersions of every object's
+  metadata;
 * ``request``: a request's verb, resource, namespace and name, and the
   body of a get or list (JSON, or a Table: ``tables``);
 * ``configmaps``: namespaced ConfigMaps kept in a directory, and the

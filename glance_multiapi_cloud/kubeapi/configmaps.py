@@ -21,7 +21,6 @@ object, written atomically; one lock per store serialises writers.
 ``answer`` serves one request for them.
 """
 
-import datetime
 import json
 import os
 import re
@@ -30,6 +29,7 @@ import threading
 import uuid
 
 from glance_multiapi_kernel import jsonmerge
+from glance_multiapi_cloud.kubeapi import objectmeta
 from glance_multiapi_cloud.kubeapi import request as request_mod
 from glance_multiapi_cloud.kubeapi import resources
 from glance_multiapi_cloud.kubeapi import status as status_mod
@@ -140,10 +140,9 @@ class Store(object):
             if self._read(namespace, name) is not None:
                 raise StoreError(409, 'AlreadyExists',
                                  'configmaps "%s" already exists' % name)
-            now = datetime.datetime.now(datetime.timezone.utc)
             meta = dict(body.get('metadata') or {}, name=name,
                         namespace=namespace, uid=str(uuid.uuid4()),
-                        creationTimestamp=now.strftime('%Y-%m-%dT%H:%M:%SZ'))
+                        creationTimestamp=objectmeta.timestamp())
             return self._write(namespace, body, meta)
 
     def replace(self, namespace, name, body):

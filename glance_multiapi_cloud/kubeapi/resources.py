@@ -21,8 +21,8 @@ the APIResourceList of each group version).
 """
 
 import collections
-import hashlib
-import json
+
+from glance_multiapi_cloud.kubeapi import objectmeta
 
 Resource = collections.namedtuple(
     'Resource', 'group version plural kind singular short_names namespaced '
@@ -45,9 +45,8 @@ def qualified(resource):
 
 def list_version(items):
     """A List's resourceVersion: decimal digits that change with items'."""
-    text = json.dumps([(i.get('metadata') or {}).get('resourceVersion')
-                       for i in items], sort_keys=True).encode()
-    return str(int(hashlib.sha256(text).hexdigest()[:12], 16))
+    return objectmeta.digits([(i.get('metadata') or {}).get(
+        'resourceVersion') for i in items])
 
 
 def object_list(resource, items, version=None):

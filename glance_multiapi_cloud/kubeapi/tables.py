@@ -20,6 +20,8 @@ Pure logic.
 
 import datetime
 
+from glance_multiapi_cloud.kubeapi import objectmeta
+
 _NAME = {'name': 'Name', 'type': 'string', 'format': 'name',
          'description': 'Name must be unique within a namespace.',
          'priority': 0}
@@ -99,7 +101,7 @@ COLUMNS = {
 
 def age(created, now):
     """Kubernetes' short duration: 42s, 5m, 3h, 2d."""
-    then = datetime.datetime.strptime(created, '%Y-%m-%dT%H:%M:%SZ')
+    then = datetime.datetime.strptime(created, objectmeta.TIME_FORMAT)
     then = then.replace(tzinfo=datetime.timezone.utc)
     seconds = max(0, int((now - then).total_seconds()))
     for unit, size in (('d', 86400), ('h', 3600), ('m', 60)):

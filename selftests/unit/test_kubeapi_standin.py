@@ -221,4 +221,5 @@ class OneFolderTest(testtools.TestCase):
 
 _STDLIB = {'collections', 'datetime', 'hashlib', 'hmac', 'http', 'json',
            'os', 're', 'ssl', 'sys', 'tempfile', 'threading', 'traceback',
-           'urllib', 'uuid', 'argparse', 'secrets', 'signal', 'yaml'}
+           'urllib', 'uuid', 'argparse', 'secrets', 'signal', 'time',
+           'yaml'}

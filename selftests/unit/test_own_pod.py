@@ -21,7 +21,6 @@ from glance_multiapi_cloud.kubeapi import request as kube_request
 from glance_multiapi_tests.common import own_pod
 from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
 from glance_multiapi_cloud.kubeapi.embedded import pods as kubepods
-from glance_multiapi_cloud.kubeapi.embedded import stored as kubeapi_stored
 
 IN_POD = {'KUBERNETES_SERVICE_HOST': '10.0.0.1', 'HOSTNAME': 'glance-x'}
 
@@ -110,7 +109,7 @@ class PodStoreTest(testtools.TestCase):
         request = kube_request.Request(
             'GET', '/api/v1/namespaces/openstack/pods', {},
             kubeobjects.SERVED)
-        return kubeapi_stored.serve_pods(self.store, request, {}, b'')
+        return kubepods.serve_pods(self.store, request, {}, b'')
 
     def test_list_as_json_carries_resource_versions(self):
         code, listing = self.list_json()

@@ -24,8 +24,8 @@ state dir on every request, as the operators and the API server keep it:
   (``glance``, as glance-operator keeps them), the OpenStackVersion and
   heat's Deployments and pods (``heat``, as heat-operator deploys them);
 * ``heatpods``: heat's pods played by its processes (a kubelet and a
-  ReplicaSet); ``pods``: the other Pods, stored and deleted gracefully
-  (``stored``: the requests on them);
+  ReplicaSet); ``pods``: the other Pods, stored and deleted gracefully,
+  and the answers to requests for them;
 * ``patch``: merge patches, answered as the operators would (a patch of
   the control plane reconciles the cloud through its CLI's ``patch``).
 

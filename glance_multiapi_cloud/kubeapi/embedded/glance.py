@@ -22,10 +22,9 @@ annotations
 which reads the state dir and asks each API whether it answers.
 """
 
-import datetime
-
 from glance_multiapi_cloud.components import glance
 from glance_multiapi_cloud import deployed
+from glance_multiapi_cloud.kubeapi import objectmeta
 from glance_multiapi_kernel import conditions
 from glance_multiapi_kernel import glance_cr
 
@@ -70,16 +69,9 @@ def ready_counts(passed, answering):
             for api, entry in sorted(passed['apis'].items())}
 
 
-def _stamp(when):
-    if when is None:
-        return None
-    return datetime.datetime.fromtimestamp(
-        when, datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
-
-
 def _stamped(conds, when):
     """conds with lastTransitionTime: the stand-in's last reconcile."""
-    stamp = _stamp(when)
+    stamp = objectmeta.timestamp(when) if when is not None else None
     return [dict(c, lastTransitionTime=stamp) if stamp else dict(c)
             for c in conds]
 

@@ -29,10 +29,10 @@ Pure logic.
 """
 
 import collections
-import datetime
 import hashlib
 
 from glance_multiapi_kernel import heat_images
+from glance_multiapi_cloud.kubeapi import objectmeta
 
 Heat = collections.namedtuple('Heat', 'process field component')
 
@@ -150,11 +150,6 @@ def pod_name(images, name, seed, drifted=()):
                          suffix)
 
 
-def _stamp(when):
-    return datetime.datetime.fromtimestamp(
-        when, datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
-
-
 def is_ready(name, fact, now):
     if not fact.alive or fact.deleted_at is not None or fact.waiting:
         return False
@@ -175,14 +170,16 @@ def pod(images, name, fact, now, metadata, drifted=(), reference=None):
                     'name': '%s-%s' % (name, pod_hash),
                     'controller': True, 'blockOwnerDeletion': True}])
     if fact.deleted_at is not None:
-        meta['deletionTimestamp'] = _stamp(fact.deleted_at + fact.grace)
+        meta['deletionTimestamp'] = objectmeta.timestamp(
+            fact.deleted_at + fact.grace)
         meta['deletionGracePeriodSeconds'] = int(fact.grace)
     ready = is_ready(name, fact, now)
     if fact.waiting:
         phase, state = 'Pending', {'waiting': {'reason': fact.waiting}}
     else:
         phase = 'Running'
-        state = {'running': {'startedAt': _stamp(fact.started or now)}}
+        state = {'running': {'startedAt': objectmeta.timestamp(
+            fact.started or now)}}
     running = image(images, name, drifted, reference)
     container = {'name': name, 'image': running,
                  'ready': ready, 'started': not fact.waiting,

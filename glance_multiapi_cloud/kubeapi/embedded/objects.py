@@ -23,8 +23,6 @@ which processes run.
 """
 
 import copy
-import datetime
-import hashlib
 import json
 import re
 import uuid
@@ -32,6 +30,7 @@ import uuid
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors
 from glance_multiapi_cloud.kubeapi import configmaps
+from glance_multiapi_cloud.kubeapi import objectmeta
 from glance_multiapi_cloud.kubeapi import resources
 from glance_multiapi_cloud.kubeapi.embedded import glance as kubeglance
 from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
@@ -91,12 +90,6 @@ SERVED = resources.Resources(RESOURCES)
 
 
 # -- objects ------------------------------------------------------------------
-def _digits(value):
-    """A resourceVersion: decimal digits that change with value."""
-    text = json.dumps(value, sort_keys=True).encode()
-    return str(int(hashlib.sha256(text).hexdigest()[:12], 16))
-
-
 def _metadata(kube, kind, name, namespaced=True, generation=1):
     seed = uuid.UUID(kube.uid_seed)
     meta = {'name': name, 'uid': str(uuid.uuid5(seed, kind + '/' + name)),
@@ -105,18 +98,6 @@ def _metadata(kube, kind, name, namespaced=True, generation=1):
     if namespaced:
         meta['namespace'] = namespace_of(kube)
     return meta
-
-
-def _stamp(when):
-    return datetime.datetime.fromtimestamp(
-        when, datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
-
-
-def _finish(obj):
-    """Set metadata.resourceVersion from everything else of obj."""
-    obj['metadata'].pop('resourceVersion', None)
-    obj['metadata']['resourceVersion'] = _digits(obj)
-    return obj
 
 
 def _condition(ready, message):
@@ -140,7 +121,7 @@ def controlplane(record):
            'status': {'deployedVersion': OPENSTACK_VERSION,
                       'conditions': [_condition(
                           True, 'Setup complete')]}}
-    return _finish(obj)
+    return objectmeta.versioned(obj)
 
 
 def glance(record, document):
@@ -161,13 +142,13 @@ def glance(record, document):
         'kind': 'OpenStackControlPlane', 'name': owner['name'],
         'uid': owner['uid'], 'controller': True,
         'blockOwnerDeletion': True}]
-    return _finish(obj)
+    return objectmeta.versioned(obj)
 
 
 def glanceapis(record, document, glance_obj):
     """The GlanceAPI CRs the Glance CR owns (glance.py)."""
     kube = record.kube
-    return [_finish(obj) for obj in kubeglance.glanceapis(
+    return [objectmeta.versioned(obj) for obj in kubeglance.glanceapis(
         record, document, glance_obj['metadata'],
         lambda name: _metadata(kube, 'GlanceAPI', name),
         record.reconciled_at)]
@@ -214,7 +195,7 @@ def openstackversion(record, faults=None):
                       'deployedVersion': OPENSTACK_VERSION,
                       'containerImages': images,
                       'conditions': [_condition(True, 'Setup complete')]}}
-    return _finish(obj)
+    return objectmeta.versioned(obj)
 
 
 def heat_objects(record, pods, now, drifted=(), faults=None):
@@ -230,15 +211,16 @@ def heat_objects(record, pods, now, drifted=(), faults=None):
         reference = deployed.get(heat.field)
         facts = pods.get(name, [])
         meta = _metadata(record.kube, 'Deployment', name)
-        deployments.append(_finish(kubeheat.deployment(
+        deployments.append(objectmeta.versioned(kubeheat.deployment(
             images, name, facts, now, meta, drifted, reference)))
         for fact in facts:
             pod_meta = _metadata(record.kube, 'Pod', fact.name)
             del pod_meta['generation']
             if fact.started:
-                pod_meta['creationTimestamp'] = _stamp(fact.started)
-            items.append(_finish(kubeheat.pod(images, name, fact, now,
-                                              pod_meta, drifted, reference)))
+                pod_meta['creationTimestamp'] = objectmeta.timestamp(
+                    fact.started)
+            items.append(objectmeta.versioned(kubeheat.pod(
+                images, name, fact, now, pod_meta, drifted, reference)))
     return deployments, items
 
 
@@ -249,7 +231,7 @@ def namespace_object(kube):
            'spec': {'finalizers': ['kubernetes']},
            'status': {'phase': 'Active'}}
     del obj['metadata']['generation']
-    return _finish(obj)
+    return objectmeta.versioned(obj)
 
 
 def world(record, document, heat_pods=None, now=None, faults=None):

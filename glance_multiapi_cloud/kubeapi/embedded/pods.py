@@ -20,16 +20,19 @@ set to now plus its grace period (the request's ``gracePeriodSeconds``,
 else the pod's ``spec.terminationGracePeriodSeconds``, else 30) and
 ``deletionGracePeriodSeconds``; a grace of 0 removes it at once (a force
 deletion). Whoever plays the kubelet kills the processes and removes the
-object with a grace-0 delete.
+object with a grace-0 delete. Store keeps them in one file of the state
+dir; serve_pods() answers a request for them (the other stored objects,
+ConfigMaps, are the stand-in's own: ../configmaps.py).
 """
 
-import datetime
 import fcntl
-import hashlib
 import json
 import os
+import time
 import uuid
 
+from glance_multiapi_cloud.kubeapi import objectmeta
+from glance_multiapi_cloud.kubeapi import request as kube_request
 from glance_multiapi_cloud.kubeapi import status
 
 FILE = 'kube-pods.json'
@@ -43,28 +46,6 @@ class StoreError(Exception):
         super().__init__(body.get('message'))
         self.code = code
         self.body = body
-
-
-def _now():
-    return datetime.datetime.now(datetime.timezone.utc)
-
-
-def _stamp(when):
-    return when.strftime('%Y-%m-%dT%H:%M:%SZ')
-
-
-def _versioned(pod):
-    """Pod with metadata.resourceVersion: digits that change with it.
-
-    NOTE: clients read a List's resourceVersion from its items' (and a
-    watch starts from it); a pod's changes only on create and delete.
-    """
-    meta = pod['metadata']
-    meta.pop('resourceVersion', None)
-    text = json.dumps(pod, sort_keys=True).encode()
-    meta['resourceVersion'] = str(int(hashlib.sha256(text).hexdigest()[:12],
-                                      16))
-    return pod
 
 
 def _not_found(name):
@@ -123,10 +104,13 @@ class Store(object):
             pod = {'apiVersion': 'v1', 'kind': 'Pod',
                    'metadata': dict(meta, name=name, namespace=namespace,
                                     uid=str(uuid.uuid4()),
-                                    creationTimestamp=_stamp(_now())),
+                                    creationTimestamp=objectmeta.timestamp()),
                    'spec': document.get('spec') or {},
                    'status': {'phase': 'Running'}}
-            pods[key] = _versioned(pod)
+            # NOTE: clients read a List's resourceVersion from its items'
+            # (and a watch starts from it); a pod's changes only on create
+            # and delete.
+            pods[key] = objectmeta.versioned(pod)
             return pod
         return self._locked(add)
 
@@ -149,9 +133,41 @@ class Store(object):
             # server does unless the new grace is shorter.
             if not meta.get('deletionTimestamp') or seconds < meta.get(
                     'deletionGracePeriodSeconds', seconds + 1):
-                meta['deletionTimestamp'] = _stamp(
-                    _now() + datetime.timedelta(seconds=int(seconds)))
+                meta['deletionTimestamp'] = objectmeta.timestamp(
+                    time.time() + int(seconds))
                 meta['deletionGracePeriodSeconds'] = int(seconds)
-                _versioned(pod)
+                objectmeta.versioned(pod)
             return pod
         return self._locked(mark)
+
+
+# -- answering requests on the store ----------------------------------------
+def grace_of(request, body):
+    """gracePeriodSeconds of a delete (query or DeleteOptions), or None."""
+    grace = request.query.get('gracePeriodSeconds', [None])[0]
+    options = kube_request.json_body(body) if body else None
+    if grace is None and isinstance(options, dict):
+        grace = options.get('gracePeriodSeconds')
+    try:
+        return None if grace is None else int(grace)
+    except (TypeError, ValueError):
+        raise kube_request.Response(400, status.bad_request(
+            'gracePeriodSeconds %r is not a number' % grace))
+
+
+def serve_pods(store, request, headers, body):
+    """Answer a request for stored Pods; a delete marks them."""
+    ns, name = request.namespace, request.name
+    try:
+        if request.verb == 'list':
+            return 200, kube_request.listing(
+                request.resource, store.list(ns), headers, request)
+        if request.verb == 'get':
+            return 200, kube_request.listing(
+                request.resource, [store.get(ns, name)], headers, request,
+                single=True)
+        if request.verb == 'create':
+            return 201, store.create(ns, kube_request.json_body(body))
+        return 200, store.delete(ns, name, grace_of(request, body))
+    except StoreError as exc:
+        raise kube_request.Response(exc.code, exc.body)

@@ -25,8 +25,8 @@ request is appended to kubeapi-audit.log.
 
 This module authenticates, authorises, audits and routes; what a request
 asks, the shape of an answer and the stored ConfigMaps are the
-stand-in's (..), the stored Pods in stored.py, the
-merge patches in patch.py.
+stand-in's (..), the stored Pods pods.py's, the merge patches
+patch.py's.
 
 Run as ``python -m glance_multiapi_cloud.kubeapi.embedded.server
 --state-dir DIR --port PORT --cert CERT --key KEY``.
@@ -50,7 +50,6 @@ from glance_multiapi_cloud.kubeapi.embedded import pods as kubepods
 from glance_multiapi_cloud.kubeapi.embedded import rbac as kuberbac
 from glance_multiapi_cloud.kubeapi.embedded import heatpods as kubeapi_heatpods
 from glance_multiapi_cloud.kubeapi.embedded import patch as kubeapi_patch
-from glance_multiapi_cloud.kubeapi.embedded import stored as kubeapi_stored
 from glance_multiapi_cloud import state as state_mod
 
 # NOTE: state-dir folder of the ConfigMaps clients write (one JSON file
@@ -148,7 +147,7 @@ class Api(server.Api):
         if request.namespace in (None, namespace):
             heat_pods = self._world(state)['pods']
         if request.verb == 'list':
-            stored = kubeapi_stored.stored_pods(self.pods, request)
+            stored = self.pods.list(request.namespace)
             return 200, kube_request.listing(
                 request.resource, heat_pods + stored, headers, request)
         mine = [p for p in heat_pods
@@ -157,12 +156,12 @@ class Api(server.Api):
             return 200, kube_request.listing(
                 request.resource, mine, headers, request, single=True)
         if mine and request.verb == 'delete':
-            grace = kubeapi_stored.grace_of(request, body)
+            grace = kubepods.grace_of(request, body)
             kubeapi_heatpods.delete(state, request.name, grace)
             found = [p for p in self._world(state)['pods']
                      if p['metadata']['name'] == request.name]
             return 200, found[0] if found else mine[0]
-        return kubeapi_stored.serve_pods(self.pods, request, headers, body)
+        return kubepods.serve_pods(self.pods, request, headers, body)
 
 
 def main(argv=None):
