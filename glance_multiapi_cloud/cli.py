@@ -14,7 +14,6 @@
 
 import argparse
 import json
-import math
 import os
 import sys
 
@@ -25,15 +24,14 @@ from glance_multiapi_kernel import errors as cli_errors
 from glance_multiapi_kernel import input_files
 from glance_multiapi_kernel import shared_files
 from glance_multiapi_cloud import cloud
+from glance_multiapi_cloud import components
 from glance_multiapi_cloud.components import glance
 from glance_multiapi_cloud.components import heat
 from glance_multiapi_cloud import deployed
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import faults as faults_mod
-from glance_multiapi_cloud import heatconf
 from glance_multiapi_cloud.kubeapi.embedded import glance as kubeglance
 from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
-from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
 from glance_multiapi_cloud import processes
 from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import spec as spec_mod
@@ -72,9 +70,24 @@ DEMO_SPEC = {'keystoneEndpoint': 'api0', 'glanceAPIs': {
     'edge0': _api_spec('edge', 'ceph2', ('ceph0', 'ceph2'))}}
 
 
-def _whole_seconds(text):
-    """argparse type: positive seconds, rounded up (oslo's IntOpt)."""
-    return int(math.ceil(cli_errors.positive_seconds(text)))
+class _UpSettings(object):
+    """Adds the flags of the settings the components declare to ``up``.
+
+    NOTE: in the order of ``up --help`` as users know it, the cloud's own
+    options among them; a setting this order does not place (a new
+    component's) comes last.
+    """
+
+    def __init__(self, parser):
+        self.parser = parser
+        self.left = components.settings()
+
+    def add(self, *fields):
+        for field in fields:
+            self.left.pop(field).add_to(self.parser)
+
+    def add_the_rest(self):
+        self.add(*list(self.left))
 
 
 def build_parser():
@@ -106,45 +119,15 @@ def build_parser():
                                    'annotations count too) (default: %s)'
                     % DEFAULT_SPEC)
     up.add_argument('--fault', action='append', default=[], help=fault_help)
-    up.add_argument('--no-registry', action='store_true',
-                    help='do not start the OCI registry')
-    up.add_argument('--no-fileserver', action='store_true',
-                    help='do not start the HTTP file server')
+    settings = _UpSettings(up)
+    settings.add('registry', 'fileserver')
     up.add_argument('--base-port', type=int,
                     help='use ports from this one up, failing if one is '
                          'busy (default: any free ports)')
     up.add_argument('-q', '--quiet', action='store_true',
                     help='print only errors, not the status table')
-    up.add_argument('--with-heat', action='store_true',
-                    help='also run heat-api, heat-api-cfn and heat-engine '
-                         '(one openstack-heat package) with RabbitMQ')
-    up.add_argument('--heat-layout', choices=kubeheat.LAYOUTS,
-                    default=kubeheat.DEFAULT_LAYOUT,
-                    help='the images heat is deployed from, as the '
-                         'OpenStackVersion and the Deployments show them: '
-                         '"tcib" three (the operators\' defaults), "s2i" '
-                         'heat-api and heat-api-cfn from one image, '
-                         'heat-engine from its own (what s2i landed), '
-                         '"one" all three from one (default: %(default)s)')
-    up.add_argument('--tls', action='store_true',
-                    help='serve keystone and every Glance API (public and '
-                         'internal) over https, signed by the CA of this '
-                         'cloud (STATE_DIR/tls/ca.crt), as the operators '
-                         'deploy by default')
-    up.add_argument('--heat-profile', choices=sorted(heatconf.PROFILES),
-                    default=heatconf.DEFAULT_PROFILE,
-                    help='heat.conf of --with-heat: "operator" as the '
-                         'heat-operator renders it (4 engine workers, '
-                         'quorum queues), "embedded" one worker and '
-                         "oslo.messaging's queue manager (default: "
-                         '%(default)s)')
-    up.add_argument('--heat-rpc-timeout', metavar='SECONDS',
-                    type=_whole_seconds,
-                    default=heatconf.RPC_TIMEOUT,
-                    help='how long heat-api waits for heat-engine '
-                         '(rpc_response_timeout; default %(default)s): the '
-                         'tests that stop the engine wait less with a short '
-                         'one')
+    settings.add('heat', 'heat_layout', 'tls', 'heat_profile',
+                 'heat_rpc_timeout')
     up.add_argument('--kube-role', metavar='FILE', action='append',
                     default=[],
                     help='RBAC manifests (ServiceAccounts, their token '
@@ -153,13 +136,8 @@ def build_parser():
                          'e.g. etc/test-operator/rbac.yaml; each token '
                          'Secret gets a token of its own (in '
                          'state.json); default: all allowed')
-    up.add_argument('--kube-service-account', metavar='NAME',
-                    help='the service account the kubeconfig acts as '
-                         '(default: the only one --kube-role binds)')
-    up.add_argument('--kube-namespace', metavar='NAMESPACE',
-                    default=kubeobjects.NAMESPACE,
-                    help='namespace of the control plane\'s objects and of '
-                         'the RBAC manifests (default: %(default)s)')
+    settings.add('kube_account', 'kube_namespace')
+    settings.add_the_rest()
     restart = verbs.add_parser(
         'restart', parents=[common],
         help='stop one service gracefully and start it again on its ports')
@@ -279,14 +257,8 @@ def run(args, out):
     state = state_mod.State(_state_dir(args))
     if args.verb == 'up':
         text, source = _read_spec(args.spec)
-        options = record_mod.Options(
-            registry=not args.no_registry,
-            fileserver=not args.no_fileserver, heat=args.with_heat,
-            tls=args.tls, heat_profile=args.heat_profile,
-            heat_layout=args.heat_layout,
-            heat_rpc_timeout=args.heat_rpc_timeout,
-            kube_namespace=args.kube_namespace,
-            kube_account=args.kube_service_account)
+        options = record_mod.Options(**{
+            field: getattr(args, field) for field in components.settings()})
         cloud.up(state, cloud.UpRequest(
             spec_text=text, spec_source=source, options=options,
             fault_args=tuple(args.fault), base_port=args.base_port,

@@ -33,7 +33,6 @@ from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import heatconf
 from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
 from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
-from glance_multiapi_cloud.kubeapi.embedded import pods as kubepods
 from glance_multiapi_cloud.kubeapi.embedded import rbac as kuberbac
 from glance_multiapi_cloud import lifecycle
 from glance_multiapi_cloud import ports
@@ -44,11 +43,16 @@ from glance_multiapi_cloud import speed
 from glance_multiapi_cloud import tempestconf
 from glance_multiapi_cloud import tlsmode
 
-OWN_ENTRIES = ('state.json', 'keystone', 'glance', 'registry', 'files',
-               'logs', 'run', 'tempest', 'clouds.yaml', '.lock',
-               kubeapi.KUBECONFIG, kubeapi.MAPPINGS, kubeapi.KNOWN_NAMES,
-               kuberbac.ROLE_FILE, kuberbac.AUDIT_LOG, kubeapi.TLS_DIR,
-               kubepods.FILE, certs.TLS_DIR)
+# NOTE: the state dir's entries of the cloud itself; each component
+# declares its own (ENTRIES).
+CLOUD_ENTRIES = ('state.json', 'logs', 'run', 'tempest', 'clouds.yaml',
+                 '.lock', certs.TLS_DIR)
+
+
+def own_entries():
+    """Every entry of a state dir a cloud writes (up clears them)."""
+    return CLOUD_ENTRIES + tuple(entry for comp in components.modules()
+                                 for entry in comp.ENTRIES)
 
 
 @contextlib.contextmanager
@@ -78,8 +82,9 @@ def _check_empty_or_cloud(state):
 
 
 def _wipe(state):
+    own = own_entries()
     for entry in _check_empty_or_cloud(state):
-        if entry in OWN_ENTRIES and entry != '.lock':
+        if entry in own and entry != '.lock':
             path = state.path(entry)
             if os.path.isdir(path):
                 shutil.rmtree(path)
@@ -236,9 +241,9 @@ def _stop_all(state, quick=False):
     """
     if quick:
         with processes.short_grace(DOWN_GRACE):
-            return _stop_waves(state, [[comp for wave in components.STOP_WAVES
-                                        for comp in wave]])
-    return _stop_waves(state, components.STOP_WAVES)
+            return _stop_waves(state, [[
+                comp for wave in components.stop_waves() for comp in wave]])
+    return _stop_waves(state, components.stop_waves())
 
 
 def _stop_waves(state, waves):
@@ -330,7 +335,7 @@ def restart(state, name):
 
     Returns (seconds to stop, seconds until the new one is ready).
     """
-    for comp in components.COMPONENTS:
+    for comp in components.modules():
         took = comp.restart(state, name)
         if took is not None:
             return took

@@ -13,8 +13,9 @@
 """What a cloud's state.json holds, typed: one dataclass per record.
 
 ``Record`` is the whole file: the spec the cloud runs, the options ``up``
-was given (``Options``), its ports and passwords, its Kubernetes API's
-identities and names (``Kube``), and what reconciling wrote (the
+was given (``Options``, a field per setting the components declare), its
+ports and passwords, its Kubernetes API's identities and names
+(``Kube``), and what reconciling wrote (the
 published endpoints, the pass the Glance controller played, the route,
 the API keys). ``from_json`` reads a document (a field missing takes its
 default: a state written by an earlier release loads), refusing a field
@@ -25,38 +26,30 @@ it does not know or of the wrong type with one line naming it;
 import dataclasses
 import typing
 
-# NOTE: the defaults of ``up``'s options (cli.py, heatconf.py,
-# kubeapi/embedded/heat.py and objects.py say why each).
-DEFAULT_HEAT_PROFILE = 'embedded'
-DEFAULT_HEAT_LAYOUT = 's2i'
-DEFAULT_RPC_TIMEOUT = 30
-DEFAULT_NAMESPACE = 'openstack'
+from glance_multiapi_cloud import components
+from glance_multiapi_cloud.kubeapi import embedded
 
 
 class RecordError(ValueError):
     """A document that is not a cloud's record; the message says where."""
 
 
-@dataclasses.dataclass
-class Options:
-    """What ``up`` was asked for, kept for every later verb."""
-
-    registry: bool = True
-    fileserver: bool = True
-    heat: bool = False
-    tls: bool = False
-    heat_profile: str = DEFAULT_HEAT_PROFILE
-    heat_layout: str = DEFAULT_HEAT_LAYOUT
-    heat_rpc_timeout: int = DEFAULT_RPC_TIMEOUT
-    kube_namespace: str = DEFAULT_NAMESPACE
-    kube_account: typing.Optional[str] = None
+# NOTE: one field per option of ``up`` (components.settings(): the cloud's
+# own and those each component declares), with the setting's type and
+# default and the Setting itself in the field's metadata.
+Options = dataclasses.make_dataclass('Options', [
+    (setting.field, setting.kind, dataclasses.field(
+        default=setting.default, metadata={'setting': setting}))
+    for setting in components.settings().values()])
+Options.__module__ = __name__
+Options.__doc__ = """What ``up`` was asked for, kept for every later verb."""
 
 
 @dataclasses.dataclass
 class Kube:
     """The embedded Kubernetes API's identities, names and versions."""
 
-    namespace: str = DEFAULT_NAMESPACE
+    namespace: str = embedded.NAMESPACE
     # NOTE: the kubeconfig's token; tokens: token -> service account;
     # secrets: token Secret -> token; rules: account -> its Role rules
     # (None: every request allowed, no RBAC manifest given).

@@ -32,6 +32,9 @@ def url(state):
     return 'http://127.0.0.1:%d' % port if port else None
 
 
+ENTRIES = ('files',)
+
+
 # -- verbs (see components/__init__.py) ----------------------------------
 def enabled(state):
     return bool(state.record.options.fileserver)

@@ -218,6 +218,9 @@ def _publish(state):
     state.save()
 
 
+ENTRIES = ('glance',)
+
+
 # -- verbs (see components/__init__.py) ----------------------------------
 def enabled(state):
     return True

@@ -178,6 +178,9 @@ def wait_engine(state, exclude=(), timeout=120):
                         describe=str)
 
 
+ENTRIES = ('heat',)
+
+
 # -- verbs (see components/__init__.py) ----------------------------------
 def enabled(state):
     return bool(state.record.options.heat)

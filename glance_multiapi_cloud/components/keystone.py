@@ -107,6 +107,9 @@ def _build_template(work):
     os.unlink(conf)
 
 
+ENTRIES = ('keystone',)
+
+
 # -- verbs (see components/__init__.py) ----------------------------------
 def enabled(state):
     return True

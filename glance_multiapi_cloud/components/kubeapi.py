@@ -37,7 +37,10 @@ from glance_multiapi_kernel import certmint
 from glance_multiapi_cloud.kubeapi import objectmeta
 from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
 from glance_multiapi_cloud.kubeapi.embedded import objects as kubeobjects
+from glance_multiapi_cloud.kubeapi.embedded import heatpods
+from glance_multiapi_cloud.kubeapi.embedded import pods as kubepods
 from glance_multiapi_cloud.kubeapi.embedded import rbac as kuberbac
+from glance_multiapi_cloud.kubeapi.embedded import server as kubeapi_server
 from glance_multiapi_cloud import lifecycle
 from glance_multiapi_cloud import processes
 from glance_multiapi_cloud import record as record_mod
@@ -50,6 +53,11 @@ CONTEXT = 'glance-multiapi-cloud'
 USER = 'glance-multiapi-tests'
 # NOTE: its CA, serving certificate and key (certmint.py says why TLS).
 TLS_DIR = 'kubeapi'
+# NOTE: and what the stand-in keeps in the state dir: the RBAC manifests,
+# the audit log, the stored Pods and ConfigMaps, heat's deleted pods.
+ENTRIES = (KUBECONFIG, MAPPINGS, KNOWN_NAMES, TLS_DIR, kuberbac.ROLE_FILE,
+           kuberbac.AUDIT_LOG, kubepods.FILE, kubeapi_server.CONFIGMAPS_DIR,
+           heatpods.STORE)
 
 
 def url(state):

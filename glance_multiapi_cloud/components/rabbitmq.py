@@ -87,6 +87,9 @@ def wait(state, timeout=90):
             processes.log_path(state, 'rabbitmq'))))
 
 
+ENTRIES = ('rabbitmq',)
+
+
 # -- verbs (see components/__init__.py) ----------------------------------
 def enabled(state):
     """Only heat uses the broker."""

@@ -72,6 +72,9 @@ def _tls_answers(state):
     return resp.status_code == 200, 'HTTP %d' % resp.status_code
 
 
+ENTRIES = ('registry',)
+
+
 # -- verbs (see components/__init__.py) ----------------------------------
 def enabled(state):
     return bool(state.record.options.registry)

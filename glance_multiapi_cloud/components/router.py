@@ -142,6 +142,9 @@ def _running_routes(state):
     return [n for n in processes.running(state) if n.startswith(PREFIX)]
 
 
+ENTRIES = ()
+
+
 # -- verbs (see components/__init__.py) ----------------------------------
 def enabled(state):
     return True

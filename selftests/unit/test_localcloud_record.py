@@ -18,6 +18,7 @@ import os
 import fixtures
 import testtools
 
+from glance_multiapi_kernel import heat_images
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import state as state_mod
@@ -54,7 +55,7 @@ class RecordTest(testtools.TestCase):
         self.assertEqual(3, record.kube.generation)
         self.assertFalse(record.options.heat)
         # NOTE: a field it did not write takes its default.
-        self.assertEqual(record_mod.DEFAULT_HEAT_LAYOUT,
+        self.assertEqual(heat_images.DEFAULT_LAYOUT,
                          record.options.heat_layout)
         self.assertIsNone(record.deployed)
         again = record_mod.Record.from_json(record.to_json())

@@ -33,3 +33,8 @@ The component that starts it (components/kubeapi.py) depends on it,
 never the reverse: nothing here imports the component nor the
 orchestrator (cloud.py, cli.py), as the unit tests check.
 """
+
+# NOTE: the namespace the control plane lives in unless ``up
+# --kube-namespace`` names another (the manifests carry none), as in the
+# operators' deployments.
+NAMESPACE = 'openstack'

@@ -23,6 +23,7 @@ which processes run.
 """
 
 import copy
+import dataclasses
 import json
 import re
 import uuid
@@ -30,14 +31,13 @@ import uuid
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors
 from glance_multiapi_cloud.kubeapi import configmaps
+from glance_multiapi_cloud.kubeapi import embedded
 from glance_multiapi_cloud.kubeapi import objectmeta
 from glance_multiapi_cloud.kubeapi import resources
 from glance_multiapi_cloud.kubeapi.embedded import glance as kubeglance
 from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
 
-# NOTE: the namespace the control plane lives in unless ``up
-# --kube-namespace`` names another (the manifests carry none).
-NAMESPACE = 'openstack'
+NAMESPACE = embedded.NAMESPACE
 GLANCE_NAME = 'glance'
 CONTROLPLANE_NAME = 'openstack'
 VERSION_NAME = 'openstack'
@@ -107,6 +107,22 @@ def _condition(ready, message):
             'message': message}
 
 
+def _services(options):
+    """{service: {'enabled': ...}} of the control plane's other services.
+
+    NOTE: an option of up that turns a service on says which in its
+    declaration (components.Setting.controlplane), kept in the metadata
+    of its field of record.Options.
+    """
+    found = {}
+    for field in dataclasses.fields(options):
+        setting = field.metadata.get('setting')
+        if setting is not None and setting.controlplane:
+            found[setting.controlplane] = {'enabled': bool(
+                getattr(options, field.name))}
+    return found
+
+
 def controlplane(record):
     kube = record.kube
     obj = {'apiVersion': 'core.openstack.org/v1beta1',
@@ -114,10 +130,9 @@ def controlplane(record):
            'metadata': _metadata(kube, 'OpenStackControlPlane',
                                  CONTROLPLANE_NAME,
                                  generation=kube.generation),
-           'spec': {'glance': {'enabled': True,
-                               'template': copy.deepcopy(record.spec)},
-                    'heat': {'enabled': bool(
-                        record.options.heat)}},
+           'spec': dict({'glance': {'enabled': True,
+                                    'template': copy.deepcopy(record.spec)}},
+                        **_services(record.options)),
            'status': {'deployedVersion': OPENSTACK_VERSION,
                       'conditions': [_condition(
                           True, 'Setup complete')]}}
