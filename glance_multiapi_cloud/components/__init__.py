@@ -66,9 +66,9 @@ import math
 import typing
 
 from glance_multiapi_kernel import errors as cli_errors
-from glance_multiapi_kernel import heat_images
 from glance_multiapi_cloud import heatconf
 from glance_multiapi_cloud.kubeapi import embedded
+from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
 
 VERBS = ('enabled', 'binaries_needed', 'prepare', 'start', 'wait_ready',
          'register', 'reconcile', 'stop', 'status', 'tempest_options',
@@ -148,14 +148,14 @@ COMPONENTS = (
                 'also run heat-api, heat-api-cfn and heat-engine (one '
                 'openstack-heat package) with RabbitMQ',
                 controlplane='heat'),
-        Setting('heat_layout', str, heat_images.DEFAULT_LAYOUT,
+        Setting('heat_layout', str, kubeheat.DEFAULT_LAYOUT,
                 '--heat-layout',
                 'the images heat is deployed from, as the OpenStackVersion '
                 'and the Deployments show them: "tcib" three (the '
                 'operators\' defaults), "s2i" heat-api and heat-api-cfn '
                 'from one image, heat-engine from its own (what s2i '
                 'landed), "one" all three from one (default: '
-                '%(default)s)', choices=tuple(sorted(heat_images.LAYOUTS))),
+                '%(default)s)', choices=kubeheat.LAYOUTS),
         Setting('heat_profile', str, heatconf.DEFAULT_PROFILE,
                 '--heat-profile',
                 'heat.conf of --with-heat: "operator" as the heat-operator '
