@@ -17,7 +17,12 @@ returns one JSON-serialisable dict, which is ``deployment-map.json`` and
 what the map and the metrics are rendered from. Nothing here asks the
 deployment anything: after a failure it may have changed.
 
-Elements and their ids are in ``elements``.
+Elements are named by id: ``glance`` (the Glance CR),
+``keystone_endpoint``, ``catalog`` (the image service),
+``catalog:<interface>``, ``endpoint:<api>:<interface>``, ``store:<api>``
+(its default store), ``api:<name>`` (an API a scenario judges as a
+whole), ``heat:<service>``, ``uploader`` and ``consolidated_images``. A
+test's checks are fnmatch patterns over those ids (``endpoint:*``).
 
 Verdicts of a test: ``passed``, ``failed``, ``skipped``, ``unfinished``
 (started, no result: killed, or still running when the map was written),
@@ -28,8 +33,8 @@ would have checked is ``not run``.
 """
 
 import datetime
+import fnmatch
 
-from glance_multiapi_tests.results import elements as elements_mod
 from glance_multiapi_tests.results import inventory
 from glance_multiapi_tests.results import metrics
 
@@ -39,6 +44,9 @@ UNFINISHED, NOT_RUN, NOT_SELECTED = 'unfinished', 'not run', 'not selected'
 NOT_CHECKED = 'not checked'
 # NOTE: the element's status is the first of these any verdict has.
 PRECEDENCE = (FAILED, UNFINISHED, PASSED, SKIPPED, NOT_RUN)
+STATIC_ELEMENTS = ('glance', 'keystone_endpoint', 'catalog',
+                   'heat:heat-api', 'heat:heat-api-cfn', 'heat:heat-engine',
+                   'uploader', 'consolidated_images')
 FIRST_LINE_MAX = 300
 
 
@@ -66,6 +74,27 @@ def iso(epoch):
     except (ValueError, OverflowError, OSError):
         # NOTE: a time no date can show (past the year 9999, NaN).
         return None
+
+
+def title_of(element):
+    """A short human name of an element id."""
+    parts = element.split(':')
+    kind = parts[0]
+    if kind == 'endpoint' and len(parts) == 3:
+        return '%s %s endpoint' % (parts[1], parts[2])
+    if kind == 'catalog' and len(parts) == 2:
+        return 'catalog %s entry' % parts[1]
+    if kind == 'api':
+        return 'API %s' % parts[1]
+    if kind == 'store':
+        return 'default store of %s' % parts[1]
+    if kind == 'heat':
+        return parts[1]
+    return {'glance': 'Glance CR', 'keystone_endpoint': 'keystoneEndpoint',
+            'catalog': 'image service in the catalog',
+            'uploader': 'image uploader',
+            'consolidated_images': 'consolidated heat images'}.get(
+                element, element)
 
 
 class _Run(object):
@@ -206,6 +235,41 @@ def _catalog(records):
     return kept
 
 
+def _element_ids(glance, apis, catalog):
+    """(every element id, the ids of the deployment as first learnt).
+
+    An API a scenario added has only its api: element (its URLs are
+    shown, judged by that scenario as a whole); the api: element of the
+    others is there only when a test judged it.
+    """
+    ids = list(STATIC_ELEMENTS)
+    interfaces = []
+    for snapshot in catalog[:1]:
+        for entry in snapshot['entries']:
+            if entry.get('interface') not in interfaces:
+                interfaces.append(entry.get('interface'))
+    if not interfaces and glance:
+        for api in apis:
+            if api['name'] == glance.get('keystone_endpoint'):
+                interfaces = sorted(api.get('endpoints') or {})
+    ids.extend('catalog:%s' % i for i in interfaces)
+    added = []
+    for api in apis:
+        if api.get('added_by'):
+            added.append('api:%s' % api['name'])
+            continue
+        ids.extend('endpoint:%s:%s' % (api['name'], i)
+                   for i in sorted(api.get('endpoints') or {}))
+        ids.append('store:%s' % api['name'])
+    return ids + added, ids
+
+
+def resolve(patterns, element_ids):
+    """The element ids matching any of the patterns, in element order."""
+    return [e for e in element_ids
+            if any(fnmatch.fnmatchcase(e, p) for p in patterns or ())]
+
+
 def _test_verdicts(run, state, info, element_ids):
     """(status, message, {element: (status, message)}) of one test.
 
@@ -220,8 +284,8 @@ def _test_verdicts(run, state, info, element_ids):
     else:
         checks = state['checks'] if start else (
             (info or {}).get('checks') or [])
-        elements = elements_mod.resolve(checks, element_ids)
-        setup = elements_mod.resolve(start.get('setup') if start else (
+        elements = resolve(checks, element_ids)
+        setup = resolve(start.get('setup') if start else (
             (info or {}).get('setup') or []), element_ids)
     explicit = dict(state['verdicts']) if state else {}
     checking = list(state['checking']) if state else []
@@ -266,7 +330,7 @@ def _test_verdicts(run, state, info, element_ids):
 
 def _element(element):
     """A new element of the facts, with no verdict yet."""
-    return {'id': element, 'title': elements_mod.title_of(element),
+    return {'id': element, 'title': title_of(element),
             'verdicts': [], 'figures': []}
 
 
@@ -311,7 +375,7 @@ def build(records, *, tests=None, problems=(), now=None, outcomes=None):
     tests = _inventory(records, tests)
     glance, apis = _apis(records)
     catalog = _catalog(records)
-    element_ids, first_ids = elements_mod.element_ids(glance, apis, catalog)
+    element_ids, first_ids = _element_ids(glance, apis, catalog)
     runs = _runs(records)
     problems = list(problems)
     _apply_outcomes(runs, outcomes, problems)

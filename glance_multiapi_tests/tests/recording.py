@@ -44,7 +44,6 @@ from tempest.lib import exceptions as lib_exc
 import testtools
 
 from glance_multiapi_tests.multiapi import catalog as catalog_rules
-from glance_multiapi_tests.results import elements
 from glance_multiapi_tests.results import inventory
 from glance_multiapi_tests.results import metrics
 from glance_multiapi_tests.results import model
@@ -251,8 +250,8 @@ class RecordedTest(object):
         fields = {'class': _class_id(type(self)), 'checks': patterns,
                   'setup': setup}
         if known is not None:
-            fields['elements'] = elements.resolve(patterns, known)
-            fields['setup_elements'] = elements.resolve(setup, known)
+            fields['elements'] = model.resolve(patterns, known)
+            fields['setup_elements'] = model.resolve(setup, known)
         write('test-start', test=self.id(), **fields)
         self.addOnException(self._note_exception)
         return super().run(_OutcomeResult(
