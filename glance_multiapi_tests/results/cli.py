@@ -26,15 +26,15 @@ import sys
 
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import polling
-from glance_multiapi_tests.results import comparison
-from glance_multiapi_tests.results import metrics
-from glance_multiapi_tests.results import outcomes as outcomes_mod
-from glance_multiapi_tests.results import publish
-from glance_multiapi_tests.results import recorder
-from glance_multiapi_tests.results import records
-from glance_multiapi_tests.results import required_groups
-from glance_multiapi_tests.results import verdict
 from glance_multiapi_kernel import version
+from glance_multiapi_tests.results.gate import required_groups
+from glance_multiapi_tests.results.gate import verdict
+from glance_multiapi_tests.results.runmap import comparison
+from glance_multiapi_tests.results.runmap import metrics
+from glance_multiapi_tests.results.runmap import outcomes as outcomes_mod
+from glance_multiapi_tests.results.runmap import publish
+from glance_multiapi_tests.results.runmap import recorder
+from glance_multiapi_tests.results.runmap import records
 
 PROG = 'glance-multiapi-report'
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REGRESSED, EXIT_NO_RECORDS, \
@@ -293,7 +293,7 @@ def run(args):
     tests = None
     if not any(r['kind'] == 'inventory' for r in found):
         try:
-            from glance_multiapi_tests.results import inventory
+            from glance_multiapi_tests.results.runmap import inventory
             tests = inventory.plugin_tests()
         except Exception:  # noqa: B902 - tests then show as recorded only
             tests = None

@@ -18,9 +18,9 @@ test's start (with the elements it checks: the class's
 ``result_checks`` and a method's ``@checks(...)``), its outcome as the
 test result gets it (passed, failed or skipped, with the first line of
 the message; the run's subunit stream decides instead when the map is
-rebuilt with it, see results/outcomes.py), a class that was skipped or
+rebuilt with it, see results/runmap/outcomes.py), a class that was skipped or
 failed in setUpClass, and rebuilds the map and the metrics after every
-test and every class (``results.publish``). A worker's first record
+test and every class (``results.runmap.publish``). A worker's first record
 says which tests stestr gave it (its ``--load-list``), so a test never
 reached shows as not run.
 
@@ -44,11 +44,11 @@ from tempest.lib import exceptions as lib_exc
 import testtools
 
 from glance_multiapi_tests.multiapi import catalog as catalog_rules
-from glance_multiapi_tests.results import inventory
-from glance_multiapi_tests.results import metrics
-from glance_multiapi_tests.results import model
-from glance_multiapi_tests.results import publish
-from glance_multiapi_tests.results import recorder as recorder_mod
+from glance_multiapi_tests.results.runmap import inventory
+from glance_multiapi_tests.results.runmap import metrics
+from glance_multiapi_tests.results.runmap import model
+from glance_multiapi_tests.results.runmap import publish
+from glance_multiapi_tests.results.runmap import recorder as recorder_mod
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
@@ -151,7 +151,7 @@ class _OutcomeResult(testtools.ExtendedToOriginalDecorator):
     """Passes every result on; records the outcome of one test first.
 
     NOTE: the subunit stream holds these outcomes too, and the map takes
-    them from it when it is given (results/outcomes.py). They are
+    them from it when it is given (results/runmap/outcomes.py). They are
     recorded here all the same because the map is rebuilt while the run
     goes on, and a killed run must leave its map, when no worker can
     read the stream: stestr's runner keeps it in a buffered temporary
@@ -200,7 +200,7 @@ class _OutcomeResult(testtools.ExtendedToOriginalDecorator):
 class RecordedTest(object):
     """Mixin recording checks, outcomes and figures of each test."""
 
-    # NOTE: element patterns (results.model) every test of a class
+    # NOTE: element patterns (results.runmap.model) every test of a class
     # checks, and those its set-up checks (passed once a test starts);
     # both gathered over the class's bases.
     result_checks = ()
@@ -301,7 +301,7 @@ class RecordedTest(object):
             self.record_verdict(element, model.PASSED)
 
     def record_figure(self, key, value, *, check_bound=True, **labels):
-        """Record a figure (results.metrics.FIGURES); the bound's problem.
+        """Record a figure (runmap.metrics.FIGURES); the bound's problem.
 
         Returns the failure message when the figure's bound option is set
         and exceeded (the element is then marked failed), else None; pass

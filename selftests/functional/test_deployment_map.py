@@ -33,8 +33,8 @@ from prometheus_client.parser import text_string_to_metric_families
 import testtools
 
 from glance_multiapi_kernel import polling
-from glance_multiapi_tests.results import publish
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.runmap import publish
+from glance_multiapi_tests.results.runmap import records
 from selftests import browser
 from selftests.functional import base
 from selftests.functional import tempest_workspace

@@ -36,8 +36,8 @@ import tempfile
 
 import fixtures
 
-from glance_multiapi_tests.results import metrics
-from glance_multiapi_tests.results import subunit_stream
+from glance_multiapi_tests.results.gate import subunit_stream
+from glance_multiapi_tests.results.runmap import metrics
 from selftests import ci_playbooks
 from selftests import ci_venvs
 from selftests.functional import base

@@ -15,13 +15,13 @@
 Each helper writes what the plugin's tests write in one situation: a
 healthy run, api1's endpoints down, a run killed in the middle, a run on
 two workers. Test ids and element patterns are the plugin's own
-(results.inventory), so a change of a test shows here.
+(results.runmap.inventory), so a change of a test shows here.
 """
 
 import itertools
 
-from glance_multiapi_tests.results import inventory
-from glance_multiapi_tests.results import recorder
+from glance_multiapi_tests.results.runmap import inventory
+from glance_multiapi_tests.results.runmap import recorder
 
 T = 'glance_multiapi_tests.tests.'
 ENDPOINTS = T + 'api.test_endpoints.ImageEndpointsTest.' \

@@ -34,14 +34,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 import testtools
 
-from glance_multiapi_tests.results import model
-from glance_multiapi_tests.results import outcomes
-from glance_multiapi_tests.results import publish
-from glance_multiapi_tests.results import recorder
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.runmap import model
+from glance_multiapi_tests.results.runmap import outcomes
+from glance_multiapi_tests.results.runmap import publish
+from glance_multiapi_tests.results.runmap import recorder
+from glance_multiapi_tests.results.runmap import records
 from selftests import fuzzing
-from glance_multiapi_tests.results import subunit_stream
-from glance_multiapi_tests.results import verdict
+from glance_multiapi_tests.results.gate import subunit_stream
+from glance_multiapi_tests.results.gate import verdict
 from selftests.unit import recorded_runs
 from selftests.unit import synthetic_subunit
 

@@ -23,9 +23,9 @@ import fixtures
 import testtools
 
 from glance_multiapi_tests.results import cli
-from glance_multiapi_tests.results import comparison
-from glance_multiapi_tests.results import metrics
-from glance_multiapi_tests.results import publish
+from glance_multiapi_tests.results.runmap import comparison
+from glance_multiapi_tests.results.runmap import metrics
+from glance_multiapi_tests.results.runmap import publish
 from selftests.unit import recorded_runs as runs
 
 SWITCH = 'switchover_convergence_seconds'

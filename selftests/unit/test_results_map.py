@@ -26,10 +26,10 @@ import fixtures
 import testtools
 
 from glance_multiapi_tests.results import cli
-from glance_multiapi_tests.results import deployment_map
-from glance_multiapi_tests.results import model
-from glance_multiapi_tests.results import publish
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.runmap import deployment_map
+from glance_multiapi_tests.results.runmap import model
+from glance_multiapi_tests.results.runmap import publish
+from glance_multiapi_tests.results.runmap import records
 from selftests.unit import recorded_runs as runs
 
 

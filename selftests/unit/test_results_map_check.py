@@ -17,7 +17,7 @@ import os
 import fixtures
 import testtools
 
-from glance_multiapi_tests.results import publish
+from glance_multiapi_tests.results.runmap import publish
 from selftests import results_map
 from selftests.unit import recorded_runs as runs
 from selftests.unit import synthetic_subunit
@@ -117,6 +117,6 @@ class TwoRunsOneWorkspaceTest(testtools.TestCase):
         stream = synthetic_subunit.write(
             self.useFixture(fixtures.TempDir()).path, 's.subunit',
             (tests[0], 'success'), (tests[1], 'fail'))
-        from glance_multiapi_tests.results import subunit_stream
+        from glance_multiapi_tests.results.gate import subunit_stream
         self.assertEqual([], results_map.disagreements(
             facts, 'tempest', subunit_stream.read_tests(stream)))

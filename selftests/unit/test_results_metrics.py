@@ -20,9 +20,9 @@ from prometheus_client.parser import text_string_to_metric_families
 import testtools
 
 from glance_multiapi_tests import config
-from glance_multiapi_tests.results import metrics
-from glance_multiapi_tests.results import model
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.runmap import metrics
+from glance_multiapi_tests.results.runmap import model
+from glance_multiapi_tests.results.runmap import records
 from selftests.unit import recorded_runs as runs
 
 

@@ -16,8 +16,8 @@ healthy, a failure, a run killed part way, two workers."""
 import fixtures
 import testtools
 
-from glance_multiapi_tests.results import model
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.runmap import model
+from glance_multiapi_tests.results.runmap import records
 from selftests.unit import recorded_runs as runs
 
 

@@ -19,9 +19,9 @@ import fixtures
 import testtools
 
 from glance_multiapi_tests.results import cli
-from glance_multiapi_tests.results import outcomes
-from glance_multiapi_tests.results import publish
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.runmap import outcomes
+from glance_multiapi_tests.results.runmap import publish
+from glance_multiapi_tests.results.runmap import records
 from selftests.unit import recorded_runs as runs
 from selftests.unit import synthetic_subunit
 

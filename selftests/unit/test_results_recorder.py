@@ -22,14 +22,14 @@ import tempfile
 import fixtures
 import testtools
 
-from glance_multiapi_tests.results import publish
-from glance_multiapi_tests.results import recorder
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.runmap import publish
+from glance_multiapi_tests.results.runmap import recorder
+from glance_multiapi_tests.results.runmap import records
 from selftests.unit import recorded_runs
 
 WRITER = r'''
 import sys
-from glance_multiapi_tests.results import publish, recorder
+from glance_multiapi_tests.results.runmap import publish, recorder
 rec = recorder.Recorder(sys.argv[1], run='shared', label='two')
 for n in range(int(sys.argv[2])):
     rec.write('test-end', test='t.%s.%d' % (sys.argv[3], n),
@@ -96,7 +96,7 @@ class RecorderTest(testtools.TestCase):
 
     def test_workers_of_one_runner_share_its_run_key(self):
         # NOTE: as stestr starts them: through /bin/sh -c.
-        code = ('from glance_multiapi_tests.results import recorder; '
+        code = ('from glance_multiapi_tests.results.runmap import recorder; '
                 'print(recorder.run_key())')
         command = '"%s" -c "%s"; true' % (sys.executable, code)
         keys = {subprocess.run(['/bin/sh', '-c', command],

@@ -20,7 +20,7 @@ from unittest import mock
 import fixtures
 import testtools
 
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.runmap import records
 from glance_multiapi_tests.tests import recording
 
 

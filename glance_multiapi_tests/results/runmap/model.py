@@ -35,8 +35,8 @@ would have checked is ``not run``.
 import datetime
 import fnmatch
 
-from glance_multiapi_tests.results import inventory
-from glance_multiapi_tests.results import metrics
+from glance_multiapi_tests.results.runmap import inventory
+from glance_multiapi_tests.results.runmap import metrics
 
 SCHEMA = 1
 PASSED, FAILED, SKIPPED = 'passed', 'failed', 'skipped'

@@ -28,11 +28,11 @@ import tempfile
 import time
 
 from glance_multiapi_kernel import polling
-from glance_multiapi_tests.results import comparison
-from glance_multiapi_tests.results import deployment_map
-from glance_multiapi_tests.results import metrics
-from glance_multiapi_tests.results import model
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.runmap import comparison
+from glance_multiapi_tests.results.runmap import deployment_map
+from glance_multiapi_tests.results.runmap import metrics
+from glance_multiapi_tests.results.runmap import model
+from glance_multiapi_tests.results.runmap import records
 
 OUTPUTS = ('deployment-map.html', 'deployment-map.json', 'metrics.json',
            'metrics.prom')

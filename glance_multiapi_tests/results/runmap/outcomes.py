@@ -31,9 +31,9 @@ exits, when no worker of the plugin is left to rebuild the map.
 """
 
 from glance_multiapi_kernel import input_files
-from glance_multiapi_tests.results import inventory
-from glance_multiapi_tests.results import model
-from glance_multiapi_tests.results import subunit_stream
+from glance_multiapi_tests.results.gate import subunit_stream
+from glance_multiapi_tests.results.runmap import inventory
+from glance_multiapi_tests.results.runmap import model
 
 PLUGIN = 'glance_multiapi_tests.tests.'
 # NOTE: the name test-operator's run_tempest.sh gives the stream.
