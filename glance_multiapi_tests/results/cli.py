@@ -123,9 +123,11 @@ def build_parser():
                    help='the subunit stream of a run of the records, '
                         'whose verdicts the map then shows: LABEL is the '
                         'run\'s name on the map (the folder of its tempest '
-                        'workspace), left out when the records hold one '
-                        'run; repeat it for more runs (default: %s in '
-                        'PATH, when there)' % (
+                        'workspace; one stream holds every run of one '
+                        'workspace), left out when the records name one; '
+                        'a LABEL no record names is a run of its own, '
+                        'from its stream alone; repeat it for more runs '
+                        '(default: %s in PATH, when there)' % (
                             outcomes_mod.TEST_OPERATOR_STREAM))
     p.add_argument('--require', metavar='GROUPS', default='',
                    help='comma-separated groups of tests that must have '

@@ -100,9 +100,14 @@ def title_of(element):
 class _Run(object):
     """What one tempest run's workers recorded."""
 
-    def __init__(self, key):
+    def __init__(self, key, *, from_stream=False):
         self.key = key
         self.label = None
+        # NOTE: the label its records give, the same for every run of
+        # one workspace (label is made unique on the map: "tempest #2").
+        self.base = None
+        # NOTE: no record holds it: it is known from its stream alone.
+        self.from_stream = from_stream
         self.workers = {}       # pid -> {'scheduled', 'ended'}
         self.started = None
         self.ended = None
@@ -168,7 +173,7 @@ def _runs(records):
     seen = {}
     for run in ordered:
         # NOTE: records without run_label (from a hand or another tool).
-        run.label = run.label or str(run.key)
+        run.label = run.base = run.label or str(run.key)
         seen[run.label] = seen.get(run.label, 0) + 1
         if seen[run.label] > 1:
             run.label = '%s #%d' % (run.label, seen[run.label])
@@ -342,24 +347,88 @@ def _scheduled(run):
     return {bare for s in lists for bare in s}
 
 
-def _apply_outcomes(runs, outcomes, problems):
-    """Take each stream's outcomes into the run of its label.
+def _holder(targets, bare):
+    """The run of targets a stream's result of the test bare belongs to.
 
-    The key None is the stream of the only run the records hold.
+    The last that started it (a stream holds one result a test: its
+    last), else the first that was given it, else the first.
     """
-    by_label = {run.label: run for run in runs}
+    for run in reversed(targets):
+        if bare in run.tests:
+            return run
+    for run in targets:
+        if bare in (_scheduled(run) or ()):
+            return run
+    return targets[0]
+
+
+def _class_holder(targets, cls):
+    """The run of targets a stream's result of class cls belongs to."""
+    prefix = cls + '.'
+    for run in reversed(targets):
+        if any(bare.startswith(prefix) for bare in run.tests):
+            return run
+    for run in targets:
+        if any(bare.startswith(prefix) for bare in _scheduled(run) or ()):
+            return run
+    return targets[0]
+
+
+def _route(found, targets):
+    """Put one stream's outcomes over what the targets' workers recorded."""
+    for bare, (status, message) in sorted(found.tests.items()):
+        state = _holder(targets, bare).test(bare)
+        end = state['end'] or {}
+        # NOTE: the test's own words (the exception) when both agree.
+        if end.get('status') != status or not end.get('message'):
+            state['end'] = {'status': status, 'message': message}
+    for cls, (status, message) in sorted(found.classes.items()):
+        run = _class_holder(targets, cls)
+        if status == SKIPPED:
+            run.class_skips[cls] = message
+        elif status == FAILED:
+            run.class_errors[cls] = message
+    for cls, message in sorted(found.teardowns.items()):
+        _class_holder(targets, cls).teardown_errors.setdefault(cls, message)
+
+
+def _apply_outcomes(runs, outcomes, problems):
+    """Take each stream's outcomes into the runs of its label.
+
+    One workspace may hold several tempest runs (the main job runs its
+    disruptive scenarios first, then the rest), which the map labels
+    "tempest", "tempest #2": the stream of them all (subunit streams
+    concatenate) is given once, for "tempest", and each result goes to
+    the run that ran its test. The key None is the stream of the only
+    label the records hold. A label no record holds is a run of its
+    own, from its stream alone: a run whose every class skipped or
+    failed in setUpClass started no test, so it recorded nothing.
+    """
+    recorded = sorted({run.base for run in runs})
     for label, found in sorted((outcomes or {}).items(),
                                key=lambda item: str(item[0])):
-        run = by_label.get(label)
-        if label is None and len(runs) == 1:
-            run = runs[0]
-        if run is None:
-            problems.append('subunit outcomes of %s: the records hold no '
-                            'such run (runs: %s)' % (
-                                'the only run' if label is None else label,
-                                ', '.join(sorted(by_label)) or 'none'))
-            continue
-        found.take_into(run)
+        if label is None:
+            if len(recorded) > 1:
+                problems.append('subunit outcomes of the only run: the '
+                                'records hold %d runs (%s); name the run '
+                                'of the stream (LABEL=STREAM)' % (
+                                    len(recorded), ', '.join(recorded)))
+                continue
+            label = recorded[0] if recorded else 'run'
+        targets = [run for run in runs if run.base == label]
+        if not targets:
+            if found.ran() and recorded:
+                # NOTE: its tests started, so they would have recorded
+                # their start: most likely a label given wrong.
+                problems.append('subunit outcomes of %s: the records hold '
+                                'no such run (runs: %s); its tests are '
+                                'shown from the stream alone' % (
+                                    label, ', '.join(recorded)))
+            run = _Run('stream:%s' % label, from_stream=True)
+            run.label = run.base = label
+            runs.append(run)
+            targets = [run]
+        _route(found, targets)
 
 
 def build(records, *, tests=None, problems=(), now=None, outcomes=None):
@@ -370,7 +439,7 @@ def build(records, *, tests=None, problems=(), now=None, outcomes=None):
     :param problems: lines records.read could not use, shown as such.
     :param outcomes: {run label: outcomes.Outcomes} read from the runs'
         subunit streams, which then decide the tests' verdicts; the key
-        None stands for the only run.
+        None stands for the only label the records hold.
     """
     tests = _inventory(records, tests)
     glance, apis = _apis(records)
@@ -384,10 +453,17 @@ def build(records, *, tests=None, problems=(), now=None, outcomes=None):
     run_rows = []
     for run in runs:
         scheduled = _scheduled(run)
-        complete = bool(run.workers) and all(
-            w['ended'] for w in run.workers.values())
-        candidates = set(run.tests) | set(
-            scheduled if scheduled is not None else tests)
+        complete = run.from_stream or (bool(run.workers) and all(
+            w['ended'] for w in run.workers.values()))
+        given = set(scheduled if scheduled is not None else tests)
+        # NOTE: a class skipped or failed in setUpClass has no result of
+        # a test of its own; one whose worker recorded nothing else was
+        # given to no worker the records know of.
+        unknown = (set(run.class_skips) | set(run.class_errors)) - {
+            (tests.get(bare) or {}).get('class') for bare in given}
+        candidates = set(run.tests) | given | {
+            bare for bare, info in tests.items()
+            if (info or {}).get('class') in unknown}
         for bare in sorted(candidates):
             state = run.tests.get(bare)
             info = tests.get(bare)
