@@ -101,9 +101,9 @@ if [ "$up_rc" != 0 ]; then
 fi
 conf=$state/tempest/etc/tempest.conf
 # NOTE: the plugin records into [DEFAULT] log_dir of the tempest.conf it
-# runs with (unless [glance_multiapi] results_dir says otherwise) and
-# rebuilds the map there after every test; both passes below share that
-# log_dir, so one folder holds the records of both.
+# runs with (unless [glance_multiapi] results_dir says otherwise); both
+# passes below share that log_dir, so one folder holds the records of
+# both, from which the map is built once, after them.
 map_dir=$("$VENV/bin/python" - "$conf" <<'PYEOF'
 import configparser
 import sys

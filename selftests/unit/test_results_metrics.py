@@ -89,7 +89,7 @@ class PromTest(testtools.TestCase):
 
     def facts(self):
         found, _ = records.read(self.dir)
-        return model.build(found)
+        return model.build(found, outcomes=runs.outcomes(self.dir))
 
     def parse(self, text):
         return {f.name: f for f in text_string_to_metric_families(text)}

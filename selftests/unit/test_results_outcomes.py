@@ -61,23 +61,27 @@ class OutcomesTest(testtools.TestCase):
             ('setUpClass (%s)' % HEAT, 'skip', {'reason': 'no heat'}),
             ('other.plugin.Test.test_x', 'fail'))
         found = outcomes.read(path)
-        self.assertEqual({runs.UPLOAD: ('failed', 'boom\nsecond line'),
-                          runs.ENDPOINTS: ('passed', '')}, found.tests)
+        self.assertEqual({runs.UPLOAD: [('failed', 'boom\nsecond line')],
+                          runs.ENDPOINTS: [('passed', '')]}, found.tests)
         self.assertEqual({HEAT: ('skipped', 'no heat')}, found.classes)
 
-    def test_the_stream_decides_and_the_tests_words_stay(self):
+    def test_the_stream_decides_in_the_words_the_test_raised(self):
         runs.api_down(self.dir)
         facts, _ = publish.rebuild(self.dir)
-        recorded = _verdicts(facts)[runs.UPLOAD]
-        self.assertEqual('failed', recorded[0])
+        # NOTE: the records alone say how no test ended.
+        self.assertEqual('unfinished', _verdicts(facts)[runs.UPLOAD][0])
+        facts, _ = runs.rebuild(self.dir)
+        self.assertEqual(('failed', 'uploading an image through api1 '
+                          '(https://127.0.0.1:20003) failed: '
+                          'ConnectionRefusedError: [Errno 111]'),
+                         _verdicts(facts)[runs.UPLOAD])
         found = outcomes.read(self.stream(
             's', (runs.full(runs.UPLOAD), 'fail', {
                 'traceback': TRACEBACK % 'x'}),
             (runs.full(runs.ONE_SERVICE), 'skip', {'reason': 'said so'})))
         facts, _ = publish.rebuild(self.dir, outcomes={None: found})
         verdicts = _verdicts(facts)
-        # NOTE: both say failed: the map keeps the test's own message.
-        self.assertEqual(recorded, verdicts[runs.UPLOAD])
+        self.assertEqual(('failed', 'x'), verdicts[runs.UPLOAD])
         self.assertEqual(('skipped', 'said so'), verdicts[runs.ONE_SERVICE])
 
     def test_a_killed_worker_is_unfinished_in_the_stream_too(self):

@@ -24,12 +24,16 @@ Elements are named by id: ``glance`` (the Glance CR),
 whole), ``heat:<service>``, ``uploader`` and ``consolidated_images``. A
 test's checks are fnmatch patterns over those ids (``endpoint:*``).
 
-Verdicts of a test: ``passed``, ``failed``, ``skipped``, ``unfinished``
-(started, no result: killed, or still running when the map was written),
-``not run`` (scheduled, never reached) and ``not selected`` (the run's
-filter left it out). An element no test of any run checks or was meant
-to check is ``not checked``; one only tests that were never reached
-would have checked is ``not run``.
+The records say what the tests saw: which elements each test checks
+(its start), each element it judged on its own (``checking``, a
+verdict), the figures, the deployment and the catalog. How each test
+ended is the run's subunit stream's (``outcomes``): the verdicts of a
+test are ``passed``, ``failed``, ``skipped`` (its class's set-up too),
+``unfinished`` (started, no result: killed, still running, or the map
+was built without the stream), ``not run`` (scheduled, never reached)
+and ``not selected`` (the run's filter left it out). An element no test
+of any run checks or was meant to check is ``not checked``; one only
+tests that were never reached would have checked is ``not run``.
 """
 
 import datetime
@@ -108,7 +112,9 @@ class _Run(object):
         self.base = None
         # NOTE: no record holds it: it is known from its stream alone.
         self.from_stream = from_stream
-        self.workers = {}       # pid -> {'scheduled', 'ended'}
+        self.streamed = from_stream
+        # NOTE: pid -> {'scheduled', 'ended', 'current' (its test now)}
+        self.workers = {}
         self.started = None
         self.ended = None
         self.tests = {}         # bare id -> state dict
@@ -118,8 +124,20 @@ class _Run(object):
 
     def test(self, bare):
         return self.tests.setdefault(bare, {
-            'id': bare, 'start': None, 'end': None, 'verdicts': {},
-            'checking': [], 'checks': []})
+            'id': bare, 'start': None, 'end': None, 'ended': False,
+            'verdicts': {}, 'checking': [], 'checks': []})
+
+
+def _went_on(run, worker):
+    """The test the worker was in has ended: it started another, or left.
+
+    A worker runs its tests one after another; how each ended is the
+    stream's, but without one (a killed run) this tells the test a
+    worker was killed in from those it had finished.
+    """
+    if worker['current'] is not None:
+        run.test(worker['current'])['ended'] = True
+        worker['current'] = None
 
 
 def _runs(records):
@@ -135,7 +153,8 @@ def _runs(records):
         run.ended = t if run.ended is None else max(run.ended, t)
         pid = record.get('pid')
         worker = run.workers.setdefault(pid, {'scheduled': None,
-                                              'ended': False})
+                                              'ended': False,
+                                              'current': None})
         kind = record['kind']
         if kind == 'worker':
             if record.get('scheduled') is not None:
@@ -143,22 +162,17 @@ def _runs(records):
                                        record['scheduled']]
         elif kind == 'worker-end':
             worker['ended'] = True
-        elif kind == 'class-skip':
-            run.class_skips[record.get('class')] = record.get('message')
-        elif kind == 'class-error':
-            run.class_errors[record.get('class')] = record.get('message')
-        elif kind == 'class-teardown-error':
-            run.teardown_errors[record.get('class')] = record.get('message')
-        elif kind in ('test-start', 'test-end', 'verdict', 'checking'):
-            state = run.test(inventory.bare_id(record.get('test')))
+            _went_on(run, worker)
+        elif kind in ('test-start', 'verdict', 'checking'):
+            bare = inventory.bare_id(record.get('test'))
+            state = run.test(bare)
             if kind == 'test-start':
+                _went_on(run, worker)
+                worker['current'] = bare
                 state['start'] = record
                 state['full'] = record.get('test')
                 state['class'] = record.get('class')
                 state['checks'] = list(record.get('checks') or [])
-            elif kind == 'test-end':
-                state['end'] = record
-                state['full'] = state.get('full') or record.get('test')
             elif kind == 'verdict':
                 # NOTE: within one test the worst verdict of an element
                 # stands (a figure over its bound after a pass).
@@ -301,10 +315,16 @@ def _test_verdicts(run, state, info, element_ids):
     if state and state['end']:
         status = state['end'].get('status') or FAILED
         message = state['end'].get('message') or ''
+    elif state and state['start'] and not state['ended']:
+        status, message = UNFINISHED, ('started, no result: killed in it, '
+                                       'or still running when this map was '
+                                       'written')
     elif state and state['start']:
-        status, message = UNFINISHED, ('started, no result recorded: '
-                                       'killed, or still running when this '
-                                       'map was written')
+        status, message = UNFINISHED, (
+            'ended, but the run\'s subunit stream holds no result of it'
+            if run.streamed else 'ended; its result is in the run\'s '
+            'subunit stream, which this map was built without (a run '
+            'killed part way leaves none)')
     elif cls in run.class_errors:
         status = FAILED
         message = 'setUpClass of %s failed: %s' % (
@@ -322,7 +342,8 @@ def _test_verdicts(run, state, info, element_ids):
             per_element[element] = (PASSED, 'read by the set-up of %s' % (
                 (cls or '?').rsplit('.', 1)[-1]))
         elif not fine_grained or status in (PASSED, SKIPPED) or (
-                status == UNFINISHED and element in checking):
+                status == UNFINISHED and (element in checking or
+                                          state['ended'])):
             per_element[element] = (status, message)
         else:
             # NOTE: a fine-grained test that failed judged each element it
@@ -348,14 +369,10 @@ def _scheduled(run):
 
 
 def _holder(targets, bare):
-    """The run of targets a stream's result of the test bare belongs to.
+    """The run of targets given the test bare, which none started.
 
-    The last that started it (a stream holds one result a test: its
-    last), else the first that was given it, else the first.
+    The first whose workers were given it, else the first.
     """
-    for run in reversed(targets):
-        if bare in run.tests:
-            return run
     for run in targets:
         if bare in (_scheduled(run) or ()):
             return run
@@ -375,13 +392,16 @@ def _class_holder(targets, cls):
 
 
 def _route(found, targets):
-    """Put one stream's outcomes over what the targets' workers recorded."""
-    for bare, (status, message) in sorted(found.tests.items()):
-        state = _holder(targets, bare).test(bare)
-        end = state['end'] or {}
-        # NOTE: the test's own words (the exception) when both agree.
-        if end.get('status') != status or not end.get('message'):
-            state['end'] = {'status': status, 'message': message}
+    """Give each result of one stream to the run of targets it is of."""
+    for run in targets:
+        run.streamed = True
+    for bare, results in sorted(found.tests.items()):
+        holders = [run for run in targets if bare in run.tests] or [
+            _holder(targets, bare)]
+        # NOTE: a test several runs ran has a result of each, in order.
+        for run, (status, message) in zip(reversed(holders),
+                                          reversed(results)):
+            run.test(bare)['end'] = {'status': status, 'message': message}
     for cls, (status, message) in sorted(found.classes.items()):
         run = _class_holder(targets, cls)
         if status == SKIPPED:

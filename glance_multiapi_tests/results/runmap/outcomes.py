@@ -14,20 +14,11 @@
 
 The map takes a test's verdict (passed, failed, skipped, unfinished),
 a class's set-up skip or failure and a tearDownClass failure from the
-run's subunit stream when it is given (``glance-multiapi-report
---subunit``, or test-operator's ``tempest_results.subunit`` beside the
-records); the workers' own test-end records stand in where no stream
-is. A failure keeps the message the test recorded when both agree that
-it failed: it is the exception's text, where the stream holds a
-traceback.
-
-NOTE: the workers still record how each test ended (tests/recording.py)
-because the map must be right while the run goes on and after a run
-that was killed, and no stream can be read then: stestr's runner holds
-it in a buffered temporary file of its repository until the run ends,
-and each worker writes only its own part, to a pipe. In a test-operator
-pod the stream (tempest_results.subunit) is written after tempest
-exits, when no worker of the plugin is left to rebuild the map.
+run's subunit stream (``glance-multiapi-report --subunit``, or
+test-operator's ``tempest_results.subunit`` beside the records): the
+tests record none of them (tests/recording.py). A failure reads as the
+exception the test raised (``exception_words``), as the plugin's own
+messages are written.
 """
 
 from glance_multiapi_kernel import input_files
@@ -45,9 +36,10 @@ VERDICTS = {'pass': model.PASSED, 'fail': model.FAILED,
 class Outcomes(object):
     """What one run's stream says of the plugin's tests.
 
-    tests: {bare id: (verdict, message)}; classes: {class: (verdict,
-    message)} of setUpClass; teardowns: {class: message} of a failed
-    tearDownClass.
+    tests: {bare id: [(verdict, message)]}, one result each time the
+    test ran (streams of several runs concatenate); classes: {class:
+    (verdict, message)} of setUpClass; teardowns: {class: message} of a
+    failed tearDownClass.
     """
 
     def __init__(self):
@@ -57,8 +49,8 @@ class Outcomes(object):
 
     def ran(self):
         """Whether a test of the stream ran (started, not only skipped)."""
-        return any(status != model.SKIPPED
-                   for status, _message in self.tests.values())
+        return any(status != model.SKIPPED for results in self.tests.values()
+                   for status, _message in results)
 
 
 class OutcomesError(Exception):
@@ -148,7 +140,8 @@ def read(path):
             if verdict == model.FAILED:
                 found.teardowns[teardown] = message
         elif test_id.startswith(PLUGIN):
-            found.tests[inventory.bare_id(test_id)] = (verdict, message)
+            found.tests.setdefault(inventory.bare_id(test_id), []).append(
+                (verdict, message))
 
     try:
         with input_files.open_regular(path, 'subunit stream') as stream:
