@@ -28,7 +28,7 @@ import io
 import subunit
 import testtools
 
-from glance_multiapi_tests.results import required_groups
+from glance_multiapi_tests.results.gate import required_groups
 
 CHECK_OUTCOMES = {'pass': 'success', 'fail': 'fail', 'skip': 'skip'}
 # NOTE: testtools prints a failure's "traceback" attachment bare, every

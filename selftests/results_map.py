@@ -24,7 +24,7 @@ import os
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from glance_multiapi_tests.results import subunit_stream
+from glance_multiapi_tests.results.gate import subunit_stream
 
 PLUGIN = 'glance_multiapi_tests.tests.'
 OUTPUTS = ('deployment-map.html', 'deployment-map.json', 'metrics.json',

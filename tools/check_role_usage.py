@@ -40,8 +40,8 @@ import os
 import sys
 
 import checkout_path  # noqa: F401 (selftests/ on sys.path)
-from glance_multiapi_tests.results import required_groups
-from glance_multiapi_tests.results import verdict
+from glance_multiapi_tests.results.gate import required_groups
+from glance_multiapi_tests.results.gate import verdict
 from selftests.manifests import rbac
 from selftests.manifests import role_usage
 

@@ -21,8 +21,9 @@
 #     etc/test-operator/results-reader.yaml, run with the image the test
 #     pod ran, into $OUT (default $ARTIFACT_DIR, else ./cluster-results);
 #  5. judges it: glance-multiapi-report --require $REQUIRED_GROUPS
-#     (default multiapi) on tempest_results.subunit, and rebuilds the
-#     deployment map there (--baseline $BASELINE when set: a figure that
+#     (default multiapi) on tempest_results.subunit, and builds the
+#     deployment map there from the plugin's records and that stream
+#     (--baseline $BASELINE when set: a figure that
 #     regressed fails too, unless FAIL_ON_REGRESSION=0); the JUnit report
 #     goes to $OUT/junit_tempest.xml, where Prow's Spyglass looks;
 #  6. deletes the CR (pod and PVC), unless KEEP_CR=1.
@@ -159,7 +160,7 @@ fi
 case $? in
     0) ;;
     3) rc=1 ;;
-    *) say "the deployment map of $name could not be rebuilt" ;;
+    *) say "the deployment map of $name could not be built" ;;
 esac
 [ -s "$OUT/$name/tempest_results.xml" ] && \
     cp "$OUT/$name/tempest_results.xml" "$OUT/junit_tempest.xml"

@@ -101,9 +101,9 @@ if [ "$up_rc" != 0 ]; then
 fi
 conf=$state/tempest/etc/tempest.conf
 # NOTE: the plugin records into [DEFAULT] log_dir of the tempest.conf it
-# runs with (unless [glance_multiapi] results_dir says otherwise) and
-# rebuilds the map there after every test; both passes below share that
-# log_dir, so one folder holds the records of both.
+# runs with (unless [glance_multiapi] results_dir says otherwise); both
+# passes below share that log_dir, so one folder holds the records of
+# both, from which the map is built once, after them.
 map_dir=$("$VENV/bin/python" - "$conf" <<'PYEOF'
 import configparser
 import sys
@@ -359,10 +359,12 @@ if [ -n "${BASELINE:-}" ]; then
     [ "${FAIL_ON_REGRESSION:-1}" != 0 ] && \
         baseline_args+=(--fail-on-regression)
 fi
-# NOTE: rebuilt once more by hand: a worker killed in a test leaves the
-# map of the tests before it; this one holds everything recorded.
+# NOTE: the tests' verdicts are the streams' (each run is labelled with
+# its workspace's folder: tempest, oci); the records add what the tests
+# saw and measured.
 map_out=$("$VENV/bin/glance-multiapi-report" "$map_dir" "$RESULTS" \
-    "${baseline_args[@]}" 2>&1)
+    --subunit "tempest=$RESULTS/suite.subunit" \
+    --subunit "oci=$RESULTS/suite-oci.subunit" "${baseline_args[@]}" 2>&1)
 case $? in
     0) [ -n "${BASELINE:-}" ] && figures_rc=0 ;;
     # NOTE: 3: the files were written, a figure regressed.

@@ -41,8 +41,8 @@ from xml.etree import ElementTree
 
 import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from selftests import report_events
-from glance_multiapi_tests.results import required_groups
-from glance_multiapi_tests.results import subunit_stream
+from glance_multiapi_tests.results.gate import required_groups
+from glance_multiapi_tests.results.gate import subunit_stream
 
 USAGE = ('usage: subunit_report.py [--require GROUPS] [--check NAME=RESULT]'
          ' FILE.subunit [...]')

@@ -32,8 +32,8 @@ bad arguments.
 
 import sys
 
-from glance_multiapi_tests.results import required_groups
-from glance_multiapi_tests.results import verdict
+from glance_multiapi_tests.results.gate import required_groups
+from glance_multiapi_tests.results.gate import verdict
 
 USAGE = ('usage: subunit_summary.py [--list-failures] [--require GROUPS] '
          'FILE [FILE ...]')

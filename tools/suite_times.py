@@ -41,7 +41,7 @@ import subunit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from glance_multiapi_tests.results import subunit_stream  # noqa: E402
+from glance_multiapi_tests.results.gate import subunit_stream  # noqa: E402
 
 
 def seed(times, out):

@@ -71,7 +71,7 @@ import testtools
 import yaml
 
 import checkout_path  # noqa: F401 (selftests/ on sys.path)
-from glance_multiapi_tests.results import subunit_stream
+from glance_multiapi_tests.results.gate import subunit_stream
 from selftests.manifests import doctor_manifest
 from selftests.manifests import pod_install
 from selftests.manifests import rbac

@@ -25,6 +25,9 @@
 # is kept in POD_DIR/pip.log (its exit status in pip.rc), what tempest run
 # printed in tempest-run.log (tempest_run.rc), stestr last's exit status
 # in results.rc.
+# After the results, the deployment map and the figures beside them
+# (glance-multiapi-report over the records and tempest_results.subunit):
+# its output in POD_DIR/map.txt, its step report_map.
 # REQUIRED_GROUPS: after the results, the verdict gate a cluster admin
 # runs on tempest_results.subunit (glance-multiapi-report --require, the
 # console script of the venv pip installed here: no checkout, no
@@ -282,6 +285,22 @@ if [ -d "$TEMPEST_DIR/.stestr" ]; then
         subunit2html "$results.subunit" "$results.html" > /dev/null 2>&1
     else
         say "subunit2html: not in this image stand-in"
+    fi
+fi
+# NOTE: the map and the figures, beside tempest_results.*: the plugin's
+# tests only record while they run; the report builds both once, from
+# the records and tempest_results.subunit (read from the folder), as an
+# admin does after copying the volume's folder off (tools/cluster-run.sh).
+if [ -d "${TEMPEST_LOGS_DIR}/glance-multiapi-records" ]; then
+    (cd /tmp && env -u PYTHONPATH "$VENV_DIR/bin/glance-multiapi-report" \
+        "${TEMPEST_LOGS_DIR}") > "$POD/map.txt" 2>&1
+    map_rc=$?
+    say "glance-multiapi-report (the map): exit $map_rc," \
+        "$(tail -1 "$POD/map.txt")"
+    if [ "$map_rc" = 0 ]; then
+        step report_map ok
+    else
+        step report_map fail "exit $map_rc: $(tail -1 "$POD/map.txt")"
     fi
 fi
 if [ -n "$REQUIRE" ] && [ "$(cat "$POD/results.rc" 2>/dev/null)" = 0 ]

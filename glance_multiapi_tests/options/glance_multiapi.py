@@ -175,14 +175,15 @@ GlanceMultiApiGroup = [
     # --- results: what a run leaves for people and dashboards
     # (glance_multiapi_tests.results). Read by every test of the plugin.
     cfg.StrOpt('results_dir',
-               help='Folder the plugin writes deployment-map.html, '
-                    'deployment-map.json, metrics.json and metrics.prom '
-                    'into, rebuilt after every test from the records the '
-                    'tests write (in its glance-multiapi-records/ '
-                    'subfolder) while they run. Unset: tempest\'s '
-                    '[DEFAULT] log_dir (in a test-operator pod the logs '
-                    'volume, beside tempest_results.html), else the '
-                    'working directory.'),
+               help='Folder the tests write their records into while they '
+                    'run (its glance-multiapi-records/ subfolder), from '
+                    'which glance-multiapi-report builds deployment-'
+                    'map.html, deployment-map.json, metrics.json and '
+                    'metrics.prom once the run has ended, with the run\'s '
+                    'subunit stream. Unset: tempest\'s [DEFAULT] log_dir '
+                    '(in a test-operator pod the logs volume, beside '
+                    'tempest_results.subunit), else the working '
+                    'directory.'),
     # NOTE: bounds are unset by default: a figure is then only recorded.
     cfg.FloatOpt('max_switchover_seconds', min=0,
                  help='Bound of glance_multiapi_switchover_convergence_'

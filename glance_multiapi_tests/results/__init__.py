@@ -10,12 +10,15 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""What a run leaves for people and dashboards: records, map, metrics.
+"""What a run leaves, in two products: the deployment map and the gate.
 
-The tests write records while they run (``recorder``); ``records`` reads
-them back, ``model`` turns them into the facts of one or more runs,
-``deployment_map`` and ``metrics`` render those facts, ``publish``
-rebuilds every output under a lock and ``cli`` does it by hand. Nothing
-here imports tempest: the outputs can be rebuilt wherever the records
-are copied to.
+``runmap`` is the deployment map and the figures of a run: the records
+the tests append while they run, read back with the run's subunit
+streams once it has ended, the facts built from both, the map's page and
+diagram, metrics.json and metrics.prom, and the comparison with an
+earlier run's figures. ``gate`` is the verdict a CI gate needs of
+subunit streams: counts, failed tests and the groups that had to run.
+``cli`` is ``glance-multiapi-report``, over both. Nothing here imports
+tempest: the map can be built and the verdict given wherever the
+records and streams are copied to.
 """

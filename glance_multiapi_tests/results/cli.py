@@ -10,9 +10,11 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""glance-multiapi-report: the map and metrics by hand, and the verdict.
+"""glance-multiapi-report: the map and metrics of a run, and the verdict.
 
-Given the records folder, it rebuilds the deployment map and the metrics;
+Given the records folder, it builds the deployment map and the metrics
+from the records and the run's subunit streams, once the run has ended
+(the runners and the podified jobs' post step run it then);
 given a subunit stream (tempest_results.subunit), it prints the verdict
 a gate needs: the counts, the failed tests and, with --require, each
 required group of tests that did not run. With --baseline (an earlier
@@ -25,16 +27,15 @@ import os
 import sys
 
 from glance_multiapi_kernel import errors
-from glance_multiapi_kernel import polling
-from glance_multiapi_tests.results import comparison
-from glance_multiapi_tests.results import metrics
-from glance_multiapi_tests.results import outcomes as outcomes_mod
-from glance_multiapi_tests.results import publish
-from glance_multiapi_tests.results import recorder
-from glance_multiapi_tests.results import records
-from glance_multiapi_tests.results import required_groups
-from glance_multiapi_tests.results import verdict
 from glance_multiapi_kernel import version
+from glance_multiapi_tests.results.gate import required_groups
+from glance_multiapi_tests.results.gate import verdict
+from glance_multiapi_tests.results.runmap import comparison
+from glance_multiapi_tests.results.runmap import metrics
+from glance_multiapi_tests.results.runmap import outcomes as outcomes_mod
+from glance_multiapi_tests.results.runmap import publish
+from glance_multiapi_tests.results.runmap import recorder
+from glance_multiapi_tests.results.runmap import records
 
 PROG = 'glance-multiapi-report'
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REGRESSED, EXIT_NO_RECORDS, \
@@ -63,20 +64,22 @@ EXIT_CODES = (
                       'metrics.json) cannot be read or is no metrics.json'
                       % recorder.RECORDS_SUBDIR),
     (EXIT_WRITE, 'an output could not be written (OUT_DIR cannot be made: '
-                 'a regular file, a path under one, a symlink loop), or '
-                 'another rebuild held the lock too long'),
+                 'a regular file, a path under one, a symlink loop)'),
     (EXIT_INTERNAL, 'internal error'),
 )
 
 DESCRIPTION = """\
-Rebuild deployment-map.html, deployment-map.json, metrics.json and
-metrics.prom from the records the plugin's tests wrote while they ran
-(RESULTS_DIR/%s/, one JSON-lines file per worker). The plugin
-rebuilds them itself after every test; this is for a copy of the records
-(a CI artifact), another output folder, or a run killed in the middle of
-a test. Nothing is asked of the deployment. The tests' verdicts are those
-of the runs' subunit streams when given (--subunit; by default
-PATH/%s, test-operator's), else those the workers recorded.
+Build deployment-map.html, deployment-map.json, metrics.json and
+metrics.prom once a run has ended, from the records the plugin's tests
+wrote while they ran, one JSON-lines file per worker in
+  PATH/%s/
+and the run's subunit streams, which say how each test ended (--subunit;
+by default test-operator's, when it is there:
+  PATH/%s).
+The tests write records only: the runners run this after tempest.
+Without a stream (a run killed part way leaves none) the map shows what
+the tests' checks judged, the test each worker was in when it stopped
+and what they never reached. Nothing is asked of the deployment.
 
 Given a subunit stream instead (tempest_results.subunit, from the pod's
 logs volume), it prints one FAILED: line per failed test and per required
@@ -123,9 +126,11 @@ def build_parser():
                    help='the subunit stream of a run of the records, '
                         'whose verdicts the map then shows: LABEL is the '
                         'run\'s name on the map (the folder of its tempest '
-                        'workspace), left out when the records hold one '
-                        'run; repeat it for more runs (default: %s in '
-                        'PATH, when there)' % (
+                        'workspace; one stream holds every run of one '
+                        'workspace), left out when the records name one; '
+                        'a LABEL no record names is a run of its own, '
+                        'from its stream alone; repeat it for more runs '
+                        '(default: %s in PATH, when there)' % (
                             outcomes_mod.TEST_OPERATOR_STREAM))
     p.add_argument('--require', metavar='GROUPS', default='',
                    help='comma-separated groups of tests that must have '
@@ -288,12 +293,12 @@ def run(args):
     outcomes = _outcomes(args, results_dir)
     if args.out_dir:
         # NOTE: once every input was read (a refusal leaves no folder),
-        # before the plugin is imported and the lock taken.
+        # before the plugin is imported.
         publish.make_out_dir(args.out_dir)
     tests = None
     if not any(r['kind'] == 'inventory' for r in found):
         try:
-            from glance_multiapi_tests.results import inventory
+            from glance_multiapi_tests.results.runmap import inventory
             tests = inventory.plugin_tests()
         except Exception:  # noqa: B902 - tests then show as recorded only
             tests = None
@@ -319,7 +324,7 @@ def main(argv=None):
     except records.RecordsError as exc:
         print('%s: %s' % (PROG, exc), file=sys.stderr)
         return EXIT_NO_RECORDS
-    except (publish.PublishError, polling.PollTimeout) as exc:
+    except publish.PublishError as exc:
         print('%s: %s' % (PROG, exc), file=sys.stderr)
         return EXIT_WRITE
     except Exception as exc:  # noqa: B902 - one line, never a traceback

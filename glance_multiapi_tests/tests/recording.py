@@ -12,23 +12,28 @@
 
 """What every test of the plugin records while it runs, for the map.
 
-``RecordedTest`` is a mixin of the plugin's one base class
-(``tests.base.BasePluginTest``), so of every test: it records each
-test's start (with the elements it checks: the class's
-``result_checks`` and a method's ``@checks(...)``), its outcome as the
-test result gets it (passed, failed or skipped, with the first line of
-the message; the run's subunit stream decides instead when the map is
-rebuilt with it, see results/outcomes.py), a class that was skipped or
-failed in setUpClass, and rebuilds the map and the metrics after every
-test and every class (``results.publish``). A worker's first record
-says which tests stestr gave it (its ``--load-list``), so a test never
-reached shows as not run.
+``RecordedTest``, a mixin of the plugin's one base class
+(``tests.base.BasePluginTest``), gives every test one small API to
+append records to (JSON lines, one file per worker:
+``results/runmap/recorder.py``): ``checking(element)`` around the check
+of one element, ``record_verdict``, ``record_figure`` (a measured
+figure; with its bound set and exceeded, ``assertWithinBounds`` fails
+the test), ``record_deployment`` and ``record_catalog``. Recording
+never fails a test: an error is logged once and recording goes on
+without it.
 
-Tests add finer facts: ``checking(element)`` around the check of one
-element, ``record_verdict``, ``record_figure`` (a measured figure; with
-its bound set and exceeded, ``assertWithinBounds`` fails the test),
-``record_deployment`` and ``record_catalog``. Recording never fails a
-test: an error is logged once and recording goes on without it.
+It hooks no part of tempest's class set-up, tear-down or run. What the
+run's subunit stream carries -- how each test ended, a class skipped or
+failed in setUpClass or tearDownClass -- is read from that stream when
+``glance-multiapi-report`` builds the map, once, after the run
+(``results/runmap/outcomes.py``). The records add what no stream holds:
+at each test's ``setUp``, the elements it checks (the class's
+``result_checks`` and a method's ``@checks(...)``, resolved against the
+deployment its class learnt); a worker's first record, which tests
+stestr gave it (its ``--load-list``), so a test never reached shows as
+not run; its last, at exit, that it ended. A run killed part way leaves
+its records and no stream: the map then shows what its checks judged,
+the test each worker was killed in, and what they never reached.
 """
 
 import atexit
@@ -41,19 +46,16 @@ import threading
 from oslo_log import log as logging
 from tempest import config
 from tempest.lib import exceptions as lib_exc
-import testtools
 
 from glance_multiapi_tests.multiapi import catalog as catalog_rules
-from glance_multiapi_tests.results import elements
-from glance_multiapi_tests.results import inventory
-from glance_multiapi_tests.results import metrics
-from glance_multiapi_tests.results import model
-from glance_multiapi_tests.results import publish
-from glance_multiapi_tests.results import recorder as recorder_mod
+from glance_multiapi_tests.results.runmap import inventory
+from glance_multiapi_tests.results.runmap import metrics
+from glance_multiapi_tests.results.runmap import model
+from glance_multiapi_tests.results.runmap import recorder as recorder_mod
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
-_state = {'recorder': None, 'inventory': None, 'warned': False}
+_state = {'recorder': None, 'warned': False}
 _lock = threading.Lock()
 
 
@@ -95,11 +97,12 @@ def recorder():
         _state['recorder'] = rec
         rec.write('worker', scheduled=recorder_mod.load_list(sys.argv),
                   host=socket.gethostname(), cwd=os.getcwd())
+        tests = {}
         try:
-            _state['inventory'] = inventory.plugin_tests()
+            tests = inventory.plugin_tests()
         except Exception as exc:  # noqa: B902 - never fail a test
             _warn_once('listing the plugin\'s tests', exc)
-        rec.write('inventory', tests=_state['inventory'] or {})
+        rec.write('inventory', tests=tests)
         atexit.register(_at_exit)
         return rec
 
@@ -113,20 +116,8 @@ def write(kind, **fields):
         return False
 
 
-def rebuild():
-    """Rebuild the map and metrics from every record so far."""
-    rec = _state['recorder']
-    if rec is None:
-        return
-    try:
-        publish.rebuild(rec.results_dir, tests=_state['inventory'])
-    except Exception as exc:  # noqa: B902 - never fail a test
-        _warn_once('rebuilding the map in %s' % rec.results_dir, exc)
-
-
 def _at_exit():
     write('worker-end')
-    rebuild()
     if _state['recorder'] is not None:
         _state['recorder'].close()
 
@@ -148,60 +139,10 @@ def _class_id(cls):
     return '%s.%s' % (cls.__module__, cls.__name__)
 
 
-class _OutcomeResult(testtools.ExtendedToOriginalDecorator):
-    """Passes every result on; records the outcome of one test first.
-
-    NOTE: the subunit stream holds these outcomes too, and the map takes
-    them from it when it is given (results/outcomes.py). They are
-    recorded here all the same because the map is rebuilt while the run
-    goes on, and a killed run must leave its map, when no worker can
-    read the stream: stestr's runner keeps it in a buffered temporary
-    file until the run ends, each worker writes only its own part to a
-    pipe, and in a test-operator pod tempest_results.subunit appears
-    after tempest exits.
-    """
-
-    def __init__(self, decorated, case):
-        super().__init__(decorated)
-        self._case = case
-
-    def addSuccess(self, test, details=None):
-        self._case._record_end(model.PASSED, '')
-        return super().addSuccess(test, details=details)
-
-    def addFailure(self, test, err=None, details=None):
-        self._case._record_end(model.FAILED, self._case._message(details))
-        return super().addFailure(test, err, details=details)
-
-    def addError(self, test, err=None, details=None):
-        self._case._record_end(model.FAILED, self._case._message(details))
-        return super().addError(test, err, details=details)
-
-    def addSkip(self, test, reason=None, details=None):
-        why = reason
-        if why is None and details and 'reason' in details:
-            why = details['reason'].as_text()
-        self._case._record_end(model.SKIPPED, why or '')
-        # NOTE: passed on as given: testtools refuses both at once.
-        return super().addSkip(test, reason, details=details)
-
-    def addExpectedFailure(self, test, err=None, details=None):
-        self._case._record_end(model.PASSED, 'expected failure')
-        return super().addExpectedFailure(test, err, details=details)
-
-    def addUnexpectedSuccess(self, test, details=None):
-        self._case._record_end(model.FAILED, 'unexpected success')
-        return super().addUnexpectedSuccess(test, details=details)
-
-    def stopTest(self, test):
-        super().stopTest(test)
-        rebuild()
-
-
 class RecordedTest(object):
-    """Mixin recording checks, outcomes and figures of each test."""
+    """Mixin: the records of each test (its start, checks and figures)."""
 
-    # NOTE: element patterns (results.model) every test of a class
+    # NOTE: element patterns (results.runmap.model) every test of a class
     # checks, and those its set-up checks (passed once a test starts);
     # both gathered over the class's bases.
     result_checks = ()
@@ -212,33 +153,14 @@ class RecordedTest(object):
         """Element ids the class knows, to resolve patterns; None: unknown."""
         return None
 
-    @classmethod
-    def setUpClass(cls):
-        try:
-            super().setUpClass()
-        except cls.skipException as exc:
-            write('class-skip', message=str(exc), **{'class': _class_id(cls)})
-            rebuild()
-            raise
-        except Exception as exc:
-            write('class-error', message=exception_text(exc),
-                  **{'class': _class_id(cls)})
-            rebuild()
-            raise
+    def setUp(self):
+        # NOTE: before tempest's set-up, so that a test whose set-up fails
+        # is known to have started; the stream says how it ended.
+        self._record_start()
+        super().setUp()
 
-    @classmethod
-    def tearDownClass(cls):
-        try:
-            super().tearDownClass()
-        except Exception as exc:
-            write('class-teardown-error', message=exception_text(exc),
-                  **{'class': _class_id(cls)})
-            raise
-        finally:
-            rebuild()
-
-    def run(self, result=None):
-        self._recorded_exceptions = []
+    def _record_start(self):
+        """The test's start, with the elements it checks."""
         method = getattr(self, self._testMethodName, None)
         patterns = inventory.checks_of(type(self), method)
         known = None
@@ -251,28 +173,9 @@ class RecordedTest(object):
         fields = {'class': _class_id(type(self)), 'checks': patterns,
                   'setup': setup}
         if known is not None:
-            fields['elements'] = elements.resolve(patterns, known)
-            fields['setup_elements'] = elements.resolve(setup, known)
+            fields['elements'] = model.resolve(patterns, known)
+            fields['setup_elements'] = model.resolve(setup, known)
         write('test-start', test=self.id(), **fields)
-        self.addOnException(self._note_exception)
-        return super().run(_OutcomeResult(
-            result if result is not None else testtools.TestResult(), self))
-
-    def _note_exception(self, exc_info):
-        self._recorded_exceptions.append(exc_info[1])
-
-    def _message(self, details):
-        for exc in self._recorded_exceptions:
-            if not isinstance(exc, self.skipException):
-                return exception_text(exc)
-        try:
-            return details['traceback'].as_text().strip().splitlines()[-1]
-        except Exception:  # noqa: B902 - no traceback to read
-            return ''
-
-    def _record_end(self, status, message):
-        write('test-end', test=self.id(), status=status,
-              message=recorder_mod.cut(message))
 
     # -- what tests record --------------------------------------------
 
@@ -302,7 +205,7 @@ class RecordedTest(object):
             self.record_verdict(element, model.PASSED)
 
     def record_figure(self, key, value, *, check_bound=True, **labels):
-        """Record a figure (results.metrics.FIGURES); the bound's problem.
+        """Record a figure (runmap.metrics.FIGURES); the bound's problem.
 
         Returns the failure message when the figure's bound option is set
         and exceeded (the element is then marked failed), else None; pass

@@ -41,7 +41,7 @@ import yaml
 from glance_multiapi_cloud import errors as cloud_errors
 from glance_multiapi_cloud.kubeapi.embedded import glance as kubeglance
 from glance_multiapi_cloud import state as state_mod
-from glance_multiapi_tests.results import subunit_stream
+from glance_multiapi_tests.results.gate import subunit_stream
 from selftests.functional import cloud_inspect
 from selftests.functional import tempest_workspace
 

@@ -17,11 +17,14 @@
 URL and verdict visible, a failed element marked failed (a red frame and
 the word, not colour alone), no console error, nothing fetched.
 ``DeploymentMapFaultsTest`` makes the map of real tempest runs on the
-shared embedded cloud: a closed port (api-down=api1), a switchover that
-leaves the public catalog entry behind (route-not-moved), a bound set
-below the measured convergence, and a run killed part way.
+shared embedded cloud, as the runners do (glance-multiapi-report over
+the records and the run's stream, once the run has ended): a closed
+port (api-down=api1), a switchover that leaves the public catalog entry
+behind (route-not-moved), a bound set below the measured convergence,
+and a run killed part way (records and no stream).
 """
 
+import io
 import json
 import os
 import signal
@@ -33,8 +36,9 @@ from prometheus_client.parser import text_string_to_metric_families
 import testtools
 
 from glance_multiapi_kernel import polling
-from glance_multiapi_tests.results import publish
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.gate import subunit_stream
+from glance_multiapi_tests.results.runmap import outcomes
+from glance_multiapi_tests.results.runmap import records
 from selftests import browser
 from selftests.functional import base
 from selftests.functional import tempest_workspace
@@ -117,7 +121,7 @@ class DeploymentMapBrowserTest(_MapInBrowser, testtools.TestCase):
 
     def test_every_api_url_and_verdict_is_visible(self):
         runs.healthy(self.dir)
-        publish.rebuild(self.dir)
+        runs.rebuild(self.dir)
         self.open_map(self.dir)
         self.assertRenderedOffline()
         seen = self.visible()
@@ -136,7 +140,7 @@ class DeploymentMapBrowserTest(_MapInBrowser, testtools.TestCase):
 
     def test_failed_element_is_marked_failed(self):
         runs.api_down(self.dir)
-        publish.rebuild(self.dir)
+        runs.rebuild(self.dir)
         self.open_map(self.dir)
         self.assertRenderedOffline()
         for interface in ('public', 'internal'):
@@ -154,7 +158,7 @@ class DeploymentMapBrowserTest(_MapInBrowser, testtools.TestCase):
 
     def test_killed_run_shows_what_did_not_run(self):
         runs.killed(self.dir)
-        publish.rebuild(self.dir)
+        runs.rebuild(self.dir)
         self.open_map(self.dir)
         self.assertRenderedOffline()
         seen = self.visible()
@@ -179,6 +183,30 @@ class DeploymentMapFaultsTest(_MapInBrowser, base.CloudTestCase):
             self)['glance_multiapi'], results_dir=results_dir, **more)
         return {'glance_multiapi': options}
 
+    def report(self, results_dir):
+        """glance-multiapi-report RESULTS_DIR, as the runners run it."""
+        done = subprocess.run(
+            [os.path.join(base.BIN, 'glance-multiapi-report'), '-q',
+             results_dir], capture_output=True, text=True, timeout=120)
+        self.assertEqual(0, done.returncode, done.stdout + done.stderr)
+
+    def run_mapped(self, regex, results_dir, **more):
+        """Run tempest writing records into results_dir, then its map.
+
+        Its stream goes beside the records, as a test-operator pod leaves
+        it; {test id: (status, details)} as run_tempest gives them.
+        """
+        proc = self.tempest_stream(regex.replace('.', r'\.'),
+                                   overrides=self.overrides(results_dir,
+                                                            **more))
+        with open(os.path.join(results_dir, outcomes.TEST_OPERATOR_STREAM),
+                  'wb') as f:
+            f.write(proc.stdout)
+        self.report(results_dir)
+        results = subunit_stream.parse_subunit(io.BytesIO(proc.stdout))
+        return {k: v for k, v in results.items()
+                if v[0] in ('success', 'fail', 'skip')}
+
     def facts(self, results_dir):
         with open(os.path.join(results_dir, 'deployment-map.json')) as f:
             return json.load(f)
@@ -195,8 +223,7 @@ class DeploymentMapFaultsTest(_MapInBrowser, base.CloudTestCase):
     def test_closed_port_marks_the_api_urls_failed(self):
         out = self.results_dir()
         with self.fault('api-down=api1'):
-            results = self.run_tempest(ENDPOINTS.replace('.', r'\.'),
-                                       overrides=self.overrides(out))
+            results = self.run_mapped(ENDPOINTS, out)
         self.assertOutcome(results, ENDPOINTS, 'fail')
         self.open_map(out)
         self.assertRenderedOffline()
@@ -214,8 +241,7 @@ class DeploymentMapFaultsTest(_MapInBrowser, base.CloudTestCase):
     def test_interface_left_behind_is_the_failed_entry(self):
         out = self.results_dir()
         with self.fault('route-not-moved'):
-            results = self.run_tempest(SWITCHOVER.replace('.', r'\.'),
-                                       overrides=self.overrides(out))
+            results = self.run_mapped(SWITCHOVER, out)
         self.assertOutcome(results, SWITCHOVER, 'fail')
         elements = self.elements(out)
         public, internal = elements['catalog:public'], elements[
@@ -240,9 +266,8 @@ class DeploymentMapFaultsTest(_MapInBrowser, base.CloudTestCase):
     def test_switchover_bound_fails_when_set_only(self):
         out = self.results_dir()
         with self.fault():
-            results = self.run_tempest(
-                SWITCHOVER.replace('.', r'\.'), overrides=self.overrides(
-                    out, max_switchover_seconds='0.001'))
+            results = self.run_mapped(SWITCHOVER, out,
+                                      max_switchover_seconds='0.001')
         details = self.assertOutcome(
             results, SWITCHOVER, 'fail',
             'figure glance_multiapi_switchover_convergence_seconds{from_api='
@@ -261,8 +286,7 @@ class DeploymentMapFaultsTest(_MapInBrowser, base.CloudTestCase):
         # NOTE: unset, the same figure is recorded and nothing fails.
         again = self.results_dir()
         with self.fault():
-            results = self.run_tempest(SWITCHOVER.replace('.', r'\.'),
-                                       overrides=self.overrides(again))
+            results = self.run_mapped(SWITCHOVER, again)
         self.assertOutcome(results, SWITCHOVER, 'success')
         figures = self.facts(again)['figures']
         self.assertEqual({None}, {f['bound']['value'] for f in figures})
@@ -282,24 +306,32 @@ class DeploymentMapFaultsTest(_MapInBrowser, base.CloudTestCase):
                                 stderr=subprocess.DEVNULL)
         self.addCleanup(proc.wait, 60)
 
-        def one_test_ended():
+        def a_check_ended():
             try:
                 found, _ = records.read(out)
             except records.RecordsError:
                 return False, 'no records yet'
-            ended = [r['test'] for r in found if r['kind'] == 'test-end']
-            return bool(ended), '%d record(s), none a test\'s end' % len(
-                found)
+            starts = [r for r in found if r['kind'] == 'test-start']
+            passed = [r for r in found if r['kind'] == 'verdict' and
+                      r['status'] == 'passed']
+            return len(starts) > 1 and bool(passed), (
+                '%d test(s) started, %d check(s) passed' % (
+                    len(starts), len(passed)))
 
-        polling.poll(one_test_ended, what='a test of the run to end',
-                     timeout=300, interval=0.2, describe=str)
-        # NOTE: as a pod is killed: no handler, no atexit runs.
+        polling.poll(a_check_ended, what='a test of the run to judge an '
+                     'element and end', timeout=300, interval=0.2,
+                     describe=str)
+        # NOTE: as a pod is killed: no handler, no atexit runs, no stream.
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(60)
+        self.report(out)
         facts = self.facts(out)
         self.assertFalse(facts['complete'])
+        self.assertIn('passed', {e['status'] for e in facts['elements']})
+        messages = [t['message'] for t in facts['tests']]
+        self.assertTrue([m for m in messages if m.startswith('ended; ')],
+                        messages)
         statuses = {t['status'] for t in facts['tests']}
-        self.assertIn('passed', statuses)
         self.assertTrue(statuses & {'not run', 'unfinished'}, statuses)
         self.open_map(out)
         self.assertRenderedOffline()

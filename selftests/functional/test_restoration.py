@@ -31,7 +31,7 @@ from glance_multiapi_kernel import polling
 from selftests.functional import base
 from selftests.functional import tempest_workspace
 from selftests.functional import test_kubeapi
-from glance_multiapi_tests.results import subunit_stream
+from glance_multiapi_tests.results.gate import subunit_stream
 
 SWITCHOVER = ('glance_multiapi_tests.tests.scenario.test_switchover.'
               'KeystoneEndpointSwitchoverTest.test_switch_keystone_endpoint')

@@ -14,14 +14,21 @@
 
 Each helper writes what the plugin's tests write in one situation: a
 healthy run, api1's endpoints down, a run killed in the middle, a run on
-two workers. Test ids and element patterns are the plugin's own
-(results.inventory), so a change of a test shows here.
+two workers; and, as stestr reports it, how each test ended: the run's
+subunit stream, ``tempest_results.subunit`` beside the records (as a
+test-operator pod leaves it; a killed run leaves none). Test ids and
+element patterns are the plugin's own (results.runmap.inventory), so a
+change of a test shows here.
 """
 
 import itertools
+import os
 
-from glance_multiapi_tests.results import inventory
-from glance_multiapi_tests.results import recorder
+from glance_multiapi_tests.results.runmap import inventory
+from glance_multiapi_tests.results.runmap import outcomes as outcomes_mod
+from glance_multiapi_tests.results.runmap import publish
+from glance_multiapi_tests.results.runmap import recorder
+from selftests.unit import synthetic_subunit
 
 T = 'glance_multiapi_tests.tests.'
 ENDPOINTS = T + 'api.test_endpoints.ImageEndpointsTest.' \
@@ -44,6 +51,15 @@ URLS = {('api0', 'public'): 'https://127.0.0.1:20001',
 ROUTE0 = 'https://127.0.0.1:20010'
 ROUTE1 = 'https://127.0.0.1:20011'
 _TESTS = {}
+# NOTE: results dir -> [(test id, subunit status, details)], in order.
+_RESULTS = {}
+SUBUNIT = {'passed': 'success', 'failed': 'fail', 'skipped': 'skip',
+           'unfinished': 'inprogress'}
+TRACEBACK = ('''Traceback (most recent call last):
+  File "/venv/glance_multiapi_tests/tests/base.py", line 1, in test
+    self.fail(message)
+AssertionError: %s
+''')
 
 
 def plugin_tests():
@@ -117,8 +133,48 @@ def start(rec, bare, elements=None):
     rec.write('test-start', test=info['id'], **fields)
 
 
+def result(rec, test_id, status='passed', message=''):
+    """How a test (or 'setUpClass (cls)') ended, as the stream says it."""
+    details = {}
+    if status == 'failed':
+        details['traceback'] = TRACEBACK % message
+    elif status == 'skipped':
+        details['reason'] = message
+    _RESULTS.setdefault(rec.results_dir, []).append(
+        (test_id, SUBUNIT[status], details))
+
+
 def end(rec, bare, status='passed', message=''):
-    rec.write('test-end', test=full(bare), status=status, message=message)
+    result(rec, full(bare), status, message)
+
+
+def class_skip(rec, cls, reason):
+    result(rec, 'setUpClass (%s)' % cls, 'skipped', reason)
+
+
+def stream(results_dir, name=outcomes_mod.TEST_OPERATOR_STREAM):
+    """Add the results so far to the stream beside the records; its path.
+
+    Streams concatenate: a second run's results follow the first's.
+    """
+    path = os.path.join(results_dir, name)
+    with open(path, 'ab') as f:
+        f.write(synthetic_subunit.stream(*_RESULTS.pop(results_dir, [])))
+    return path
+
+
+def rebuild(results_dir, **kwargs):
+    """publish.rebuild with the stream beside the records, as the report."""
+    return publish.rebuild(results_dir, outcomes=outcomes(results_dir),
+                           **kwargs)
+
+
+def outcomes(results_dir, label=None):
+    """{label: Outcomes} of the stream beside the records, or {}."""
+    path = os.path.join(results_dir, outcomes_mod.TEST_OPERATOR_STREAM)
+    if not os.path.isfile(path):
+        return {}
+    return {label: outcomes_mod.read(path)}
 
 
 def verdict(rec, bare, element, status, message=''):
@@ -232,10 +288,10 @@ def healthy(results_dir, rec=None):
     catalog_tests(rec)
     upload_test(rec)
     switchover_test(rec)
-    rec.write('class-skip', message='heat is not available '
-              '([service_available] heat = False)',
-              **{'class': T + 'api.test_heat_services.HeatServicesTest'})
+    class_skip(rec, T + 'api.test_heat_services.HeatServicesTest',
+               'heat is not available ([service_available] heat = False)')
     rec.write('worker-end')
+    stream(results_dir)
     return rec
 
 
@@ -264,16 +320,18 @@ def api_down(results_dir):
     catalog_tests(rec)
     upload_failing(rec, 'api1')
     rec.write('worker-end')
+    stream(results_dir)
     return rec
 
 
 def killed(results_dir):
-    """A worker killed in test_catalog_has_one_image_service."""
+    """A worker killed in test_catalog_has_one_image_service: no stream."""
     rec = worker(results_dir, pid=400, scheduled=[
         ENDPOINTS, ONE_SERVICE, OWNERSHIP, UPLOAD, SWITCHOVER])
     discovered(rec, T + 'api.test_endpoints.ImageEndpointsTest')
     endpoints_test(rec)
     start(rec, ONE_SERVICE)
+    _RESULTS.pop(results_dir, None)
     return rec
 
 
@@ -292,4 +350,5 @@ def two_workers(results_dir, clock=None):
     switchover_test(two)
     one.write('worker-end')
     two.write('worker-end')
+    stream(results_dir)
     return one, two

@@ -28,24 +28,24 @@ import fixtures
 from hypothesis import given
 from hypothesis import strategies as st
 
-from glance_multiapi_kernel import clouds_yaml
-from glance_multiapi_kernel import documents
-from glance_multiapi_kernel import kube
-from glance_multiapi_tests.doctor import settings
-from glance_multiapi_kernel import image_errors as check_errors
-from glance_multiapi_tests.imagecheck import loader
-from glance_multiapi_kernel import image_mappings
-from glance_multiapi_tests.imagecheck import sources
 from glance_multiapi_cloud import cli as cloud_cli
 from glance_multiapi_cloud.components import kubeapi
 from glance_multiapi_cloud import errors as cloud_errors
 from glance_multiapi_cloud.kubeapi.embedded import rbac as kuberbac
 from glance_multiapi_cloud import spec as spec_mod
 from glance_multiapi_cloud import state as state_mod
-from glance_multiapi_tests.results import outcomes
-from glance_multiapi_tests.results import records
-from glance_multiapi_tests.results import recorder
-from glance_multiapi_tests.results import verdict
+from glance_multiapi_kernel import clouds_yaml
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import image_errors as check_errors
+from glance_multiapi_kernel import image_mappings
+from glance_multiapi_kernel import kube
+from glance_multiapi_tests.doctor import settings
+from glance_multiapi_tests.imagecheck import loader
+from glance_multiapi_tests.imagecheck import sources
+from glance_multiapi_tests.results.gate import verdict
+from glance_multiapi_tests.results.runmap import outcomes
+from glance_multiapi_tests.results.runmap import recorder
+from glance_multiapi_tests.results.runmap import records
 from selftests import fuzzing
 from selftests.unit import test_fuzz_inputs as inputs
 from selftests.unit import test_fuzz_localcloud as cloud

@@ -28,20 +28,21 @@ import json
 import os
 import shutil
 import tempfile
+import traceback
 
 import fixtures
 from hypothesis import given
 from hypothesis import strategies as st
 import testtools
 
-from glance_multiapi_tests.results import model
-from glance_multiapi_tests.results import outcomes
-from glance_multiapi_tests.results import publish
-from glance_multiapi_tests.results import recorder
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.gate import subunit_stream
+from glance_multiapi_tests.results.gate import verdict
+from glance_multiapi_tests.results.runmap import model
+from glance_multiapi_tests.results.runmap import outcomes
+from glance_multiapi_tests.results.runmap import publish
+from glance_multiapi_tests.results.runmap import recorder
+from glance_multiapi_tests.results.runmap import records
 from selftests import fuzzing
-from glance_multiapi_tests.results import subunit_stream
-from glance_multiapi_tests.results import verdict
 from selftests.unit import recorded_runs
 from selftests.unit import synthetic_subunit
 
@@ -191,3 +192,33 @@ class TestSubunitFuzzing(testtools.TestCase):
         self.assertEqual(1, len(result.damaged))
         self.assertIn('damaged subunit stream at byte %d: the stream ends '
                       'inside a packet' % start, result.damaged[0])
+
+
+def _formatted(exc):
+    """The traceback text a test result gets of exc, raised in a frame."""
+    try:
+        raise exc
+    except Exception:  # noqa: B902 - any exception, formatted
+        return traceback.format_exc()
+
+
+_WORDS = st.text(st.characters(blacklist_categories=('Cs', 'Cc')),
+                 min_size=1, max_size=200).map(str.strip).filter(bool)
+
+
+class TestExceptionWordsFuzzing(testtools.TestCase):
+    """A failure's words from any traceback text a stream may hold."""
+
+    @given(st.text(max_size=6000))
+    def test_any_text_gives_bounded_words(self, text):
+        words = outcomes.exception_words(text)
+        self.assertIsInstance(words, str)
+        self.assertLessEqual(len(words), outcomes.MESSAGE_MAX)
+
+    @given(_WORDS)
+    def test_a_raised_exception_gives_its_own_words(self, message):
+        self.assertEqual(message, outcomes.exception_words(_formatted(
+            AssertionError(message))))
+        self.assertEqual('ValueError: %s' % message,
+                         outcomes.exception_words(_formatted(
+                             ValueError(message))))

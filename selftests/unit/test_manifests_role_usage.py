@@ -18,7 +18,7 @@ import os
 import fixtures
 import testtools
 
-from glance_multiapi_tests.results import required_groups
+from glance_multiapi_tests.results.gate import required_groups
 from selftests.manifests import rbac
 from selftests.manifests import role_usage
 from selftests.unit import manifest_tools

@@ -24,7 +24,7 @@ import os
 import fixtures
 import testtools
 
-from glance_multiapi_tests.results import subunit_stream
+from glance_multiapi_tests.results.gate import subunit_stream
 from selftests.manifests import pod_install
 from selftests.unit import manifest_tools
 

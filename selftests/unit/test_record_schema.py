@@ -14,7 +14,7 @@
 
 import testtools
 
-from glance_multiapi_tests.results import record_schema
+from glance_multiapi_tests.results.runmap import record_schema
 
 GOOD = {'kind': 'verdict', 'test': 't', 'element': 'api:api0',
         'status': 'ok', 't': 1.5, 'pid': 12, 'seq': 3, 'run': 'r',

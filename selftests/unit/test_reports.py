@@ -26,7 +26,7 @@ import fixtures
 import testtools
 
 from selftests import report_events
-from glance_multiapi_tests.results import subunit_stream
+from glance_multiapi_tests.results.gate import subunit_stream
 from selftests.unit import manifest_tools
 from selftests.unit import synthetic_subunit
 

@@ -23,9 +23,8 @@ import fixtures
 import testtools
 
 from glance_multiapi_tests.results import cli
-from glance_multiapi_tests.results import comparison
-from glance_multiapi_tests.results import metrics
-from glance_multiapi_tests.results import publish
+from glance_multiapi_tests.results.runmap import comparison
+from glance_multiapi_tests.results.runmap import metrics
 from selftests.unit import recorded_runs as runs
 
 SWITCH = 'switchover_convergence_seconds'
@@ -120,7 +119,7 @@ class ReportBaselineTest(testtools.TestCase):
         super().setUp()
         self.dir = self.useFixture(fixtures.TempDir()).path
         runs.healthy(self.dir)
-        publish.rebuild(self.dir)
+        runs.rebuild(self.dir)
         self.metrics = os.path.join(self.dir, 'metrics.json')
 
     def baseline(self, slower=None):

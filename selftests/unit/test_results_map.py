@@ -26,10 +26,10 @@ import fixtures
 import testtools
 
 from glance_multiapi_tests.results import cli
-from glance_multiapi_tests.results import deployment_map
-from glance_multiapi_tests.results import model
-from glance_multiapi_tests.results import publish
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.runmap import deployment_map
+from glance_multiapi_tests.results.runmap import model
+from glance_multiapi_tests.results.runmap import publish
+from glance_multiapi_tests.results.runmap import records
 from selftests.unit import recorded_runs as runs
 
 
@@ -46,7 +46,8 @@ class MapTest(testtools.TestCase):
 
     def page(self):
         found, problems = records.read(self.dir)
-        return deployment_map.render(model.build(found, problems=problems))
+        return deployment_map.render(model.build(
+            found, problems=problems, outcomes=runs.outcomes(self.dir)))
 
     def test_nothing_is_fetched_or_run(self):
         runs.healthy(self.dir)
@@ -111,6 +112,7 @@ class MapTest(testtools.TestCase):
         runs.start(rec, runs.ONE_SERVICE)
         runs.end(rec, runs.ONE_SERVICE, 'failed', '<script>alert(1)'
                  '</script> & more')
+        runs.stream(self.dir)
         page = self.page()
         self.assertNotIn('<script>', page)
         self.assertIn('&lt;script&gt;alert(1)&lt;/script&gt; &amp; more',
@@ -122,6 +124,7 @@ class MapTest(testtools.TestCase):
         runs.verdict(rec, runs.OWNERSHIP, 'keystone_endpoint', 'passed')
         runs.end(rec, runs.OWNERSHIP, 'failed', 'undoing the switch failed')
         rec.write('worker-end')
+        runs.stream(self.dir)
         text = text_of(self.page())
         self.assertIn('\u2718 1 FAILED test(s) that marked no element', text)
         self.assertIn('%s : undoing the switch failed' % runs.full(
@@ -144,7 +147,7 @@ class PublishTest(testtools.TestCase):
 
     def test_rebuild_writes_four_files_and_no_temporary_one(self):
         runs.healthy(self.dir)
-        _facts, written = publish.rebuild(self.dir)
+        _facts, written = runs.rebuild(self.dir)
         self.assertEqual(sorted(publish.OUTPUTS),
                          sorted(os.path.basename(p) for p in written))
         left = [n for n in os.listdir(self.dir) if n.startswith('.')]
@@ -154,13 +157,13 @@ class PublishTest(testtools.TestCase):
 
     def test_failed_write_keeps_the_old_file(self):
         runs.healthy(self.dir)
-        publish.rebuild(self.dir)
+        runs.rebuild(self.dir)
         path = os.path.join(self.dir, 'metrics.prom')
         with open(path) as f:
             before = f.read()
         with mock.patch.object(publish.metrics, 'to_prom',
                                side_effect=RuntimeError('boom')):
-            self.assertRaises(RuntimeError, publish.rebuild, self.dir)
+            self.assertRaises(RuntimeError, runs.rebuild, self.dir)
         with open(path) as f:
             self.assertEqual(before, f.read())
 

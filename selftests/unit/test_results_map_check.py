@@ -17,7 +17,6 @@ import os
 import fixtures
 import testtools
 
-from glance_multiapi_tests.results import publish
 from selftests import results_map
 from selftests.unit import recorded_runs as runs
 from selftests.unit import synthetic_subunit
@@ -44,7 +43,7 @@ class ResultsMapCheckTest(testtools.TestCase):
 
     def test_healthy_run_agrees(self):
         runs.healthy(self.dir)
-        publish.rebuild(self.dir)
+        runs.rebuild(self.dir)
         problems, summary = results_map.check(
             self.dir, [('tempest', self.healthy_stream())])
         self.assertEqual([], problems)
@@ -53,7 +52,7 @@ class ResultsMapCheckTest(testtools.TestCase):
 
     def test_different_verdict_is_named(self):
         runs.healthy(self.dir)
-        publish.rebuild(self.dir)
+        runs.rebuild(self.dir)
         stream = self.healthy_stream(**{runs.full(runs.UPLOAD): 'fail'})
         problems, _ = results_map.check(self.dir, [('tempest', stream)])
         self.assertEqual(['%s: failed in the stream, passed on the map (run '
@@ -61,7 +60,7 @@ class ResultsMapCheckTest(testtools.TestCase):
 
     def test_test_missing_either_side_is_named(self):
         runs.healthy(self.dir)
-        publish.rebuild(self.dir)
+        runs.rebuild(self.dir)
         lost = runs.T + 'api.test_catalog.CatalogOwnershipTest.test_new'
         stream = self.stream((runs.full(runs.ENDPOINTS), 'success'),
                              (lost, 'success'))
@@ -73,7 +72,7 @@ class ResultsMapCheckTest(testtools.TestCase):
 
     def test_stopped_run_unknown_label_and_missing_files(self):
         runs.killed(self.dir)
-        publish.rebuild(self.dir)
+        runs.rebuild(self.dir)
         problems, _ = results_map.check(self.dir, [('oci', self.stream())])
         self.assertEqual(['the map says a run stopped early: tempest',
                           "the map has no run 'oci' (runs: tempest)"],
@@ -84,7 +83,7 @@ class ResultsMapCheckTest(testtools.TestCase):
 
     def test_prom_that_does_not_parse(self):
         runs.healthy(self.dir)
-        publish.rebuild(self.dir)
+        runs.rebuild(self.dir)
         with open(os.path.join(self.dir, 'metrics.prom'), 'a') as f:
             f.write('glance_multiapi_tests{status="x" 1\n')
         problems, _ = results_map.check(self.dir, [])
@@ -93,7 +92,7 @@ class ResultsMapCheckTest(testtools.TestCase):
 
     def test_map_that_is_not_json(self):
         runs.healthy(self.dir)
-        publish.rebuild(self.dir)
+        runs.rebuild(self.dir)
         with open(os.path.join(self.dir, 'deployment-map.json'), 'w') as f:
             f.write('{cut')
         problems, _ = results_map.check(self.dir, [])
@@ -117,6 +116,6 @@ class TwoRunsOneWorkspaceTest(testtools.TestCase):
         stream = synthetic_subunit.write(
             self.useFixture(fixtures.TempDir()).path, 's.subunit',
             (tests[0], 'success'), (tests[1], 'fail'))
-        from glance_multiapi_tests.results import subunit_stream
+        from glance_multiapi_tests.results.gate import subunit_stream
         self.assertEqual([], results_map.disagreements(
             facts, 'tempest', subunit_stream.read_tests(stream)))

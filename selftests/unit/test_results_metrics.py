@@ -20,9 +20,9 @@ from prometheus_client.parser import text_string_to_metric_families
 import testtools
 
 from glance_multiapi_tests import config
-from glance_multiapi_tests.results import metrics
-from glance_multiapi_tests.results import model
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.runmap import metrics
+from glance_multiapi_tests.results.runmap import model
+from glance_multiapi_tests.results.runmap import records
 from selftests.unit import recorded_runs as runs
 
 
@@ -89,7 +89,7 @@ class PromTest(testtools.TestCase):
 
     def facts(self):
         found, _ = records.read(self.dir)
-        return model.build(found)
+        return model.build(found, outcomes=runs.outcomes(self.dir))
 
     def parse(self, text):
         return {f.name: f for f in text_string_to_metric_families(text)}

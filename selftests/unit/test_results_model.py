@@ -10,14 +10,15 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The facts the map and the metrics are built from, on recorded runs:
-healthy, a failure, a run killed part way, two workers."""
+"""The facts the map and the metrics are built from, on recorded runs
+and their streams: healthy, a failure, a run killed part way (no
+stream), two workers."""
 
 import fixtures
 import testtools
 
-from glance_multiapi_tests.results import model
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.runmap import model
+from glance_multiapi_tests.results.runmap import records
 from selftests.unit import recorded_runs as runs
 
 
@@ -30,7 +31,8 @@ class ModelTest(testtools.TestCase):
     def facts(self):
         found, problems = records.read(self.dir)
         self.assertEqual([], problems)
-        return model.build(found, now=1700000100.0)
+        return model.build(found, now=1700000100.0,
+                           outcomes=runs.outcomes(self.dir))
 
     def elements(self, facts):
         return {e['id']: e for e in facts['elements']}
@@ -125,12 +127,25 @@ class ModelTest(testtools.TestCase):
         self.assertFalse(facts['complete'])
         self.assertEqual([False], [r['complete'] for r in facts['runs']])
         tests = self.rows(facts)
-        self.assertEqual('passed', tests[runs.ENDPOINTS]['status'])
-        self.assertEqual('unfinished', tests[runs.ONE_SERVICE]['status'])
+        # NOTE: no stream: a test the worker went on from ended, and the
+        # map says where its result is; the one it was in is unfinished.
+        self.assertEqual(('unfinished', 'ended; its result is in the run\'s '
+                          'subunit stream, which this map was built without '
+                          '(a run killed part way leaves none)'), (
+            tests[runs.ENDPOINTS]['status'],
+            tests[runs.ENDPOINTS]['message']))
+        self.assertEqual(('unfinished', 'started, no result: killed in it, '
+                          'or still running when this map was written'), (
+            tests[runs.ONE_SERVICE]['status'],
+            tests[runs.ONE_SERVICE]['message']))
         for bare in (runs.OWNERSHIP, runs.UPLOAD, runs.SWITCHOVER):
             self.assertEqual(('not run', 'the run never reached it'), (
                 tests[bare]['status'], tests[bare]['message']))
         elements = self.elements(facts)
+        # NOTE: what the checks that ended judged stands.
+        for (api, interface), _url in runs.URLS.items():
+            self.assertEqual('passed', elements['endpoint:%s:%s' % (
+                api, interface)]['status'])
         self.assertEqual('unfinished', elements['catalog']['status'])
         for api in ('api0', 'api1', 'edge1'):
             self.assertEqual('not run', elements['store:%s' % api]['status'])
@@ -140,6 +155,15 @@ class ModelTest(testtools.TestCase):
         self.assertEqual('not run', elements['keystone_endpoint']['status'])
         # NOTE: not scheduled in this run at all: not checked.
         self.assertEqual('not checked', elements['uploader']['status'])
+
+    def test_the_stream_of_a_killed_run_ends_what_it_holds(self):
+        rec = runs.killed(self.dir)
+        # NOTE: the part of a stream a killed run's stestr had written.
+        runs.end(rec, runs.ENDPOINTS)
+        runs.stream(self.dir)
+        tests = self.rows(self.facts())
+        self.assertEqual('passed', tests[runs.ENDPOINTS]['status'])
+        self.assertEqual('unfinished', tests[runs.ONE_SERVICE]['status'])
 
     def test_two_workers_make_one_run(self):
         runs.two_workers(self.dir)
@@ -163,10 +187,11 @@ class ModelTest(testtools.TestCase):
 
     def test_class_error_fails_its_tests_and_the_glance_cr(self):
         rec = runs.worker(self.dir, pid=600, scheduled=[runs.ENDPOINTS])
-        rec.write('class-error', message='discovery command \'x\': output '
-                  'is not JSON', **{'class': runs.T + 'api.test_endpoints.'
-                                    'ImageEndpointsTest'})
+        runs.result(rec, 'setUpClass (%sapi.test_endpoints.'
+                    'ImageEndpointsTest)' % runs.T, 'failed',
+                    'discovery command \'x\': output is not JSON')
         rec.write('worker-end')
+        runs.stream(self.dir)
         facts = self.facts()
         row = self.rows(facts)[runs.ENDPOINTS]
         self.assertEqual('failed', row['status'])
@@ -183,12 +208,17 @@ class ModelTest(testtools.TestCase):
                           scheduled=[runs.ENDPOINTS])
         runs.endpoints_test(rec, down=('api0',))
         rec.write('worker-end')
+        runs.stream(self.dir)
         facts = self.facts()
         self.assertEqual(['tempest', 'tempest #2'],
                          [r['label'] for r in facts['runs']])
         verdicts = self.elements(facts)['endpoint:api0:public']['verdicts']
         self.assertEqual([('tempest', 'passed'), ('tempest #2', 'failed')],
                          [(v['run'], v['status']) for v in verdicts])
+        # NOTE: one stream of both: each run its own result of the test.
+        self.assertEqual([('tempest', 'passed'), ('tempest #2', 'failed')],
+                         [(t['run'], t['status']) for t in facts['tests']
+                          if t['bare'] == runs.ENDPOINTS])
 
     def test_unknown_selection_leaves_unstarted_tests_out(self):
         rec = runs.worker(self.dir, pid=700, scheduled=None)
@@ -222,8 +252,9 @@ class ModelTest(testtools.TestCase):
     def test_teardown_error_is_a_failed_result_of_its_own(self):
         rec = runs.healthy(self.dir)
         cls = runs.T + 'api.test_endpoints.ImageEndpointsTest'
-        rec.write('class-teardown-error', message='deleting image x: 500',
-                  **{'class': cls})
+        runs.result(rec, 'tearDownClass (%s)' % cls, 'failed',
+                    'deleting image x: 500')
+        runs.stream(self.dir)
         row = self.rows(self.facts())['tearDownClass (%s)' % cls]
         self.assertEqual(('failed', 'deleting image x: 500'),
                          (row['status'], row['first_line']))

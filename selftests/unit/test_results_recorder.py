@@ -22,22 +22,19 @@ import tempfile
 import fixtures
 import testtools
 
-from glance_multiapi_tests.results import publish
-from glance_multiapi_tests.results import recorder
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.runmap import publish
+from glance_multiapi_tests.results.runmap import recorder
+from glance_multiapi_tests.results.runmap import records
 from selftests.unit import recorded_runs
 
 WRITER = r'''
 import sys
-from glance_multiapi_tests.results import publish, recorder
+from glance_multiapi_tests.results.runmap import recorder
 rec = recorder.Recorder(sys.argv[1], run='shared', label='two')
 for n in range(int(sys.argv[2])):
-    rec.write('test-end', test='t.%s.%d' % (sys.argv[3], n),
-              status='passed', message='x' * (n % 700))
-    if n % 50 == 0:
-        publish.rebuild(sys.argv[1])
+    rec.write('test-start', test='t.%s.%d' % (sys.argv[3], n),
+              checks=['x' * (n % 700)])
 rec.write('worker-end')
-publish.rebuild(sys.argv[1])
 '''
 
 
@@ -51,8 +48,8 @@ class RecorderTest(testtools.TestCase):
         rec = recorder.Recorder(self.dir, run='r', label='lab', pid=7,
                                 clock=recorded_runs.Clock())
         self.assertTrue(rec.write('worker', scheduled=None))
-        self.assertTrue(rec.write('test-end', test='a', status='passed',
-                                  message='two\nlines'))
+        self.assertTrue(rec.write('verdict', test='a', element='glance',
+                                  status='passed', message='two\nlines'))
         with open(rec.path, 'rb') as f:
             lines = f.read().split(b'\n')
         self.assertEqual(b'', lines[-1])
@@ -60,7 +57,7 @@ class RecorderTest(testtools.TestCase):
         self.assertEqual({'v': 1, 'kind': 'worker', 'pid': 7, 'seq': 1,
                           'run': 'r', 'run_label': 'lab',
                           't': 1700000001.0, 'scheduled': None}, first)
-        self.assertEqual(('test-end', 2, 'two\nlines'), (
+        self.assertEqual(('verdict', 2, 'two\nlines'), (
             second['kind'], second['seq'], second['message']))
         self.assertEqual(os.path.join(self.dir, recorder.RECORDS_SUBDIR),
                          os.path.dirname(rec.path))
@@ -71,7 +68,7 @@ class RecorderTest(testtools.TestCase):
         logs = self.useFixture(fixtures.FakeLogger())
         rec = recorder.Recorder(blocker)
         self.assertFalse(rec.write('worker'))
-        self.assertFalse(rec.write('test-end', test='a'))
+        self.assertFalse(rec.write('test-start', test='a'))
         self.assertEqual(2, rec.dropped)
         self.assertEqual(1, logs.output.count('cannot write'))
         self.assertIn('cannot write worker records to %s' % rec.path,
@@ -96,7 +93,7 @@ class RecorderTest(testtools.TestCase):
 
     def test_workers_of_one_runner_share_its_run_key(self):
         # NOTE: as stestr starts them: through /bin/sh -c.
-        code = ('from glance_multiapi_tests.results import recorder; '
+        code = ('from glance_multiapi_tests.results.runmap import recorder; '
                 'print(recorder.run_key())')
         command = '"%s" -c "%s"; true' % (sys.executable, code)
         keys = {subprocess.run(['/bin/sh', '-c', command],
@@ -144,7 +141,7 @@ class RecordsReadTest(testtools.TestCase):
 
 
 class TwoWritersTest(testtools.TestCase):
-    """Two worker processes write and rebuild at the same time."""
+    """Two workers write at the same time; the map is built after."""
 
     def test_nothing_lost_or_interleaved(self):
         folder = tempfile.mkdtemp(prefix='gmt-two-writers-')
@@ -156,18 +153,17 @@ class TwoWritersTest(testtools.TestCase):
         self.assertEqual([0, 0], [p.wait(timeout=300) for p in procs])
         found, problems = records.read(folder)
         self.assertEqual([], problems)
-        ends = [r for r in found if r['kind'] == 'test-end']
-        self.assertEqual(2 * count, len(ends))
+        starts = [r for r in found if r['kind'] == 'test-start']
+        self.assertEqual(2 * count, len(starts))
         for name in ('one', 'two'):
-            mine = [r for r in ends if r['test'].startswith('t.%s.' % name)]
+            mine = [r for r in starts if r['test'].startswith('t.%s.' % name)]
             self.assertEqual(list(range(1, count + 1)),
                              sorted(r['seq'] for r in mine))
             self.assertEqual(1, len({r['pid'] for r in mine}))
-        names = sorted(os.listdir(folder))
+        self.assertEqual([recorder.RECORDS_SUBDIR], os.listdir(folder))
+        facts, _ = publish.rebuild(folder)
         self.assertEqual(sorted(publish.OUTPUTS + (
-            recorder.RECORDS_SUBDIR,)), names)
-        with open(os.path.join(folder, 'deployment-map.json')) as f:
-            facts = json.load(f)
+            recorder.RECORDS_SUBDIR,)), sorted(os.listdir(folder)))
         self.assertEqual(2 * count, sum(facts['counts'].values()))
         self.assertTrue(facts['complete'])
         self.assertEqual(2, facts['runs'][0]['workers'])

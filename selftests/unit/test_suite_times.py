@@ -21,7 +21,7 @@ import sys
 import fixtures
 import testtools
 
-from glance_multiapi_tests.results import subunit_stream
+from glance_multiapi_tests.results.gate import subunit_stream
 from selftests.unit import synthetic_subunit
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..',

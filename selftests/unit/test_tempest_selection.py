@@ -24,7 +24,7 @@ import subprocess
 import fixtures
 import testtools
 
-from glance_multiapi_tests.results import subunit_stream
+from glance_multiapi_tests.results.gate import subunit_stream
 from selftests.functional import tempest_workspace
 
 ENDPOINTS = (r'glance_multiapi_tests\.tests\.api\.test_endpoints\.'

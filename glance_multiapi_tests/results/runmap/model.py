@@ -17,21 +17,30 @@ returns one JSON-serialisable dict, which is ``deployment-map.json`` and
 what the map and the metrics are rendered from. Nothing here asks the
 deployment anything: after a failure it may have changed.
 
-Elements and their ids are in ``elements``.
+Elements are named by id: ``glance`` (the Glance CR),
+``keystone_endpoint``, ``catalog`` (the image service),
+``catalog:<interface>``, ``endpoint:<api>:<interface>``, ``store:<api>``
+(its default store), ``api:<name>`` (an API a scenario judges as a
+whole), ``heat:<service>``, ``uploader`` and ``consolidated_images``. A
+test's checks are fnmatch patterns over those ids (``endpoint:*``).
 
-Verdicts of a test: ``passed``, ``failed``, ``skipped``, ``unfinished``
-(started, no result: killed, or still running when the map was written),
-``not run`` (scheduled, never reached) and ``not selected`` (the run's
-filter left it out). An element no test of any run checks or was meant
-to check is ``not checked``; one only tests that were never reached
-would have checked is ``not run``.
+The records say what the tests saw: which elements each test checks
+(its start), each element it judged on its own (``checking``, a
+verdict), the figures, the deployment and the catalog. How each test
+ended is the run's subunit stream's (``outcomes``): the verdicts of a
+test are ``passed``, ``failed``, ``skipped`` (its class's set-up too),
+``unfinished`` (started, no result: killed, still running, or the map
+was built without the stream), ``not run`` (scheduled, never reached)
+and ``not selected`` (the run's filter left it out). An element no test
+of any run checks or was meant to check is ``not checked``; one only
+tests that were never reached would have checked is ``not run``.
 """
 
 import datetime
+import fnmatch
 
-from glance_multiapi_tests.results import elements as elements_mod
-from glance_multiapi_tests.results import inventory
-from glance_multiapi_tests.results import metrics
+from glance_multiapi_tests.results.runmap import inventory
+from glance_multiapi_tests.results.runmap import metrics
 
 SCHEMA = 1
 PASSED, FAILED, SKIPPED = 'passed', 'failed', 'skipped'
@@ -39,6 +48,9 @@ UNFINISHED, NOT_RUN, NOT_SELECTED = 'unfinished', 'not run', 'not selected'
 NOT_CHECKED = 'not checked'
 # NOTE: the element's status is the first of these any verdict has.
 PRECEDENCE = (FAILED, UNFINISHED, PASSED, SKIPPED, NOT_RUN)
+STATIC_ELEMENTS = ('glance', 'keystone_endpoint', 'catalog',
+                   'heat:heat-api', 'heat:heat-api-cfn', 'heat:heat-engine',
+                   'uploader', 'consolidated_images')
 FIRST_LINE_MAX = 300
 
 
@@ -68,13 +80,41 @@ def iso(epoch):
         return None
 
 
+def title_of(element):
+    """A short human name of an element id."""
+    parts = element.split(':')
+    kind = parts[0]
+    if kind == 'endpoint' and len(parts) == 3:
+        return '%s %s endpoint' % (parts[1], parts[2])
+    if kind == 'catalog' and len(parts) == 2:
+        return 'catalog %s entry' % parts[1]
+    if kind == 'api':
+        return 'API %s' % parts[1]
+    if kind == 'store':
+        return 'default store of %s' % parts[1]
+    if kind == 'heat':
+        return parts[1]
+    return {'glance': 'Glance CR', 'keystone_endpoint': 'keystoneEndpoint',
+            'catalog': 'image service in the catalog',
+            'uploader': 'image uploader',
+            'consolidated_images': 'consolidated heat images'}.get(
+                element, element)
+
+
 class _Run(object):
     """What one tempest run's workers recorded."""
 
-    def __init__(self, key):
+    def __init__(self, key, *, from_stream=False):
         self.key = key
         self.label = None
-        self.workers = {}       # pid -> {'scheduled', 'ended'}
+        # NOTE: the label its records give, the same for every run of
+        # one workspace (label is made unique on the map: "tempest #2").
+        self.base = None
+        # NOTE: no record holds it: it is known from its stream alone.
+        self.from_stream = from_stream
+        self.streamed = from_stream
+        # NOTE: pid -> {'scheduled', 'ended', 'current' (its test now)}
+        self.workers = {}
         self.started = None
         self.ended = None
         self.tests = {}         # bare id -> state dict
@@ -84,8 +124,20 @@ class _Run(object):
 
     def test(self, bare):
         return self.tests.setdefault(bare, {
-            'id': bare, 'start': None, 'end': None, 'verdicts': {},
-            'checking': [], 'checks': []})
+            'id': bare, 'start': None, 'end': None, 'ended': False,
+            'verdicts': {}, 'checking': [], 'checks': []})
+
+
+def _went_on(run, worker):
+    """The test the worker was in has ended: it started another, or left.
+
+    A worker runs its tests one after another; how each ended is the
+    stream's, but without one (a killed run) this tells the test a
+    worker was killed in from those it had finished.
+    """
+    if worker['current'] is not None:
+        run.test(worker['current'])['ended'] = True
+        worker['current'] = None
 
 
 def _runs(records):
@@ -101,7 +153,8 @@ def _runs(records):
         run.ended = t if run.ended is None else max(run.ended, t)
         pid = record.get('pid')
         worker = run.workers.setdefault(pid, {'scheduled': None,
-                                              'ended': False})
+                                              'ended': False,
+                                              'current': None})
         kind = record['kind']
         if kind == 'worker':
             if record.get('scheduled') is not None:
@@ -109,22 +162,17 @@ def _runs(records):
                                        record['scheduled']]
         elif kind == 'worker-end':
             worker['ended'] = True
-        elif kind == 'class-skip':
-            run.class_skips[record.get('class')] = record.get('message')
-        elif kind == 'class-error':
-            run.class_errors[record.get('class')] = record.get('message')
-        elif kind == 'class-teardown-error':
-            run.teardown_errors[record.get('class')] = record.get('message')
-        elif kind in ('test-start', 'test-end', 'verdict', 'checking'):
-            state = run.test(inventory.bare_id(record.get('test')))
+            _went_on(run, worker)
+        elif kind in ('test-start', 'verdict', 'checking'):
+            bare = inventory.bare_id(record.get('test'))
+            state = run.test(bare)
             if kind == 'test-start':
+                _went_on(run, worker)
+                worker['current'] = bare
                 state['start'] = record
                 state['full'] = record.get('test')
                 state['class'] = record.get('class')
                 state['checks'] = list(record.get('checks') or [])
-            elif kind == 'test-end':
-                state['end'] = record
-                state['full'] = state.get('full') or record.get('test')
             elif kind == 'verdict':
                 # NOTE: within one test the worst verdict of an element
                 # stands (a figure over its bound after a pass).
@@ -139,7 +187,7 @@ def _runs(records):
     seen = {}
     for run in ordered:
         # NOTE: records without run_label (from a hand or another tool).
-        run.label = run.label or str(run.key)
+        run.label = run.base = run.label or str(run.key)
         seen[run.label] = seen.get(run.label, 0) + 1
         if seen[run.label] > 1:
             run.label = '%s #%d' % (run.label, seen[run.label])
@@ -206,6 +254,41 @@ def _catalog(records):
     return kept
 
 
+def _element_ids(glance, apis, catalog):
+    """(every element id, the ids of the deployment as first learnt).
+
+    An API a scenario added has only its api: element (its URLs are
+    shown, judged by that scenario as a whole); the api: element of the
+    others is there only when a test judged it.
+    """
+    ids = list(STATIC_ELEMENTS)
+    interfaces = []
+    for snapshot in catalog[:1]:
+        for entry in snapshot['entries']:
+            if entry.get('interface') not in interfaces:
+                interfaces.append(entry.get('interface'))
+    if not interfaces and glance:
+        for api in apis:
+            if api['name'] == glance.get('keystone_endpoint'):
+                interfaces = sorted(api.get('endpoints') or {})
+    ids.extend('catalog:%s' % i for i in interfaces)
+    added = []
+    for api in apis:
+        if api.get('added_by'):
+            added.append('api:%s' % api['name'])
+            continue
+        ids.extend('endpoint:%s:%s' % (api['name'], i)
+                   for i in sorted(api.get('endpoints') or {}))
+        ids.append('store:%s' % api['name'])
+    return ids + added, ids
+
+
+def resolve(patterns, element_ids):
+    """The element ids matching any of the patterns, in element order."""
+    return [e for e in element_ids
+            if any(fnmatch.fnmatchcase(e, p) for p in patterns or ())]
+
+
 def _test_verdicts(run, state, info, element_ids):
     """(status, message, {element: (status, message)}) of one test.
 
@@ -220,8 +303,8 @@ def _test_verdicts(run, state, info, element_ids):
     else:
         checks = state['checks'] if start else (
             (info or {}).get('checks') or [])
-        elements = elements_mod.resolve(checks, element_ids)
-        setup = elements_mod.resolve(start.get('setup') if start else (
+        elements = resolve(checks, element_ids)
+        setup = resolve(start.get('setup') if start else (
             (info or {}).get('setup') or []), element_ids)
     explicit = dict(state['verdicts']) if state else {}
     checking = list(state['checking']) if state else []
@@ -232,10 +315,16 @@ def _test_verdicts(run, state, info, element_ids):
     if state and state['end']:
         status = state['end'].get('status') or FAILED
         message = state['end'].get('message') or ''
+    elif state and state['start'] and not state['ended']:
+        status, message = UNFINISHED, ('started, no result: killed in it, '
+                                       'or still running when this map was '
+                                       'written')
     elif state and state['start']:
-        status, message = UNFINISHED, ('started, no result recorded: '
-                                       'killed, or still running when this '
-                                       'map was written')
+        status, message = UNFINISHED, (
+            'ended, but the run\'s subunit stream holds no result of it'
+            if run.streamed else 'ended; its result is in the run\'s '
+            'subunit stream, which this map was built without (a run '
+            'killed part way leaves none)')
     elif cls in run.class_errors:
         status = FAILED
         message = 'setUpClass of %s failed: %s' % (
@@ -253,7 +342,8 @@ def _test_verdicts(run, state, info, element_ids):
             per_element[element] = (PASSED, 'read by the set-up of %s' % (
                 (cls or '?').rsplit('.', 1)[-1]))
         elif not fine_grained or status in (PASSED, SKIPPED) or (
-                status == UNFINISHED and element in checking):
+                status == UNFINISHED and (element in checking or
+                                          state['ended'])):
             per_element[element] = (status, message)
         else:
             # NOTE: a fine-grained test that failed judged each element it
@@ -266,7 +356,7 @@ def _test_verdicts(run, state, info, element_ids):
 
 def _element(element):
     """A new element of the facts, with no verdict yet."""
-    return {'id': element, 'title': elements_mod.title_of(element),
+    return {'id': element, 'title': title_of(element),
             'verdicts': [], 'figures': []}
 
 
@@ -278,24 +368,87 @@ def _scheduled(run):
     return {bare for s in lists for bare in s}
 
 
-def _apply_outcomes(runs, outcomes, problems):
-    """Take each stream's outcomes into the run of its label.
+def _holder(targets, bare):
+    """The run of targets given the test bare, which none started.
 
-    The key None is the stream of the only run the records hold.
+    The first whose workers were given it, else the first.
     """
-    by_label = {run.label: run for run in runs}
+    for run in targets:
+        if bare in (_scheduled(run) or ()):
+            return run
+    return targets[0]
+
+
+def _class_holder(targets, cls):
+    """The run of targets a stream's result of class cls belongs to."""
+    prefix = cls + '.'
+    for run in reversed(targets):
+        if any(bare.startswith(prefix) for bare in run.tests):
+            return run
+    for run in targets:
+        if any(bare.startswith(prefix) for bare in _scheduled(run) or ()):
+            return run
+    return targets[0]
+
+
+def _route(found, targets):
+    """Give each result of one stream to the run of targets it is of."""
+    for run in targets:
+        run.streamed = True
+    for bare, results in sorted(found.tests.items()):
+        holders = [run for run in targets if bare in run.tests] or [
+            _holder(targets, bare)]
+        # NOTE: a test several runs ran has a result of each, in order.
+        for run, (status, message) in zip(reversed(holders),
+                                          reversed(results)):
+            run.test(bare)['end'] = {'status': status, 'message': message}
+    for cls, (status, message) in sorted(found.classes.items()):
+        run = _class_holder(targets, cls)
+        if status == SKIPPED:
+            run.class_skips[cls] = message
+        elif status == FAILED:
+            run.class_errors[cls] = message
+    for cls, message in sorted(found.teardowns.items()):
+        _class_holder(targets, cls).teardown_errors.setdefault(cls, message)
+
+
+def _apply_outcomes(runs, outcomes, problems):
+    """Take each stream's outcomes into the runs of its label.
+
+    One workspace may hold several tempest runs (the main job runs its
+    disruptive scenarios first, then the rest), which the map labels
+    "tempest", "tempest #2": the stream of them all (subunit streams
+    concatenate) is given once, for "tempest", and each result goes to
+    the run that ran its test. The key None is the stream of the only
+    label the records hold. A label no record holds is a run of its
+    own, from its stream alone: a run whose every class skipped or
+    failed in setUpClass started no test, so it recorded nothing.
+    """
+    recorded = sorted({run.base for run in runs})
     for label, found in sorted((outcomes or {}).items(),
                                key=lambda item: str(item[0])):
-        run = by_label.get(label)
-        if label is None and len(runs) == 1:
-            run = runs[0]
-        if run is None:
-            problems.append('subunit outcomes of %s: the records hold no '
-                            'such run (runs: %s)' % (
-                                'the only run' if label is None else label,
-                                ', '.join(sorted(by_label)) or 'none'))
-            continue
-        found.take_into(run)
+        if label is None:
+            if len(recorded) > 1:
+                problems.append('subunit outcomes of the only run: the '
+                                'records hold %d runs (%s); name the run '
+                                'of the stream (LABEL=STREAM)' % (
+                                    len(recorded), ', '.join(recorded)))
+                continue
+            label = recorded[0] if recorded else 'run'
+        targets = [run for run in runs if run.base == label]
+        if not targets:
+            if found.ran() and recorded:
+                # NOTE: its tests started, so they would have recorded
+                # their start: most likely a label given wrong.
+                problems.append('subunit outcomes of %s: the records hold '
+                                'no such run (runs: %s); its tests are '
+                                'shown from the stream alone' % (
+                                    label, ', '.join(recorded)))
+            run = _Run('stream:%s' % label, from_stream=True)
+            run.label = run.base = label
+            runs.append(run)
+            targets = [run]
+        _route(found, targets)
 
 
 def build(records, *, tests=None, problems=(), now=None, outcomes=None):
@@ -306,12 +459,12 @@ def build(records, *, tests=None, problems=(), now=None, outcomes=None):
     :param problems: lines records.read could not use, shown as such.
     :param outcomes: {run label: outcomes.Outcomes} read from the runs'
         subunit streams, which then decide the tests' verdicts; the key
-        None stands for the only run.
+        None stands for the only label the records hold.
     """
     tests = _inventory(records, tests)
     glance, apis = _apis(records)
     catalog = _catalog(records)
-    element_ids, first_ids = elements_mod.element_ids(glance, apis, catalog)
+    element_ids, first_ids = _element_ids(glance, apis, catalog)
     runs = _runs(records)
     problems = list(problems)
     _apply_outcomes(runs, outcomes, problems)
@@ -320,10 +473,17 @@ def build(records, *, tests=None, problems=(), now=None, outcomes=None):
     run_rows = []
     for run in runs:
         scheduled = _scheduled(run)
-        complete = bool(run.workers) and all(
-            w['ended'] for w in run.workers.values())
-        candidates = set(run.tests) | set(
-            scheduled if scheduled is not None else tests)
+        complete = run.from_stream or (bool(run.workers) and all(
+            w['ended'] for w in run.workers.values()))
+        given = set(scheduled if scheduled is not None else tests)
+        # NOTE: a class skipped or failed in setUpClass has no result of
+        # a test of its own; one whose worker recorded nothing else was
+        # given to no worker the records know of.
+        unknown = (set(run.class_skips) | set(run.class_errors)) - {
+            (tests.get(bare) or {}).get('class') for bare in given}
+        candidates = set(run.tests) | given | {
+            bare for bare, info in tests.items()
+            if (info or {}).get('class') in unknown}
         for bare in sorted(candidates):
             state = run.tests.get(bare)
             info = tests.get(bare)

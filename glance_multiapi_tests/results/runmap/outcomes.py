@@ -14,26 +14,17 @@
 
 The map takes a test's verdict (passed, failed, skipped, unfinished),
 a class's set-up skip or failure and a tearDownClass failure from the
-run's subunit stream when it is given (``glance-multiapi-report
---subunit``, or test-operator's ``tempest_results.subunit`` beside the
-records); the workers' own test-end records stand in where no stream
-is. A failure keeps the message the test recorded when both agree that
-it failed: it is the exception's text, where the stream holds a
-traceback.
-
-NOTE: the workers still record how each test ended (tests/recording.py)
-because the map must be right while the run goes on and after a run
-that was killed, and no stream can be read then: stestr's runner holds
-it in a buffered temporary file of its repository until the run ends,
-and each worker writes only its own part, to a pipe. In a test-operator
-pod the stream (tempest_results.subunit) is written after tempest
-exits, when no worker of the plugin is left to rebuild the map.
+run's subunit stream (``glance-multiapi-report --subunit``, or
+test-operator's ``tempest_results.subunit`` beside the records): the
+tests record none of them (tests/recording.py). A failure reads as the
+exception the test raised (``exception_words``), as the plugin's own
+messages are written.
 """
 
 from glance_multiapi_kernel import input_files
-from glance_multiapi_tests.results import inventory
-from glance_multiapi_tests.results import model
-from glance_multiapi_tests.results import subunit_stream
+from glance_multiapi_tests.results.gate import subunit_stream
+from glance_multiapi_tests.results.runmap import inventory
+from glance_multiapi_tests.results.runmap import model
 
 PLUGIN = 'glance_multiapi_tests.tests.'
 # NOTE: the name test-operator's run_tempest.sh gives the stream.
@@ -45,9 +36,10 @@ VERDICTS = {'pass': model.PASSED, 'fail': model.FAILED,
 class Outcomes(object):
     """What one run's stream says of the plugin's tests.
 
-    tests: {bare id: (verdict, message)}; classes: {class: (verdict,
-    message)} of setUpClass; teardowns: {class: message} of a failed
-    tearDownClass.
+    tests: {bare id: [(verdict, message)]}, one result each time the
+    test ran (streams of several runs concatenate); classes: {class:
+    (verdict, message)} of setUpClass; teardowns: {class: message} of a
+    failed tearDownClass.
     """
 
     def __init__(self):
@@ -55,29 +47,58 @@ class Outcomes(object):
         self.classes = {}
         self.teardowns = {}
 
-    def take_into(self, run):
-        """Put these outcomes over what run's workers recorded (model)."""
-        for bare, (status, message) in self.tests.items():
-            state = run.test(bare)
-            end = state['end'] or {}
-            # NOTE: the test's own words (the exception) when both agree.
-            if end.get('status') != status or not end.get('message'):
-                state['end'] = {'status': status, 'message': message}
-        for cls, (status, message) in self.classes.items():
-            if status == model.SKIPPED:
-                run.class_skips[cls] = message
-            elif status == model.FAILED:
-                run.class_errors[cls] = message
-        for cls, message in self.teardowns.items():
-            run.teardown_errors.setdefault(cls, message)
+    def ran(self):
+        """Whether a test of the stream ran (started, not only skipped)."""
+        return any(status != model.SKIPPED for results in self.tests.values()
+                   for status, _message in results)
 
 
 class OutcomesError(Exception):
     """A stream that cannot be used; the message names it."""
 
 
+# NOTE: as the plugin's checks write an exception (tests/recording.py
+# exception_text): an assertion's message is the whole of what it says,
+# and tempest's HTTP errors ("Bad request\nDetails: {...}") read as one
+# line.
+ASSERTIONS = ('AssertionError', 'MismatchError')
+HTTP_ERRORS = 'tempest.lib.exceptions.'
+MESSAGE_MAX = 4000
+
+
+def exception_words(traceback):
+    """What the exception at the end of a formatted traceback says.
+
+    The lines after the last frame (``  File "...", line N, in f`` and
+    its indented source lines): ``Type: message`` with the type's module
+    left out, and an assertion's message alone. A stream holds a test's
+    traceback, not its exception; the map shows a failure in the words
+    the test raised it with. Pure; at most MESSAGE_MAX characters.
+    """
+    lines = (traceback or '').rstrip().splitlines()
+    start = 0
+    for index, line in enumerate(lines):
+        if line.startswith('  File "'):
+            start = index + 1
+        elif line.startswith('Traceback (most recent call last)'):
+            start = index + 1
+    while start < len(lines) and (lines[start].startswith('    ') or
+                                  not lines[start].strip()):
+        start += 1
+    words = '\n'.join(lines[start:]).strip() or '\n'.join(lines).strip()
+    head, sep, rest = words.partition(': ')
+    if sep and head and ' ' not in head and '\n' not in head:
+        kind = head.rsplit('.', 1)[-1]
+        if head.startswith(HTTP_ERRORS):
+            rest = ' '.join(rest.split())
+        words = rest if kind in ASSERTIONS else '%s: %s' % (kind, rest)
+    elif head.rsplit('.', 1)[-1] in ASSERTIONS and not sep:
+        words = ''
+    return words[:MESSAGE_MAX]
+
+
 def _message(raw, verdict):
-    """A skip's reason, else the last line of the traceback, else ''."""
+    """A skip's reason, else the words of the traceback, else ''."""
     details = raw['details']
     names = ('reason',) if verdict == model.SKIPPED else ('traceback',)
     for name in names:
@@ -85,9 +106,11 @@ def _message(raw, verdict):
             text = details[name].as_text()
         except Exception:  # noqa: B902 - missing, or a binary attachment
             continue
+        if verdict != model.SKIPPED:
+            return exception_words(text)
         lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
         if lines:
-            return lines[0] if verdict == model.SKIPPED else lines[-1]
+            return lines[0]
     return ''
 
 
@@ -117,7 +140,8 @@ def read(path):
             if verdict == model.FAILED:
                 found.teardowns[teardown] = message
         elif test_id.startswith(PLUGIN):
-            found.tests[inventory.bare_id(test_id)] = (verdict, message)
+            found.tests.setdefault(inventory.bare_id(test_id), []).append(
+                (verdict, message))
 
     try:
         with input_files.open_regular(path, 'subunit stream') as stream:

@@ -23,8 +23,8 @@ with ``--baseline``), every element's verdicts, every test, the runs.
 
 from html import escape
 
-from glance_multiapi_tests.results import map_svg
-from glance_multiapi_tests.results import metrics
+from glance_multiapi_tests.results.runmap import map_svg
+from glance_multiapi_tests.results.runmap import metrics
 
 CSS = """
 body{font-family:sans-serif;margin:16px;color:#1f2328;background:#fff}

@@ -92,10 +92,8 @@ FIELDS = {
 }
 # NOTE: what a record of a kind is about; without it, it says nothing.
 REQUIRED = {
-    'test-start': ('test',), 'test-end': ('test',),
-    'verdict': ('test', 'element', 'status'), 'checking': ('test', 'element'),
-    'class-skip': ('class',), 'class-error': ('class',),
-    'class-teardown-error': ('class',), 'figure': ('figure',),
+    'test-start': ('test',), 'verdict': ('test', 'element', 'status'),
+    'checking': ('test', 'element'), 'figure': ('figure',),
 }
 # NOTE: a field that is missing (or null) is fine; labels hold scalars
 # (the metrics' label values). What each kind requires is checked first,

@@ -21,8 +21,8 @@ whole. Pure apart from reading the streams.
 import dataclasses
 
 from glance_multiapi_kernel import input_files
-from glance_multiapi_tests.results import required_groups
-from glance_multiapi_tests.results import subunit_stream
+from glance_multiapi_tests.results.gate import required_groups
+from glance_multiapi_tests.results.gate import subunit_stream
 
 
 SIGNATURE = b'\xb3'

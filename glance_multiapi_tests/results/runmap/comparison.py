@@ -33,7 +33,7 @@ import urllib.error
 import urllib.request
 
 from glance_multiapi_kernel import input_files
-from glance_multiapi_tests.results import metrics
+from glance_multiapi_tests.results.runmap import metrics
 
 REGRESSED, WITHIN, NEW, GONE = 'regressed', 'within', 'new', 'gone'
 # NOTE: a baseline is one small JSON file; anything much larger is not.

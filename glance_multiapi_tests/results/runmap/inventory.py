@@ -17,7 +17,7 @@ Read statically, by walking ``glance_multiapi_tests.tests`` the way
 never reached can still be named on the map, with what it would have
 checked. A test class says what its tests check in ``result_checks``, a
 test method can say more with ``tests.recording.checks``; both are
-element patterns (``model.ELEMENT_PATTERNS``).
+fnmatch patterns over the element ids of ``model``.
 """
 
 import importlib

@@ -12,8 +12,8 @@
 
 """Read a subunit v2 stream test by test, and only a whole one.
 
-For glance-multiapi-report's verdict (results/verdict.py), the map's
-outcomes (results/outcomes.py) and the project's own runners and
+For glance-multiapi-report's verdict (results/gate/verdict.py), the map's
+outcomes (results/runmap/outcomes.py) and the project's own runners and
 reports. python-subunit's parser reads a damaged stream on: a packet
 cut short or altered becomes a test named ``subunit.parser``, and a
 stream cut between two packets reads as a shorter run. A gate must not

@@ -26,7 +26,7 @@ below the diagram and in the line's tooltip.
 from html import escape
 import textwrap
 
-from glance_multiapi_tests.results import metrics
+from glance_multiapi_tests.results.runmap import metrics
 
 CHAR = 7.3          # px per character of 12px monospace
 LINE = 18

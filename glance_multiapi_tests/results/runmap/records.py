@@ -24,8 +24,8 @@ import os
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import input_files
-from glance_multiapi_tests.results import record_schema
-from glance_multiapi_tests.results import recorder
+from glance_multiapi_tests.results.runmap import record_schema
+from glance_multiapi_tests.results.runmap import recorder
 
 
 class RecordsError(errors.OneLineError):

@@ -10,34 +10,28 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Rebuilding the map and the metrics from the records, safely.
+"""Writing the map and the metrics, once, after the run.
 
-Any worker may rebuild at any time (after each test, at the end of each
-class, at exit) and so may ``glance-multiapi-report``: an ``fcntl``
-lock on the records folder lets one rebuild at a time, and every output
-is written to a temporary file in the same folder and renamed over the
-old one, so a reader (a CI artifact upload, a browser) sees the old file
-or the new one, never half of one. A run killed at any moment leaves the
-map of what it had finished.
+``glance-multiapi-report`` builds them from the records the tests wrote
+and the run's subunit stream when the run has ended (the tests write
+records only). Every output is written to a temporary file in its
+folder and renamed over the old one, so a reader (a CI artifact upload,
+a browser) sees the old file or the new one, never half of one.
 """
 
-import fcntl
 import json
 import os
 import tempfile
 import time
 
-from glance_multiapi_kernel import polling
-from glance_multiapi_tests.results import comparison
-from glance_multiapi_tests.results import deployment_map
-from glance_multiapi_tests.results import metrics
-from glance_multiapi_tests.results import model
-from glance_multiapi_tests.results import records
+from glance_multiapi_tests.results.runmap import comparison
+from glance_multiapi_tests.results.runmap import deployment_map
+from glance_multiapi_tests.results.runmap import metrics
+from glance_multiapi_tests.results.runmap import model
+from glance_multiapi_tests.results.runmap import records
 
 OUTPUTS = ('deployment-map.html', 'deployment-map.json', 'metrics.json',
            'metrics.prom')
-LOCK_NAME = '.rebuild.lock'
-LOCK_TIMEOUT = 60
 
 
 class PublishError(Exception):
@@ -60,38 +54,6 @@ def write_atomically(path, text):
         except OSError:
             pass
         raise
-
-
-class _Lock(object):
-    """An exclusive flock on a file, taken within a timeout."""
-
-    def __init__(self, path, timeout):
-        self.path = path
-        self.timeout = timeout
-        self._f = None
-
-    def __enter__(self):
-        self._f = open(self.path, 'a')
-
-        def take():
-            try:
-                fcntl.flock(self._f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return False
-            return True
-
-        try:
-            polling.poll(take, what='the lock %s (another rebuild holds '
-                         'it)' % self.path, timeout=self.timeout,
-                         interval=0.02, max_interval=0.5, describe=str)
-        except BaseException:
-            self._f.close()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        fcntl.flock(self._f, fcntl.LOCK_UN)
-        self._f.close()
 
 
 def render(facts):
@@ -133,7 +95,7 @@ def compare(facts, baseline):
 
 
 def rebuild(results_dir, out_dir=None, *, tests=None, now=None,
-            lock_timeout=LOCK_TIMEOUT, outcomes=None, baseline=None):
+            outcomes=None, baseline=None):
     """Build every output from the records of results_dir into out_dir.
 
     outcomes: the runs' subunit outcomes, by run label (model.build).
@@ -142,27 +104,21 @@ def rebuild(results_dir, out_dir=None, *, tests=None, now=None,
     :returns: (facts, [paths written]).
     :raises records.RecordsError: no records folder.
     :raises PublishError: an output could not be written.
-    :raises polling.PollTimeout: the lock was not free in time.
     """
     out_dir = out_dir or results_dir
-    folder = records.folder_of(results_dir)
-    if not os.path.isdir(folder):
-        raise records.RecordsError('%s holds no records (no %s folder)' % (
-            results_dir, os.path.basename(folder)))
-    with _Lock(os.path.join(folder, LOCK_NAME), lock_timeout):
-        found, problems = records.read(results_dir)
-        facts = model.build(found, tests=tests, problems=problems,
-                            now=time.time() if now is None else now,
-                            outcomes=outcomes)
-        if baseline is not None:
-            compare(facts, baseline)
-        make_out_dir(out_dir)
-        written = []
-        for name, text in render(facts).items():
-            path = os.path.join(out_dir, name)
-            try:
-                write_atomically(path, text)
-            except OSError as exc:
-                raise PublishError('cannot write %s: %s' % (path, exc))
-            written.append(path)
+    found, problems = records.read(results_dir)
+    facts = model.build(found, tests=tests, problems=problems,
+                        now=time.time() if now is None else now,
+                        outcomes=outcomes)
+    if baseline is not None:
+        compare(facts, baseline)
+    make_out_dir(out_dir)
+    written = []
+    for name, text in render(facts).items():
+        path = os.path.join(out_dir, name)
+        try:
+            write_atomically(path, text)
+        except OSError as exc:
+            raise PublishError('cannot write %s: %s' % (path, exc))
+        written.append(path)
     return facts, written
