@@ -37,7 +37,6 @@ from oslo_log import log as logging
 
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import kube
-from glance_multiapi_kernel import kube_objects
 
 LOG = logging.getLogger(__name__)
 
@@ -63,13 +62,13 @@ def pod_name(opts, environ=None):
 
 def deletion(pod):
     """Why the Pod object says it is going, or None."""
-    meta = kube_objects.metadata(pod)
+    meta = kube.metadata(pod)
     when = meta.get('deletionTimestamp')
     if not when:
         return None
     grace = meta.get('deletionGracePeriodSeconds')
     return 'pod %s is being deleted (deletionTimestamp %s%s)' % (
-        documents.short(str(kube_objects.name_of(pod))),
+        documents.short(str(kube.name_of(pod))),
         documents.short(str(when)),
         ', grace %s s' % documents.short(str(grace)) if grace is not None
         else '')

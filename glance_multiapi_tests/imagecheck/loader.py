@@ -22,7 +22,6 @@ import json
 from glance_multiapi_tests.common import commands
 from glance_multiapi_kernel import input_files
 from glance_multiapi_kernel import kube
-from glance_multiapi_kernel import kube_objects
 from glance_multiapi_kernel import heat_images
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import declared
@@ -140,7 +139,7 @@ def read_kubernetes(inputs):
                 kube.VERSION, inputs.openstackversion_name,
                 inputs.version_name_option)
             version_where = client.describe_object(
-                kube_objects.name_of(version), kube.VERSION)
+                kube.name_of(version), kube.VERSION)
             deployments = {name: client.get(kube.DEPLOYMENT, name)
                            for name, _ in inputs.running_deployments}
             running_where = 'Kubernetes API at %s, namespace %s' % (

@@ -26,7 +26,6 @@ from glance_multiapi_tests.common import commands
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import kube
-from glance_multiapi_kernel import kube_objects
 from glance_multiapi_kernel import values
 from glance_multiapi_kernel import glance_cr
 
@@ -212,13 +211,13 @@ def parse_cr(text, source, strict=True):
             raise _field_error(source, 'spec.keystoneEndpoint',
                                'missing, and there is not exactly one '
                                'non-edge API to default to')
-    namespace = kube_objects.metadata(doc).get('namespace')
+    namespace = kube.metadata(doc).get('namespace')
     deployment = Deployment(apis=apis, keystone_endpoint=keystone_endpoint,
                             source=source,
                             status_keys=tuple(sorted(endpoints)),
                             namespace=namespace if isinstance(
                                 namespace, str) else None,
-                            name=kube_objects.name_of(doc))
+                            name=kube.name_of(doc))
     validate(deployment, 'spec.keystoneEndpoint')
     return deployment
 
@@ -351,7 +350,7 @@ def from_kubernetes(opts, strict=True):
         with kube.connect(kube.Settings.from_opts(opts)) as client:
             obj = read_glance(client, opts)
             source = client.describe_object(
-                kube_objects.name_of(obj) or opts.glance_name, kube.GLANCE)
+                kube.name_of(obj) or opts.glance_name, kube.GLANCE)
     except kube.KubeError as exc:
         raise DiscoveryError(str(exc)) from None
     return parse_cr(json.dumps(obj), source, strict=strict)

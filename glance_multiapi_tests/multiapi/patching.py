@@ -25,7 +25,6 @@ import shlex
 from glance_multiapi_tests.common import commands
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import kube
-from glance_multiapi_kernel import kube_objects
 from glance_multiapi_tests.multiapi import discovery
 
 # patch_object choice -> (resource, dotted path of the Glance spec in it).
@@ -65,21 +64,21 @@ def patch_target(opts, glance):
     """
     resource, spec_path = TARGETS[opts.patch_object]
     if resource == kube.GLANCE:
-        name = kube_objects.name_of(glance)
+        name = kube.name_of(glance)
         if not name:
             raise PatchError('%s has no metadata.name, so it cannot be '
-                             'patched' % kube_objects.describe(
+                             'patched' % kube.describe(
                                  glance, kube.GLANCE.kind))
         return resource, name, spec_path
     name = opts.controlplane_name
     if not name:
-        name = kube_objects.controller_owner(glance, kube.CONTROLPLANE.kind)
+        name = kube.controller_owner(glance, kube.CONTROLPLANE.kind)
     if not name:
         raise PatchError(
             '%s has no controller ownerReference of kind %s, so the '
             'control plane to patch is unknown: set [glance_multiapi] '
             'controlplane_name, or patch_object = glance' % (
-                kube_objects.describe(glance, kube.GLANCE.kind),
+                kube.describe(glance, kube.GLANCE.kind),
                 kube.CONTROLPLANE.kind))
     return resource, name, spec_path
 

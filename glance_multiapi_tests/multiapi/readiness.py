@@ -27,7 +27,6 @@ import logging
 
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import kube
-from glance_multiapi_kernel import kube_objects
 from glance_multiapi_kernel import conditions
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_kernel import glance_cr
@@ -64,11 +63,11 @@ class Report:
 
     @property
     def glance_label(self):
-        meta = kube_objects.metadata(self.glance)
+        meta = kube.metadata(self.glance)
         return 'Glance %s%s' % (
             '%s/' % meta['namespace'] if isinstance(
                 meta.get('namespace'), str) else '',
-            documents.short(str(kube_objects.name_of(self.glance)), 100))
+            documents.short(str(kube.name_of(self.glance)), 100))
 
     def describe_sources(self):
         return 'Glance CR: %s; GlanceAPI CRs: %s' % (
@@ -98,7 +97,7 @@ def read_glance(opts):
             with kube.connect(kube.Settings.from_opts(opts)) as client:
                 obj = discovery.read_glance(client, opts)
                 return obj, client.describe_object(
-                    kube_objects.name_of(obj) or opts.glance_name,
+                    kube.name_of(obj) or opts.glance_name,
                     kube.GLANCE)
         except kube.KubeError as exc:
             raise discovery.DiscoveryError(str(exc)) from None
@@ -126,7 +125,7 @@ def read(opts, only=None):
     try:
         with kube.connect(kube.Settings.from_opts(opts)) as client:
             glance = discovery.read_glance(client, opts)
-            name = kube_objects.name_of(glance) or opts.glance_name
+            name = kube.name_of(glance) or opts.glance_name
             report = Report(glance, client.describe_object(
                 name, kube.GLANCE), [], 'get through the Kubernetes API '
                 'at %s' % client.server)

@@ -30,8 +30,9 @@ import uuid
 
 import fixtures
 
-from glance_multiapi_tests.common import commands
+from glance_multiapi_kernel import kube
 from glance_multiapi_kernel import polling
+from glance_multiapi_tests.common import commands
 
 # NOTE: the stand-in starts in well under a second; a loaded CI machine
 # gets the margin.
@@ -98,23 +99,18 @@ class ConfigMapNamespace(fixtures.Fixture):
         self.workdir = workdir
 
     def _setUp(self):
-        import kubernetes.config
-
-        from glance_multiapi_kernel import kube_rest
-
         self.kubeconfig = self.opts.kubeconfig
         if not self.kubeconfig:
             self.kubeconfig = self.useFixture(LoopbackConfigMapApi(
                 self.opts.configmap_api_command, self.workdir)).kubeconfig
-        # NOTE: plain JSON requests, not CoreV1Api: see common/kube_rest.
-        self.api = kube_rest.Client(kube_rest.configuration(
-            kubeconfig=self.kubeconfig))
+        settings = kube.Settings(
+            kubeconfig=self.kubeconfig,
+            kubeconfig_option='[image_uploader] kubeconfig')
+        self.api = kube.connect(settings)
         self.addCleanup(self.api.close)
-        self._exception = kube_rest.ApiError
-        _contexts, current = kubernetes.config.list_kube_config_contexts(
-            config_file=self.kubeconfig)
-        self.home = (current.get('context') or {}).get('namespace',
-                                                       'default')
+        # NOTE: where an uploader told no namespace would write: its
+        # kubeconfig context's, else kubectl's "default".
+        self.home = kube.context_namespace(settings) or 'default'
         self.namespace = 'upl-' + uuid.uuid4().hex[:12]
         self._create_namespace()
         self.addCleanup(self._delete, self.opts.configmap_name)
@@ -127,38 +123,34 @@ class ConfigMapNamespace(fixtures.Fixture):
         Namespaces, with 404) and accepts ConfigMaps in any.
         """
         try:
-            self.api.request('POST', '/api/v1/namespaces', {
+            self.api.create(kube.NAMESPACE, {
                 'apiVersion': 'v1', 'kind': 'Namespace',
                 'metadata': {'name': self.namespace}})
-        except self._exception as exc:
+        except kube.KubeError as exc:
             if exc.status in (404, 405):
                 return
             raise
-        self.addCleanup(self._ignore_missing,
-                        '/api/v1/namespaces/%s' % self.namespace)
+        self.addCleanup(self._ignore_missing, kube.NAMESPACE,
+                        self.namespace)
 
-    def _ignore_missing(self, path):
+    def _ignore_missing(self, resource, name):
         try:
-            self.api.request('DELETE', path)
-        except self._exception as exc:
+            self.api.delete(resource, name, namespace=self.namespace)
+        except kube.KubeError as exc:
             if exc.status != 404:
                 raise
 
-    def _path(self, name, namespace=None):
-        return '/api/v1/namespaces/%s/configmaps/%s' % (
-            namespace or self.namespace, name)
-
     def _delete(self, name):
-        self._ignore_missing(self._path(name))
+        self._ignore_missing(kube.CONFIGMAP, name)
 
     def read(self, namespace=None):
         """(data of the ConfigMap or None, where it was looked for)."""
         namespace = namespace or self.namespace
         where = 'ConfigMap %s/%s' % (namespace, self.opts.configmap_name)
         try:
-            found = self.api.request(
-                'GET', self._path(self.opts.configmap_name, namespace))
-        except self._exception as exc:
+            found = self.api.get(kube.CONFIGMAP, self.opts.configmap_name,
+                                 namespace=namespace)
+        except kube.KubeError as exc:
             if exc.status == 404:
                 return None, where
             raise

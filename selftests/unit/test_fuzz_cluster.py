@@ -27,7 +27,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from glance_multiapi_kernel import kube
-from glance_multiapi_kernel import kube_objects
 from glance_multiapi_tests.common import own_pod
 from glance_multiapi_kernel import image_errors as check_errors
 from glance_multiapi_tests.imagecheck import loader
@@ -102,7 +101,7 @@ class TestObjectFuzzing(kube_cases.KubeTestCase):
             fuzzing.check_refusal(self, exc, 'Glance')
             return
         self.assertIsInstance(name, str)
-        kube_objects.describe(obj)
+        kube.describe(obj)
 
     @given(_objects(DEPLOYMENT))
     def test_deployment_is_a_source_or_malformed(self, obj):
