@@ -39,8 +39,7 @@ What it holds, in the order a request needs it:
   another version, or a proxy, may answer anything that is JSON.
 
 The plugin uses only the verbs etc/test-operator/rbac.yaml and
-rbac-disruptive.yaml grant (its deployment access layer,
-glance_multiapi_tests/access.py, holds to them).
+rbac-disruptive.yaml grant; the client makes no call by itself.
 """
 
 import dataclasses
@@ -49,6 +48,7 @@ import json
 import os
 import re
 import ssl
+import threading
 import urllib.parse
 
 from glance_multiapi_kernel import documents
@@ -320,7 +320,9 @@ class Client:
         self.settings = settings
         self.server = config.host.rstrip('/')
         self._config = config
+        self._rest = rest
         self._pool = rest.RESTClientObject(config).pool_manager
+        self._sending = threading.local()
         self._timeout = urllib3.Timeout(
             connect=settings.connect_timeout or settings.timeout,
             read=settings.timeout)
@@ -440,9 +442,23 @@ class Client:
         if body is not None:
             data = json.dumps(body).encode('utf-8')
             headers['Content-Type'] = content_type
-        return self._pool.request(method, self.server + path, body=data,
-                                  headers=headers, timeout=self._timeout,
-                                  retries=False)
+        # NOTE: only a signal handler starts a request while its thread is
+        # inside one (the restoration's undo on SIGTERM); the interrupted
+        # request may hold the pool's lock, so this one gets a pool of its
+        # own rather than wait for that lock forever.
+        inside = getattr(self._sending, 'depth', 0)
+        pool = self._pool
+        if inside:
+            pool = self._rest.RESTClientObject(self._config).pool_manager
+        self._sending.depth = inside + 1
+        try:
+            return pool.request(method, self.server + path, body=data,
+                                headers=headers, timeout=self._timeout,
+                                retries=False)
+        finally:
+            self._sending.depth = inside
+            if inside:
+                pool.clear()
 
     def _call(self, verb, resource, name, method, query=None, body=None,
               content_type='application/json', namespace=None, named=None):

@@ -33,6 +33,7 @@ import fixtures
 from glance_multiapi_kernel import kube
 from glance_multiapi_kernel import polling
 from glance_multiapi_tests.common import commands
+from glance_multiapi_tests import deployment_access
 
 # NOTE: the stand-in starts in well under a second; a loaded CI machine
 # gets the margin.
@@ -103,55 +104,21 @@ class ConfigMapNamespace(fixtures.Fixture):
         if not self.kubeconfig:
             self.kubeconfig = self.useFixture(LoopbackConfigMapApi(
                 self.opts.configmap_api_command, self.workdir)).kubeconfig
-        settings = kube.Settings(
+        self.api = deployment_access.KubernetesAccess(kube.Settings(
             kubeconfig=self.kubeconfig,
-            kubeconfig_option='[image_uploader] kubeconfig')
-        self.api = kube.connect(settings)
+            kubeconfig_option='[image_uploader] kubeconfig'))
         self.addCleanup(self.api.close)
-        # NOTE: where an uploader told no namespace would write: its
-        # kubeconfig context's, else kubectl's "default".
-        self.home = kube.context_namespace(settings) or 'default'
+        self.home = self.api.home_namespace()
         self.namespace = 'upl-' + uuid.uuid4().hex[:12]
-        self._create_namespace()
-        self.addCleanup(self._delete, self.opts.configmap_name)
-
-    def _create_namespace(self):
-        """On a cluster the namespace must exist; make it, drop it after.
-
-        NOTE: the stand-in refuses to create namespaces (the embedded
-        cloud's API with 405, the loopback one, which serves no
-        Namespaces, with 404) and accepts ConfigMaps in any.
-        """
-        try:
-            self.api.create(kube.NAMESPACE, {
-                'apiVersion': 'v1', 'kind': 'Namespace',
-                'metadata': {'name': self.namespace}})
-        except kube.KubeError as exc:
-            if exc.status in (404, 405):
-                return
-            raise
-        self.addCleanup(self._ignore_missing, kube.NAMESPACE,
-                        self.namespace)
-
-    def _ignore_missing(self, resource, name):
-        try:
-            self.api.delete(resource, name, namespace=self.namespace)
-        except kube.KubeError as exc:
-            if exc.status != 404:
-                raise
-
-    def _delete(self, name):
-        self._ignore_missing(kube.CONFIGMAP, name)
+        # NOTE: on a cluster the namespace must exist: made here, dropped
+        # after; the stand-in takes ConfigMaps in any.
+        if self.api.create_namespace(self.namespace):
+            self.addCleanup(self.api.delete, kube.NAMESPACE, self.namespace)
+        self.addCleanup(self.api.delete, kube.CONFIGMAP,
+                        self.opts.configmap_name, self.namespace)
 
     def read(self, namespace=None):
         """(data of the ConfigMap or None, where it was looked for)."""
         namespace = namespace or self.namespace
-        where = 'ConfigMap %s/%s' % (namespace, self.opts.configmap_name)
-        try:
-            found = self.api.get(kube.CONFIGMAP, self.opts.configmap_name,
-                                 namespace=namespace)
-        except kube.KubeError as exc:
-            if exc.status == 404:
-                return None, where
-            raise
-        return dict(found.get('data') or {}), where
+        return (self.api.read_configmap(self.opts.configmap_name, namespace),
+                'ConfigMap %s/%s' % (namespace, self.opts.configmap_name))

@@ -45,7 +45,7 @@ class MultiApiScenarioTest(multiapi_base.MultiApiTest):
     def skip_checks(cls):
         """Skip without a way to patch (kubernetes_api or a command)."""
         super().skip_checks()
-        why = patching.can_patch(CONF.glance_multiapi)
+        why = cls.access.patch_problem()
         if why:
             raise cls.skipException(why)
 
@@ -53,8 +53,7 @@ class MultiApiScenarioTest(multiapi_base.MultiApiTest):
         """Apply a merge patch of the Glance spec; fail naming why not."""
         LOG.info('patching the Glance spec: %s', spec_patch)
         try:
-            patched = patching.apply_spec_patch(CONF.glance_multiapi,
-                                                spec_patch)
+            patched = self.access.patch_spec(spec_patch)
         except patching.PatchError as exc:
             problem = str(exc)
         else:
@@ -73,7 +72,7 @@ class MultiApiScenarioTest(multiapi_base.MultiApiTest):
         patch only a fresh status.apiEndpoint tells the URLs apart.
         """
         try:
-            return discovery.discover(CONF.glance_multiapi)
+            return self.access.discover()
         except discovery.DiscoveryError as exc:
             problem = str(exc)
         self.fail('re-reading the deployment failed: %s' % problem)
@@ -118,7 +117,7 @@ class MultiApiScenarioTest(multiapi_base.MultiApiTest):
 
         def check():
             try:
-                fresh = discovery.discover(opts)
+                fresh = self.access.discover()
             except discovery.DiscoveryError as exc:
                 return False, 'the Glance CR could not be read: %s' % exc
             problems, found = self.catalog_problems(owner, fresh)

@@ -50,6 +50,8 @@ from oslo_log import log as logging
 import psutil
 from tempest import config
 
+from glance_multiapi_kernel import kube
+from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.common import own_pod
 
 CONF = config.CONF
@@ -293,7 +295,11 @@ class DisruptiveTest(object):
         if _state['pod_watch'] is None:
             opts = CONF.glance_multiapi
             name = own_pod.pod_name(opts)
-            watch = own_pod.Watch(opts, name) if name else None
+            # NOTE: through the Kubernetes API whatever kubernetes_api says
+            # (only the API tells a pod's deletion), on a connection of
+            # its own: the watcher reads from its thread.
+            watch = own_pod.Watch(deployment_access.KubernetesAccess(
+                kube.Settings.from_opts(opts)), name) if name else None
             _state['pod_watch'] = watch if watch and watch.start() else False
         return _state['pod_watch'] or None
 

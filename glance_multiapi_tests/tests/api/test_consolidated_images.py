@@ -42,7 +42,7 @@ class ConsolidatedImageMappingTest(consolidated_base.ConsolidatedImageTest):
         """Built-in groups are checked against deployed references."""
         super().skip_checks()
         if (consolidated_base.uses_builtin_groups() and
-                not consolidated_base.has_references()):
+                not cls.has_references()):
             raise cls.skipException(
                 '[consolidated_images] mappings_file is not set, so heat\'s '
                 'fields are checked as the deployed OpenStackVersion groups '
@@ -74,7 +74,7 @@ class ConsolidatedImageReferencesTest(consolidated_base.ConsolidatedImageTest):
     def skip_checks(cls):
         """Skip unless a source of deployed references is configured too."""
         super().skip_checks()
-        if not consolidated_base.has_references():
+        if not cls.has_references():
             raise cls.skipException(
                 '[consolidated_images] sets none of kubernetes_api, '
                 'version_command, version_file, env_file, env_list')
@@ -102,7 +102,7 @@ class ConsolidatedRunningImagesTest(consolidated_base.ConsolidatedImageTest):
         """Skip unless the Deployments can be read through the API."""
         super().skip_checks()
         opts = CONF.consolidated_images
-        if not opts.kubernetes_api:
+        if not cls.access.reads_objects:
             raise cls.skipException(
                 '[consolidated_images] kubernetes_api is False, so the '
                 'running Deployments cannot be read')

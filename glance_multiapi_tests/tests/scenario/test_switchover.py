@@ -18,7 +18,6 @@ from tempest import exceptions
 from tempest.lib import decorators
 import testtools
 
-from glance_multiapi_tests.multiapi import patching
 from glance_multiapi_tests.tests import multiapi_base
 from glance_multiapi_tests.tests import multiapi_scenario_base
 from glance_multiapi_tests.tests import restoration
@@ -79,8 +78,7 @@ class KeystoneEndpointSwitchoverTest(
         LOG.info('catalog back on %s after %.1f s', original, took)
 
     def _restore_by_hand(self, original):
-        return patching.manual_command(CONF.glance_multiapi,
-                                       {'keystoneEndpoint': original})
+        return self.access.manual_patch({'keystoneEndpoint': original})
 
     @staticmethod
     def _moves(before, after):
