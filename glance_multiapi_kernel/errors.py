@@ -65,7 +65,11 @@ class CliError(OneLineError):
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose usage errors are one line, exit 2."""
+    """An ArgumentParser whose usage errors are one line, exit 2.
+
+    NOTE: 2 is the usage error of every tool that uses it (the doctor,
+    the image check, the report, the cloud), as it is argparse's.
+    """
 
     def error(self, message):
         self.exit(2, '%s: error: %s (see --help)\n' % (self.prog, message))

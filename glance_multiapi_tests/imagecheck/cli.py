@@ -79,18 +79,10 @@ exit codes (each failure is one line on stderr):
 """
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """Report usage errors on one line, with the documented exit code."""
-
-    def error(self, message):
-        self.exit(image_errors.EXIT_USAGE, '%s: error: %s (see --help)\n'
-                  % (self.prog, message))
-
-
 def build_parser():
     kinds = ''.join('\n  %-18s %s' % (kind, text)
                     for kind, text in check.KINDS.items())
-    parser = _OneLineParser(
+    parser = cli_errors.OneLineParser(
         prog=PROG, epilog=EPILOG % {'kinds': kinds},
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=DESCRIPTION)

@@ -50,6 +50,7 @@ from oslo_log import log as logging
 import psutil
 from tempest import config
 
+from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import kube
 from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.common import own_pod
@@ -108,7 +109,7 @@ class Change(object):
                 'undoing %s failed: %s: %s; the deployment is still '
                 'changed: restore it by hand with: %s' % (
                     self.what, type(exc).__name__,
-                    ' '.join(str(exc).split())[:2000], self.by_hand())
+                    errors.one_line(exc, 2000), self.by_hand())
             ) from None
 
 
