@@ -20,11 +20,13 @@ for others), the one way the class reaches the deployment (``access``,
 built once per class: glance_multiapi_tests/deployment_access.py), the
 cleanup that deletes what a test made, and the recording of what each
 test checked for the deployment map (``recording.RecordedTest``). The
-bases of the checks are its subclasses: ``multiapi_base.MultiApiTest`` (and
-``multiapi_scenario_base.MultiApiScenarioTest``), ``heat_base.HeatTest``,
-``consolidated_base.ConsolidatedImageTest`` and
-``uploader_base.UploaderScenarioTest``; a test that changes the
-deployment also takes the ``restoration.DisruptiveTest`` mixin.
+bases of the checks are its subclasses, each in the folder of what it
+serves: ``multiapi/base.py`` ``MultiApiTest`` (and
+``multiapi/scenario_base.py`` ``MultiApiScenarioTest``),
+``heat/base.py`` ``HeatTest``, ``consolidated_images/base.py``
+``ConsolidatedImageTest`` and ``uploader/base.py``
+``UploaderScenarioTest``; a test that changes the deployment also takes
+the ``restoration.DisruptiveTest`` mixin.
 
 The plugin's service clients are registered with tempest
 (``plugin.get_service_clients``), so a class reaches them as tempest

@@ -14,7 +14,7 @@
 
 A disruptive test (a test class with the ``DisruptiveTest`` mixin before
 its base, e.g. ``class T(restoration.DisruptiveTest,
-multiapi_scenario_base.MultiApiScenarioTest)``) calls ``self.guard(...)``
+scenario_base.MultiApiScenarioTest)``) calls ``self.guard(...)``
 *before* it changes the deployment. The undo then runs once, at the first of:
 
 * the test's cleanups: after a failed assertion, after a waiter timed

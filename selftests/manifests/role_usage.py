@@ -37,7 +37,7 @@ _NOT_AUTHORISED = (401, 403)
 # NOTE: (verb, resource) -> the groups of tests (results/required_groups)
 # whose run makes that request, from the plugin's calls (all through
 # glance_multiapi_tests/deployment_access.py): discovery lists the Glance
-# CRs (multiapi_base), the readiness check gets the GlanceAPI CRs, the
+# CRs (tests/multiapi/base.py), the readiness check gets the GlanceAPI CRs, the
 # consolidated-image check lists the OpenStackVersions and gets the heat
 # Deployments, the switchover and grow/shrink patch the control plane,
 # every disruptive scenario reads its own pod (common/own_pod.py) and

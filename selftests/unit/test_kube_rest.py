@@ -27,7 +27,7 @@ import yaml
 
 from glance_multiapi_kernel import kube
 from glance_multiapi_tests.options import image_uploader
-from glance_multiapi_tests.tests import configmap_api
+from glance_multiapi_tests.tests.uploader import configmap_api
 from glance_image_uploader import exitcodes
 from glance_image_uploader import output
 

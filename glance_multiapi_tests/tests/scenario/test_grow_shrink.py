@@ -29,8 +29,8 @@ from tempest.lib import exceptions
 from glance_multiapi_kernel import polling
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
-from glance_multiapi_tests.tests import multiapi_base
-from glance_multiapi_tests.tests import multiapi_scenario_base
+from glance_multiapi_tests.tests.multiapi import base
+from glance_multiapi_tests.tests.multiapi import scenario_base
 from glance_multiapi_tests.tests import option_values
 from glance_multiapi_tests.tests import restoration
 from glance_multiapi_tests.tests import waiters
@@ -84,7 +84,7 @@ def _given_spec(opts):
 
 @decorators.serial
 class GrowShrinkTest(restoration.DisruptiveTest,
-                     multiapi_scenario_base.MultiApiScenarioTest):
+                     scenario_base.MultiApiScenarioTest):
     """Adding and removing an API leaves the catalog alone."""
 
     result_checks = ('catalog',)
@@ -247,7 +247,7 @@ class GrowShrinkTest(restoration.DisruptiveTest,
         with self.fail_on_client_error(client, 'uploading an image'):
             image = self.upload_image(client, 'grown-%s' % name, data)
         self.assertEqual(
-            [self.grow_store], multiapi_base.image_stores(image),
+            [self.grow_store], base.image_stores(image),
             'image %s uploaded through added API %s landed in store(s) %r; '
             'expected %s' % (image['id'], self.endpoint_of(client),
                              image.get('stores'), self.grow_store))

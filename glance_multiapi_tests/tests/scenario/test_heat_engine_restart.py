@@ -32,7 +32,7 @@ from tempest.lib import decorators
 from glance_multiapi_kernel import polling
 from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.tests import disturbance as disturbance_mod
-from glance_multiapi_tests.tests import heat_base
+from glance_multiapi_tests.tests.heat import base
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
@@ -77,7 +77,7 @@ def _by_kubernetes():
 
 
 @decorators.serial
-class HeatEngineRestartTest(heat_base.HeatTest):
+class HeatEngineRestartTest(base.HeatTest):
     """Restart heat-engine while a stack is being created."""
 
     credentials = ['primary', 'admin']
@@ -108,7 +108,7 @@ class HeatEngineRestartTest(heat_base.HeatTest):
         # changed while the stack is still in progress.
         wait = CONF.consolidated_heat.in_progress_seconds
         return {
-            'heat_template_version': heat_base.TEMPLATE_VERSION,
+            'heat_template_version': base.TEMPLATE_VERSION,
             'resources': {
                 SLOW: {'type': 'OS::Heat::TestResource', 'properties': {
                     'value': SLOW, 'action_wait_secs': {

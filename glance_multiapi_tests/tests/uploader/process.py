@@ -34,7 +34,7 @@ import yaml
 
 from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import trust
-from glance_multiapi_tests.tests import gate_tls
+from glance_multiapi_tests.tests.uploader import gate_tls
 
 
 def last_line(*texts):

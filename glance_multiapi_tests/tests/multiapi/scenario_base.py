@@ -12,7 +12,7 @@
 
 """Base class of the multi-API scenarios that patch the deployment.
 
-``MultiApiScenarioTest`` adds to ``multiapi_base.MultiApiTest`` the spec
+``MultiApiScenarioTest`` adds to ``base.MultiApiTest`` the spec
 patch (by command or through the Kubernetes API), the re-reading of the
 Glance CR, the catalog waiter and the endpoint waiter. The catalog
 waiter also records a switchover for the results map: the catalog as it
@@ -31,14 +31,14 @@ from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching
 from glance_multiapi_tests.multiapi import probes
-from glance_multiapi_tests.tests import multiapi_base
+from glance_multiapi_tests.tests.multiapi import base
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
 
 
-class MultiApiScenarioTest(multiapi_base.MultiApiTest):
+class MultiApiScenarioTest(base.MultiApiTest):
     """Scenarios that patch the deployment and wait for it to follow."""
 
     @classmethod

@@ -20,7 +20,7 @@ the catalog each class saw for the results map (``tests.recording``).
 A finding that an API is missing, does not answer or is not in the
 catalog ends with what the operator says of that API
 (``operator_note``: its CRs' conditions that are not Ready).
-The scenarios that change the cloud build on ``multiapi_scenario_base``.
+The scenarios that change the cloud build on ``scenario_base``.
 """
 
 import contextlib
