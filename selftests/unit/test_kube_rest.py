@@ -20,6 +20,7 @@ configuration loader and connection pool.
 """
 
 import socket
+import types
 
 import fixtures
 import testtools
@@ -45,7 +46,7 @@ class KubeRestTest(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        folder = self.useFixture(fixtures.TempDir()).path
+        self.folder = folder = self.useFixture(fixtures.TempDir()).path
         self.kubeconfig = self.useFixture(
             configmap_api.LoopbackConfigMapApi(
                 image_uploader.CONFIGMAP_API_COMMAND, folder)).kubeconfig
@@ -134,3 +135,31 @@ class KubeRestTest(testtools.TestCase):
                       'API server unreachable: [Errno 111] Connection '
                       'refused' % host, str(exc))
         self.assertNotIn('\n', str(exc))
+
+    def test_scenario_namespace_reads_what_the_uploader_wrote(self):
+        """The uploader scenarios' namespace, through the access layer."""
+        opts = types.SimpleNamespace(kubeconfig=self.kubeconfig,
+                                     configmap_api_command=None,
+                                     configmap_name=NAME)
+        space = configmap_api.ConfigMapNamespace(opts, self.folder)
+        space.setUp()
+        try:
+            where = 'ConfigMap %s/%s' % (space.namespace, NAME)
+            self.assertEqual((None, where), space.read())
+            self.assertEqual('default', space.home)
+            output.write_configmap(NAME, space.namespace, KEY,
+                                   output.render({'a': 'u1'}))
+            data, found_where = space.read()
+            self.assertEqual(where, found_where)
+            self.assertEqual({'a': {'openstack_glance_uuid': 'u1'}},
+                             yaml.safe_load(data[KEY])['os_images'])
+            self.assertEqual((None, 'ConfigMap default/%s' % NAME),
+                             space.read('default'))
+        finally:
+            space.cleanUp()
+        # NOTE: its cleanup deletes what the scenario's uploader wrote.
+        exc = self.assertRaises(kube.KubeError, self.client.get,
+                                kube.CONFIGMAP, NAME,
+                                namespace=space.namespace)
+        self.assertEqual(404, exc.status)
+        self.assertTrue(exc.missing)
