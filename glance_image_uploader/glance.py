@@ -24,12 +24,16 @@ from openstack import exceptions as sdk_exc
 import requests.adapters
 import urllib3.util
 
-from glance_multiapi_kernel import polling
 from glance_image_uploader import exitcodes
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import polling
 
 IN_PROGRESS = ('saving', 'uploading', 'importing')
 GONE = ('killed', 'deleted', 'pending_delete')
 PATCH_TYPE = 'application/openstack-images-v2.1-json-patch'
+# NOTE: the most of a client error's text a message quotes (one line): an
+# error page of a proxy can be long.
+ERROR_TEXT = 500
 # NOTE: the image property that marks an upload in progress of this
 # uploader; its value is the md5 tag the image gets once verified.
 CLAIM = 'sylva-upload-claim'
@@ -57,7 +61,7 @@ def connect(settings):
             'cloud %r cannot be configured from %s: %s'
             % (settings.cloud or 'envvars',
                settings.client_config_file or 'clouds.yaml/OS_* variables',
-               _first_line(exc)))
+               errors.one_line(exc, ERROR_TEXT)))
     except ks_exc.Unauthorized:
         raise exitcodes.UploaderError(
             exitcodes.AUTH_ERROR,
@@ -66,7 +70,7 @@ def connect(settings):
     except ks_exc.ClientException as exc:
         raise _glance_error('keystone of cloud %r cannot be reached: %s'
                             % (settings.cloud or 'envvars',
-                               _first_line(exc)))
+                               errors.one_line(exc, ERROR_TEXT)))
     return conn, project
 
 
@@ -80,11 +84,6 @@ def _retry_dropped_connections(http):
                                backoff_factor=0.2, raise_on_status=False)
     for prefix in ('http://', 'https://'):
         http.mount(prefix, requests.adapters.HTTPAdapter(max_retries=retry))
-
-
-def _first_line(exc):
-    text = str(exc).strip().splitlines()
-    return text[0] if text else exc.__class__.__name__
 
 
 class Glance(object):
@@ -104,7 +103,8 @@ class Glance(object):
                 exitcodes.AUTH_ERROR,
                 'keystone refused the credentials while trying to %s' % what)
         except (ks_exc.ClientException, sdk_exc.SDKException) as exc:
-            raise _glance_error('cannot %s: %s' % (what, _first_line(exc)))
+            raise _glance_error('cannot %s: %s' % (
+                what, errors.one_line(exc, ERROR_TEXT)))
         if response.status_code == 401:
             raise exitcodes.UploaderError(
                 exitcodes.AUTH_ERROR, 'glance refused our token while trying '
@@ -119,7 +119,8 @@ class Glance(object):
         try:
             return self.conn.image.get_endpoint()
         except (ks_exc.ClientException, sdk_exc.SDKException) as exc:
-            raise _glance_error('no image endpoint: %s' % _first_line(exc))
+            raise _glance_error('no image endpoint: %s' % errors.one_line(
+                exc, ERROR_TEXT))
 
     def _list(self, params, what):
         images = []

@@ -22,16 +22,18 @@ import tempfile
 
 import yaml
 
-# NOTE: plain JSON requests for the ConfigMap, not the kubernetes
-# client's CoreV1Api: see the module.
-from glance_multiapi_kernel import kube_rest
 from glance_image_uploader import exitcodes
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import kube
 
 # NOTE: the names Sylva's uploader job writes and its consumers read.
 CONFIGMAP_NAME = 'openstack-images-uuids'
 CONFIGMAP_KEY = 'values.yaml'
 UUID_OUTPUTS = ('stdout', 'configmap')
 CONFLICT_RETRIES = 5
+# NOTE: seconds to connect to the Kubernetes API, then to read an answer.
+CONNECT_TIMEOUT = 10.0
+READ_TIMEOUT = 30.0
 _LABEL = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')
 
 
@@ -95,18 +97,6 @@ def configmap_target(configmap, namespace, key, environ):
     return name, namespace, key or CONFIGMAP_KEY
 
 
-def _load_client(kube_config):
-    """A kube_rest.Client from the pod's service account, else KUBECONFIG."""
-    try:
-        config = kube_rest.configuration(in_cluster=True)
-    except kube_config.ConfigException:
-        # NOTE: load_kube_config reads $KUBECONFIG (a path list too),
-        # falling back to ~/.kube/config.
-        config = kube_rest.configuration(
-            kubeconfig=os.environ.get('KUBECONFIG') or None)
-    return kube_rest.Client(config)
-
-
 def merged(existing_text, text):
     """The os_images of existing_text updated with those of text.
 
@@ -128,61 +118,58 @@ def merged(existing_text, text):
 def write_configmap(name, namespace, key, text):
     """Create ConfigMap name with data {key: text}, or merge into it.
 
-    The kubernetes client is optional: it is imported only here, and its
-    absence is a clear error, not an import failure at start-up.
+    The Kubernetes API is the pod's service account's, else $KUBECONFIG's
+    (Sylva's order, kube.Settings.pod_account_first). The kubernetes
+    client is optional: it is imported only here, and its absence is a
+    clear error, not an import failure at start-up.
     """
     try:
-        import kubernetes.config
+        import kubernetes.config  # noqa: F401 - only whether it is there
     except ImportError:
         raise exitcodes.UploaderError(
             exitcodes.OUTPUT_ERROR,
             '--configmap needs the kubernetes python package, which is not '
             'installed')
+    settings = kube.Settings(namespace=namespace, pod_account_first=True,
+                             kubeconfig_option='$KUBECONFIG',
+                             connect_timeout=CONNECT_TIMEOUT,
+                             timeout=READ_TIMEOUT)
     try:
-        api = _load_client(kubernetes.config)
-        collection = '/api/v1/namespaces/%s/configmaps' % namespace
-        for _attempt in range(CONFLICT_RETRIES):
-            body = {'apiVersion': 'v1', 'kind': 'ConfigMap',
-                    'metadata': {'name': name}, 'data': {key: text}}
-            try:
-                api.request('POST', collection, body)
-                return
-            except kube_rest.ApiError as exc:
-                if exc.status != 409:
-                    raise
-            current = api.request('GET', '%s/%s' % (collection, name))
-            data = dict(current.get('data') or {})
-            data[key] = merged(data.get(key), text)
-            current['data'] = data
-            try:
-                # NOTE: conditional on the resourceVersion just read, so
-                # a concurrent writer's images are not lost.
-                api.request('PUT', '%s/%s' % (collection, name), current)
-                return
-            except kube_rest.ApiError as exc:
-                if exc.status not in (404, 409):
-                    raise
-        raise exitcodes.UploaderError(
-            exitcodes.OUTPUT_ERROR,
-            'cannot write ConfigMap %s/%s: still conflicting after %d '
-            'attempts' % (namespace, name, CONFLICT_RETRIES))
+        with kube.connect(settings) as api:
+            _write(api, name, key, text)
     except exitcodes.UploaderError:
         raise
-    except Exception as exc:
+    except Exception as exc:  # noqa: B902 - one line whatever went wrong
+        # NOTE: a KubeError's line names the server, the call and what the
+        # answer means.
         raise exitcodes.UploaderError(
-            exitcodes.OUTPUT_ERROR,
-            'cannot write ConfigMap %s/%s: %s'
-            % (namespace, name, _one_line(exc)))
+            exitcodes.OUTPUT_ERROR, 'cannot write ConfigMap %s/%s: %s' % (
+                namespace, name, errors.one_line(exc))) from None
 
 
-def _one_line(exc):
-    if isinstance(exc, kube_rest.ApiError):
-        # NOTE: kube_rest's own line: the request, the status and the
-        # API server's message.
-        return str(exc)
-    status = getattr(exc, 'status', None)
-    reason = getattr(exc, 'reason', None)
-    if status and reason:
-        return 'HTTP %s %s' % (status, reason)
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else exc.__class__.__name__
+def _write(api, name, key, text):
+    for _attempt in range(CONFLICT_RETRIES):
+        try:
+            api.create(kube.CONFIGMAP, {
+                'apiVersion': 'v1', 'kind': 'ConfigMap',
+                'metadata': {'name': name}, 'data': {key: text}})
+            return
+        except kube.KubeError as exc:
+            if exc.status != 409:
+                raise
+        current = api.get(kube.CONFIGMAP, name)
+        data = dict(current.get('data') or {})
+        data[key] = merged(data.get(key), text)
+        current['data'] = data
+        try:
+            # NOTE: conditional on the resourceVersion just read, so a
+            # concurrent writer's images are not lost.
+            api.replace(kube.CONFIGMAP, current)
+            return
+        except kube.KubeError as exc:
+            if exc.status not in (404, 409):
+                raise
+    raise exitcodes.UploaderError(
+        exitcodes.OUTPUT_ERROR,
+        'cannot write ConfigMap %s/%s: still conflicting after %d attempts'
+        % (api.namespace, name, CONFLICT_RETRIES))

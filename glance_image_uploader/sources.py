@@ -29,6 +29,7 @@ import requests.adapters
 from glance_image_uploader import exitcodes
 from glance_image_uploader import progress as progress_mod
 from glance_image_uploader import streams
+from glance_multiapi_kernel import errors
 
 CONNECT_TIMEOUT = 15
 READ_TIMEOUT = 120
@@ -134,7 +135,7 @@ def _cause(exc):
         if inner is None or inner is reason:
             break
         reason = inner
-    text = ' '.join(str(reason).split())
+    text = errors.one_line(reason)
     # NOTE: urllib3 prefixes "<...HTTPConnection object at 0x...>: ".
     if text.startswith('<') and '>: ' in text:
         text = text.split('>: ', 1)[1]

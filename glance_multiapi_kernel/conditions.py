@@ -26,6 +26,7 @@ Upstream: lib-common 0959e9d (the module glance-operator 65990ce pins),
 glance-operator 65990ce.
 """
 
+from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import glance_cr
 
 # -- lib-common modules/common/condition/conditions.go -----------------------
@@ -271,5 +272,5 @@ def describe(cond):
     text = '%s=%s' % (cond.get('type'), cond.get('status'))
     if detail:
         text += ' (%s)' % detail
-    message = ' '.join(str(cond.get('message') or '').split())
+    message = errors.one_line(cond.get('message') or '')
     return '%s: %s' % (text, message) if message else text

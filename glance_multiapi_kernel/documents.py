@@ -71,10 +71,6 @@ def decode(data, what='the text'):
     return data.decode('utf-8')
 
 
-def _one_line(text):
-    return ' '.join(str(text).split())
-
-
 def _yaml():
     # NOTE: imported when first needed: the results tools read JSON only
     # and run where PyYAML may be missing (test_results_map).
@@ -249,7 +245,7 @@ def load_json(text, unique_keys=True):
 def _syntax_error(exc):
     """The one line of a YAML or JSON syntax error, else None."""
     if isinstance(exc, json.JSONDecodeError):
-        return 'not valid JSON: %s' % _one_line(exc)
+        return 'not valid JSON: %s' % errors.one_line(exc)
     yaml = sys.modules.get('yaml')
     if yaml is None or not isinstance(exc, yaml.YAMLError):
         return None
@@ -262,7 +258,7 @@ def _syntax_error(exc):
         # Python reader hits the recursion limit.
         return 'not a usable document: nested deeper than the YAML ' \
             'reader allows%s' % where
-    return 'not valid YAML%s: %s' % (where, _one_line(problem))
+    return 'not valid YAML%s: %s' % (where, errors.one_line(problem))
 
 
 def _load(text, load, string_keys=True):
@@ -280,7 +276,7 @@ def _load(text, load, string_keys=True):
         if problem is None and isinstance(exc, ValueError):
             # NOTE: PyYAML's own constructors: a date like 2001-02-30, or
             # an integer of more digits than Python converts (json too).
-            problem = 'not a usable document: %s' % _one_line(exc)
+            problem = 'not a usable document: %s' % errors.one_line(exc)
         if problem is None:
             raise
         raise DocumentError(problem) from None
@@ -297,8 +293,7 @@ def _describe(value):
 
 def short(text, limit=60):
     """text cut to limit characters, marked when cut (for messages)."""
-    text = _one_line(text)
-    return text if len(text) <= limit else text[:limit - 3] + '...'
+    return errors.one_line(text, limit)
 
 
 def check_shape(value, string_keys=True):

@@ -23,9 +23,19 @@ import math
 import textwrap
 
 
-def one_line(text):
-    """text with each run of white space, newlines too, one space."""
-    return ' '.join(str(text).split())
+def one_line(value, limit=None):
+    """value's text with each run of white space, newlines too, one space.
+
+    The one way the project puts a message, a refusal or an exception in
+    one line: an exception without text gives its type's name, and with
+    limit, longer text is cut to limit characters, marked with '...'.
+    """
+    text = ' '.join(str(value).split())
+    if not text and isinstance(value, BaseException):
+        text = type(value).__name__
+    if limit is not None and len(text) > limit:
+        text = text[:limit - 3] + '...'
+    return text
 
 
 class OneLineError(Exception):
@@ -55,7 +65,11 @@ class CliError(OneLineError):
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose usage errors are one line, exit 2."""
+    """An ArgumentParser whose usage errors are one line, exit 2.
+
+    NOTE: 2 is the usage error of every tool that uses it (the doctor,
+    the image check, the report, the cloud), as it is argparse's.
+    """
 
     def error(self, message):
         self.exit(2, '%s: error: %s (see --help)\n' % (self.prog, message))

@@ -10,36 +10,51 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Reading and patching the deployment's objects through the Kubernetes API.
+"""The one Kubernetes client of the plugin, the image check and the uploader.
 
-The other way to a cluster besides the commands: the python ``kubernetes``
-package's loaders, with a kubeconfig or the pod's service account, and
-plain JSON requests over its connection pool
-(glance_multiapi_kernel/kube_rest.py; its
-typed APIs cost seconds of CPU to import). The package is imported only
-when this access is used, so the plugin loads without it.
-Every failure becomes one ``KubeError`` whose single line names the API
-server, the call, the object and what the HTTP status means; the
-client's exceptions and tracebacks never reach a test.
+What it holds, in the order a request needs it:
 
-Only the verbs etc/test-operator/rbac.yaml and rbac-disruptive.yaml grant
-are used: get and list of glances and openstackversions, get of the
-GlanceAPI CRs (by the names the operator gives them) and of the heat
-Deployments; and, for the disruptive scenarios, patch of
-openstackcontrolplanes (or of glances where no control plane owns the
-Glance CR), get of the run's own pod, list and delete of pods.
+* the resources the project reads and writes (``Resource``: group,
+  version, plural, kind, as the operators' CRDs and Kubernetes' own types
+  declare them), declared once here; the embedded cloud's stand-in serves
+  these same declarations;
+* where the API is (``Settings``) and the one connection builder
+  (``connect``): a kubeconfig or the pod's service account, with the
+  python ``kubernetes`` package's loaders, and the namespace it works in;
+* the ``Client``: plain JSON requests over the urllib3 pool that package
+  builds from its Configuration (TLS, client certificates, proxy, token
+  refresh). NOTE: its typed APIs are not used: kubernetes 37 generates
+  pydantic models, and importing CoreV1Api takes 1.9 CPU-s on an idle
+  core (AppsV1Api 1.3 s) against 0.6 s for the loaders and the pool; a
+  process that makes a few calls (the uploader writing its ConfigMap, a
+  scenario's namespace) would pay that on every run. The package is
+  imported only when a connection is built, so what imports this module
+  loads without it;
+* the one error, ``KubeError``: its single line names the API server, the
+  call, the object and what the answer means (one reader of a
+  ``Status`` document, ``status_message``); the client's exceptions and
+  tracebacks never reach a caller;
+* the readers of what an object holds (``metadata``, ``name_of``,
+  ``describe``, ``controller_owner``), which never raise: an operator of
+  another version, or a proxy, may answer anything that is JSON.
+
+The plugin uses only the verbs etc/test-operator/rbac.yaml and
+rbac-disruptive.yaml grant; the client makes no call by itself.
 """
 
 import dataclasses
 import errno
+import json
 import os
+import re
+import ssl
+import threading
 import urllib.parse
 
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import input_files
-from glance_multiapi_kernel import kube_errors
-from glance_multiapi_kernel import kube_objects
+from glance_multiapi_kernel import version
 
 IN_CLUSTER_ENV = 'KUBERNETES_SERVICE_HOST'
 DEFAULT_KUBECONFIG = '~/.kube/config'
@@ -52,12 +67,17 @@ DEFAULT_NAMESPACE = 'openstack'
 
 @dataclasses.dataclass(frozen=True)
 class Resource:
-    """A resource type: its API group, version, plural and kind."""
+    """A resource type: its API group, version, plural and kind.
+
+    short_names and namespaced as its CRD (or Kubernetes) declares them.
+    """
 
     group: str
     version: str
     plural: str
     kind: str
+    short_names: tuple = ()
+    namespaced: bool = True
 
     @property
     def full_name(self):
@@ -65,25 +85,39 @@ class Resource:
         return '%s.%s' % (self.plural, self.group) if self.group else (
             self.plural)
 
+    @property
+    def singular(self):
+        return self.kind.lower()
 
+
+# NOTE: names, short names and scope as in glance-operator's and
+# openstack-operator's CRDs (config/crd/bases) and Kubernetes' own types.
 GLANCE = Resource('glance.openstack.org', 'v1beta1', 'glances', 'Glance')
 GLANCE_API = Resource('glance.openstack.org', 'v1beta1', 'glanceapis',
                       'GlanceAPI')
 CONTROLPLANE = Resource('core.openstack.org', 'v1beta1',
-                        'openstackcontrolplanes', 'OpenStackControlPlane')
+                        'openstackcontrolplanes', 'OpenStackControlPlane',
+                        ('osctlplane', 'osctlplanes', 'oscp', 'oscps'))
 VERSION = Resource('core.openstack.org', 'v1beta1', 'openstackversions',
-                   'OpenStackVersion')
-DEPLOYMENT = Resource('apps', 'v1', 'deployments', 'Deployment')
-POD = Resource('', 'v1', 'pods', 'Pod')
+                   'OpenStackVersion', ('osv', 'osvs'))
+DEPLOYMENT = Resource('apps', 'v1', 'deployments', 'Deployment',
+                      ('deploy',))
+POD = Resource('', 'v1', 'pods', 'Pod', ('po',))
+CONFIGMAP = Resource('', 'v1', 'configmaps', 'ConfigMap', ('cm',))
+NAMESPACE = Resource('', 'v1', 'namespaces', 'Namespace', ('ns',),
+                     namespaced=False)
 
 
 class KubeError(errors.OneLineError):
     """The Kubernetes API could not be used; str() is one line.
 
-    ``missing`` is True when the API server answered that the object
-    does not exist (404 for the object, not for its resource type).
+    ``status`` is the HTTP status the API server answered: 0 when a
+    request got no answer, None when none was made. ``missing`` is True when it
+    answered that the object does not exist (404 for the object, not
+    for its resource type).
     """
 
+    status = None
     missing = False
 
 
@@ -97,9 +131,15 @@ class Settings:
     # DEFAULT_NAMESPACE (see namespace_for).
     namespace: str = None
     timeout: float = 30.0
+    # NOTE: None: timeout bounds the connect too.
+    connect_timeout: float = None
     # NOTE: what names kubeconfig in messages: the option of tempest.conf,
     # or a command's flag (--kubeconfig).
     kubeconfig_option: str = '[glance_multiapi] kubeconfig'
+    # NOTE: Sylva's uploader takes the pod's service account whenever it
+    # can and falls back to $KUBECONFIG; kubectl's order (an explicit
+    # kubeconfig, then $KUBECONFIG, then the pod's) is the default.
+    pod_account_first: bool = False
 
     @classmethod
     def from_opts(cls, opts):
@@ -110,6 +150,7 @@ class Settings:
                    timeout=opts.kubernetes_timeout)
 
 
+# -- where the API is -------------------------------------------------------
 def in_cluster(settings):
     """Whether settings reach the API with the pod's own token.
 
@@ -117,6 +158,8 @@ def in_cluster(settings):
     kubeconfig, then $KUBECONFIG, then the pod's own token; a CI pod that
     exports KUBECONFIG for another cluster must reach that one.
     """
+    if settings.pod_account_first and not settings.kubeconfig:
+        return bool(os.environ.get(IN_CLUSTER_ENV))
     return bool(not settings.kubeconfig and not os.environ.get('KUBECONFIG')
                 and os.environ.get(IN_CLUSTER_ENV))
 
@@ -131,7 +174,7 @@ def own_namespace(path=None):
     return name or None
 
 
-def _context_namespace(settings):
+def context_namespace(settings):
     """The namespace the kubeconfig's context names, else None."""
     try:
         k8s = _client_package()
@@ -159,7 +202,7 @@ def namespace_for(settings):
     if settings.namespace:
         return settings.namespace
     found = (own_namespace() if in_cluster(settings)
-             else _context_namespace(settings))
+             else context_namespace(settings))
     return found or DEFAULT_NAMESPACE
 
 
@@ -173,49 +216,6 @@ def _client_package():
             'python package "kubernetes", which cannot be imported here: '
             '%s; install it with pip' % exc) from None
     return kubernetes
-
-
-def connect(settings):
-    """A Client for settings; KubeError when no access can be built."""
-    k8s = _client_package()
-    from glance_multiapi_kernel import kube_rest
-    if in_cluster(settings):
-        credentials = "the pod's service-account token"
-        try:
-            configuration = kube_rest.configuration(in_cluster=True)
-        except k8s.config.ConfigException as exc:
-            raise KubeError(
-                'Kubernetes access: in-cluster config (%s is set, '
-                '[glance_multiapi] kubeconfig is not) failed: %s; '
-                'test-operator mounts a token only into privileged pods, '
-                'so mount one (etc/test-operator/tempest-glance-multiapi.'
-                'yaml mounts the token Secret of rbac.yaml) or set '
-                '[glance_multiapi] kubeconfig' % (
-                    IN_CLUSTER_ENV, kube_errors.one_line(exc))) from None
-        inside = True
-    else:
-        path = _kubeconfig_path(settings)
-        credentials = 'the credentials of kubeconfig %s%s' % (
-            path, ' context %s' % settings.context if settings.context
-            else '')
-        try:
-            configuration = kube_rest.configuration(
-                kubeconfig=path, context=settings.context)
-        except Exception as exc:  # noqa: B902 - config, YAML or file error
-            raise KubeError('Kubernetes access: kubeconfig %s cannot be '
-                            'used: %s' % (path, kube_errors.one_line(exc))
-                            ) from None
-        inside = False
-    # NOTE: plain JSON requests over the client's connection pool, not
-    # its typed APIs (see glance_multiapi_kernel/kube_rest.py), one attempt
-    # each: urllib3
-    # would otherwise retry a connect error or a GET read timeout 3
-    # times, so an API server that never answers would take four
-    # timeouts while the message names one.
-    api = kube_rest.Client(configuration, connect_timeout=settings.timeout,
-                           read_timeout=settings.timeout)
-    return Client(settings, api, credentials, inside,
-                  namespace_for(settings))
 
 
 def check_kubeconfig(path, what, required=False):
@@ -262,19 +262,74 @@ def _kubeconfig_path(settings):
     return path
 
 
-class Client:
-    """One connection to the API server; use it in a with block."""
+# -- the one connection builder ---------------------------------------------
+def connect(settings):
+    """A Client for settings; KubeError when no access can be built.
 
-    def __init__(self, settings, api, credentials, inside, namespace):
+    Only a kubernetes Configuration is taken from the package, filled by
+    load_incluster_config or load_kube_config: what is the same in every
+    version requirements.txt admits (24 and later).
+    """
+    k8s = _client_package()
+    config = k8s.client.Configuration()
+    if in_cluster(settings):
+        try:
+            k8s.config.load_incluster_config(client_configuration=config)
+        except k8s.config.ConfigException as exc:
+            if not settings.pod_account_first:
+                raise KubeError(
+                    'Kubernetes access: in-cluster config (%s is set, '
+                    '[glance_multiapi] kubeconfig is not) failed: %s; '
+                    'test-operator mounts a token only into privileged '
+                    'pods, so mount one (etc/test-operator/tempest-glance-'
+                    'multiapi.yaml mounts the token Secret of rbac.yaml) or '
+                    'set [glance_multiapi] kubeconfig' % (
+                        IN_CLUSTER_ENV, errors.one_line(exc))) from None
+        else:
+            return Client(settings, config, "the pod's service-account "
+                          "token", True)
+    path = _kubeconfig_path(settings)
+    try:
+        k8s.config.load_kube_config(
+            config_file=path, context=settings.context,
+            client_configuration=config, persist_config=False)
+    except Exception as exc:  # noqa: B902 - config, YAML or file error
+        raise KubeError('Kubernetes access: kubeconfig %s cannot be used: '
+                        '%s' % (path, errors.one_line(exc))) from None
+    return Client(settings, config, 'the credentials of kubeconfig %s%s' % (
+        path, ' context %s' % settings.context if settings.context else ''),
+        False)
+
+
+# -- the client -------------------------------------------------------------
+class Client:
+    """One connection to the API server; use it in a with block.
+
+    Each call is one request (retries=False: urllib3 would otherwise
+    retry a connect error or a GET read timeout 3 times, so an API
+    server that never answers would take four timeouts while the message
+    names one), bounded by settings.timeout (and connect_timeout).
+    """
+
+    def __init__(self, settings, config, credentials, inside):
+        # NOTE: imported here, as the kubernetes package: the uploader
+        # imports this module at start-up, and --help answers fast.
+        from kubernetes.client import rest
+        import urllib3
+
         self.settings = settings
-        self.namespace = namespace
-        self._api = api
+        self.server = config.host.rstrip('/')
+        self._config = config
+        self._rest = rest
+        self._pool = rest.RESTClientObject(config).pool_manager
+        self._sending = threading.local()
+        self._timeout = urllib3.Timeout(
+            connect=settings.connect_timeout or settings.timeout,
+            read=settings.timeout)
+        self._agent = 'glance-multiapi-tests/%s' % version.version_string()
         self._credentials = credentials
         self._in_cluster = inside
-
-    @property
-    def server(self):
-        return self._api.host
+        self.namespace = namespace_for(settings)
 
     def __enter__(self):
         return self
@@ -284,7 +339,7 @@ class Client:
 
     def close(self):
         try:
-            self._api.close()
+            self._pool.clear()
         except Exception:  # noqa: S110 - closing must not hide the result
             pass
 
@@ -295,9 +350,9 @@ class Client:
             resource.kind, self.namespace,
             documents.short(str(obj_name), 100), self.server)
 
-    def get(self, resource, name):
+    def get(self, resource, name, namespace=None):
         """The object as a dict."""
-        return self._call('get', resource, name, 'GET')
+        return self._call('get', resource, name, 'GET', namespace=namespace)
 
     def list(self, resource, label_selector=None):
         """The objects of that resource in the namespace, as dicts.
@@ -308,20 +363,29 @@ class Client:
         body = self._call('list', resource, None, 'GET', query=query)
         items = body.get('items')
         if not isinstance(items, list):
-            raise self._error('list', resource, None,
+            raise self._error('list', resource, None, self.namespace,
                               'the answer has no items list')
         for index, item in enumerate(items):
             if not isinstance(item, dict):
-                raise self._error('list', resource, None, 'items[%d] of the '
-                                  'answer is not an object' % index)
+                raise self._error('list', resource, None, self.namespace,
+                                  'items[%d] of the answer is not an '
+                                  'object' % index)
         return items
 
-    def delete(self, resource, name):
-        """Delete a pod with its own grace period; the answer as a dict."""
-        if resource != POD:
-            raise self._error('delete', resource, name, 'only pods are '
-                              'deleted by this plugin')
-        return self._call('delete', resource, name, 'DELETE')
+    def create(self, resource, obj, namespace=None):
+        """Create obj (it names itself); return what the server stored."""
+        return self._call('create', resource, None, 'POST', body=obj,
+                          namespace=namespace, named=name_of(obj))
+
+    def replace(self, resource, obj, namespace=None):
+        """PUT obj, conditional on its metadata.resourceVersion."""
+        return self._call('update', resource, name_of(obj), 'PUT',
+                          body=obj, namespace=namespace)
+
+    def delete(self, resource, name, namespace=None):
+        """Delete an object with its own grace period; the answer."""
+        return self._call('delete', resource, name, 'DELETE',
+                          namespace=namespace)
 
     def patch(self, resource, name, patch):
         """Apply a JSON merge patch; return the patched object."""
@@ -341,59 +405,210 @@ class Client:
         items = self.list(resource)
         if len(items) == 1:
             return items[0]
-        names = sorted(str(kube_objects.name_of(item)) for item in items)
+        names = sorted(str(name_of(item)) for item in items)
         found = ('%d found: %s' % (len(names), ', '.join(names)) if names
                  else 'none found')
-        raise self._error('list', resource, None, '%s is unset, so exactly '
-                          'one %s must exist, but %s; set %s' % (
-                              option, resource.kind, found, option))
+        raise self._error('list', resource, None, self.namespace,
+                          '%s is unset, so exactly one %s must exist, but '
+                          '%s; set %s' % (option, resource.kind, found,
+                                          option))
 
-    def _path(self, resource, name, query):
+    def _path(self, resource, name, query, namespace):
         """/api/v1/... for the core group, /apis/GROUP/... for the rest."""
-        top = ('/apis/%s' % resource.group if resource.group else '/api')
-        path = '%s/%s/namespaces/%s/%s' % (
-            top, resource.version, urllib.parse.quote(self.namespace),
-            resource.plural)
+        path = ('/apis/%s' % resource.group if resource.group else '/api')
+        path += '/' + resource.version
+        if resource.namespaced:
+            path += '/namespaces/' + urllib.parse.quote(namespace)
+        path += '/' + resource.plural
         if name:
             path += '/' + urllib.parse.quote(str(name), safe='')
         if query:
             path += '?' + urllib.parse.urlencode(query)
         return path
 
+    def _send(self, method, path, body, content_type):
+        """The urllib3 answer, whatever its status (HTTPError if none)."""
+        headers = {'Accept': 'application/json', 'User-Agent': self._agent}
+        # NOTE: the loaders keep the token ("Bearer ...") under
+        # 'BearerToken' in the clients with pydantic models (37 here),
+        # under 'authorization' in the older ones. Either call runs the
+        # refresh hook the loader installed (a pod's rotated token, an
+        # exec plugin).
+        token = (self._config.get_api_key_with_prefix('BearerToken')
+                 or self._config.get_api_key_with_prefix('authorization'))
+        if token:
+            headers['Authorization'] = token
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode('utf-8')
+            headers['Content-Type'] = content_type
+        # NOTE: only a signal handler starts a request while its thread is
+        # inside one (the restoration's undo on SIGTERM); the interrupted
+        # request may hold the pool's lock, so this one gets a pool of its
+        # own rather than wait for that lock forever.
+        inside = getattr(self._sending, 'depth', 0)
+        pool = self._pool
+        if inside:
+            pool = self._rest.RESTClientObject(self._config).pool_manager
+        self._sending.depth = inside + 1
+        try:
+            return pool.request(method, self.server + path, body=data,
+                                headers=headers, timeout=self._timeout,
+                                retries=False)
+        finally:
+            self._sending.depth = inside
+            if inside:
+                pool.clear()
+
     def _call(self, verb, resource, name, method, query=None, body=None,
-              content_type='application/json'):
+              content_type='application/json', namespace=None, named=None):
         import urllib3
 
-        from glance_multiapi_kernel import kube_rest
+        namespace = namespace or self.namespace
+        where = (verb, resource, name or named, namespace)
         try:
-            answer = self._api.send(method, self._path(resource, name, query),
-                                    body, content_type)
+            answer = self._send(method, self._path(
+                resource, name, query, namespace), body, content_type)
         except (urllib3.exceptions.HTTPError, OSError) as exc:
-            raise self._error(verb, resource, name, kube_errors.unreachable(
-                exc, self.settings.timeout)) from None
+            error = self._error(*where, unreachable(exc,
+                                                    self.settings.timeout))
+            error.status = 0
+            raise error from None
         if not 200 <= answer.status < 300:
-            refusal = kube_rest.ApiError(answer.status, answer.reason, '',
-                                         body=answer.data)
-            problem = kube_errors.explain(
-                refusal, verb, resource, name, self.namespace,
-                self._credentials, self._in_cluster)
-            error = self._error(verb, resource, name, problem)
-            error.missing = (answer.status == 404 and
-                             kube_errors.MISSING in problem)
+            problem = explain(answer.status, answer.reason, answer.data,
+                              verb, resource, name, namespace,
+                              self._credentials, self._in_cluster)
+            error = self._error(*where, problem)
+            error.status = answer.status
+            error.missing = answer.status == 404 and MISSING in problem
             raise error
         try:
-            body = documents.load_json(answer.data)
+            found = documents.load_json(answer.data)
         except documents.DocumentError as exc:
-            raise self._error(verb, resource, name, 'the answer is %s' % (
-                exc)) from None
-        if not isinstance(body, dict):
-            raise self._error(verb, resource, name, 'the answer is not a '
-                              'JSON object but %s' % type(body).__name__)
-        return body
+            raise self._error(*where, 'the answer is %s' % exc) from None
+        if not isinstance(found, dict):
+            raise self._error(*where, 'the answer is not a JSON object but '
+                              '%s' % type(found).__name__)
+        return found
 
-    def _error(self, verb, resource, name, problem):
+    def _error(self, verb, resource, name, namespace, problem):
         what = '%s %s' % (verb, resource.full_name)
         if name:
-            what += ' "%s"' % name
-        return KubeError('Kubernetes API %s: %s in namespace "%s": %s' % (
-            self.server, what, self.namespace, problem))
+            what += ' "%s"' % documents.short(str(name), 100)
+        if resource.namespaced:
+            what += ' in namespace "%s"' % namespace
+        return KubeError('Kubernetes API %s: %s: %s' % (
+            self.server, what, problem))
+
+
+# -- what an answer means ---------------------------------------------------
+_ERRNO_RE = re.compile(r'\[Errno -?\d+\][^\'")]*')
+
+
+def unreachable(exc, timeout):
+    """Why a request got no HTTP answer (timeout, TLS, refused, DNS)."""
+    import urllib3
+    reason = getattr(exc, 'reason', None) or exc
+    # NOTE: urllib3 2 makes NewConnectionError a ConnectTimeoutError.
+    timed_out = isinstance(reason, (urllib3.exceptions.TimeoutError,
+                                    TimeoutError)) and not isinstance(
+        reason, urllib3.exceptions.NewConnectionError)
+    if timed_out:
+        return 'no answer within %s s (API server unreachable or ' \
+               'overloaded)' % timeout
+    if isinstance(reason, (urllib3.exceptions.SSLError, ssl.SSLError)):
+        return 'TLS with the API server failed (is the kubeconfig\'s ' \
+               'certificate-authority the one that signed it?): %s' % (
+                   errors.one_line(reason))
+    match = _ERRNO_RE.search(str(reason))
+    return 'API server unreachable: %s' % (
+        match.group(0).strip() if match else errors.one_line(reason))
+
+
+# NOTE: what explain() says of a 404 for the object itself (KubeError's
+# missing tells it from a resource type the server lacks).
+MISSING = 'the object is missing'
+
+
+def explain(status, reason, body, verb, resource, name, namespace,
+            credentials, inside):
+    """What the API server's refusal means, in one line."""
+    message, details = status_message(body)
+    head = '%d %s' % (status, reason or '')
+    if status == 401:
+        return '%s: the API server refused %s (token or client ' \
+               'certificate not accepted)%s' % (
+                   head, credentials, _says(message))
+    if status == 403:
+        who = "the service account" if inside else "the kubeconfig's user"
+        return '%s: %s lacks "%s" on "%s" in API group "%s"%s' % (
+            head, who, verb, resource.plural, resource.group,
+            _says(message))
+    if status == 404:
+        if name and ((details or {}).get('name') == name or
+                     '"%s" not found' % name in (message or '')):
+            return '%s: %s: no %s "%s" in namespace "%s"' % (
+                head, MISSING, resource.kind, name, namespace)
+        return '%s: the API server does not serve %s/%s (is its CRD ' \
+               'installed?)%s' % (head, resource.full_name,
+                                  resource.version, _says(message))
+    if status == 422:
+        return '%s: the API server refused the change%s' % (
+            head, _says(message))
+    return '%s%s' % (head, _says(message))
+
+
+def status_message(body):
+    """(message, details) of a Kubernetes Status body, else its text."""
+    if isinstance(body, bytes):
+        body = body.decode('utf-8', 'replace')
+    if not body:
+        return None, None
+    try:
+        doc = documents.load_json(body)
+    except documents.DocumentError:
+        return errors.one_line(body)[:300], None
+    if not isinstance(doc, dict):
+        return errors.one_line(body)[:300], None
+    message, details = doc.get('message'), doc.get('details')
+    # NOTE: a Status of another server may carry anything in them.
+    return (documents.short(message, 300) if isinstance(message, str)
+            else None), (details if isinstance(details, dict) else None)
+
+
+def _says(message):
+    return ': %s' % errors.one_line(message) if message else ''
+
+
+# -- what an object holds ---------------------------------------------------
+def metadata(obj):
+    """obj's metadata, {} when it has none or none that is a mapping."""
+    meta = obj.get('metadata') if isinstance(obj, dict) else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def name_of(obj):
+    """metadata.name of obj when it is a string, else None."""
+    name = metadata(obj).get('name')
+    return name if isinstance(name, str) else None
+
+
+def describe(obj, kind=None):
+    """'Glance openstack/glance' for an object read from the API."""
+    obj_kind = obj.get('kind') if isinstance(obj, dict) else None
+    namespace = metadata(obj).get('namespace')
+    # NOTE: real names are at most 253 characters; cut what is not one.
+    return '%s %s/%s' % tuple(documents.short(str(part), 100) for part in (
+        kind or (obj_kind if isinstance(obj_kind, str) else '') or 'object',
+        namespace if isinstance(namespace, str) and namespace else '?',
+        name_of(obj)))
+
+
+def controller_owner(obj, kind):
+    """Name of the controller ownerReference of that kind, else None."""
+    refs = metadata(obj).get('ownerReferences')
+    for ref in refs if isinstance(refs, list) else ():
+        if (isinstance(ref, dict) and ref.get('controller') is True and
+                ref.get('kind') == kind and isinstance(ref.get('name'), str)):
+            return ref['name']
+    return None

@@ -21,7 +21,6 @@ be UTF-8. ``render`` fills their ``{placeholders}``. Used by the plugin,
 the doctor and the image check alike.
 """
 
-import json
 import os
 import selectors
 import shlex
@@ -31,8 +30,6 @@ import time
 
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import input_files
-
-PATCH_PLACEHOLDER = '{patch}'
 
 
 class CommandError(Exception):
@@ -132,22 +129,6 @@ def run(command, *, timeout, what, limit=input_files.COMMAND_OUTPUT_LIMIT):
     return bytes(out).decode('utf-8')
 
 
-def nest_patch(spec_path, spec_patch):
-    """Wrap a patch of the Glance spec at its dotted path in the object.
-
-    ``nest_patch('spec.glance.template', {'keystoneEndpoint': 'api1'})``
-    gives the merge patch of an OpenStackControlPlane.
-    """
-    parts = [part for part in (spec_path or '').split('.') if part]
-    if not parts:
-        raise ValueError('patch_spec_path is empty; it must name where the '
-                         'Glance spec lives, e.g. "spec"')
-    patch = spec_patch
-    for part in reversed(parts):
-        patch = {part: patch}
-    return patch
-
-
 def render(template, *, option, required=(), **values):
     """template with each {name} replaced by its shell-quoted value.
 
@@ -163,17 +144,3 @@ def render(template, *, option, required=(), **values):
     for name, value in values.items():
         template = template.replace('{%s}' % name, shlex.quote(str(value)))
     return template
-
-
-def render_patch_command(template, patch):
-    """The patch command line with {patch} replaced by the quoted JSON."""
-    text = json.dumps(patch, separators=(',', ':'), sort_keys=True)
-    return render(template, option='patch_command', required=('patch',),
-                  patch=text)
-
-
-def apply_spec_patch(opts, spec_patch):
-    """Apply a merge patch of the Glance spec through patch_command."""
-    patch = nest_patch(opts.patch_spec_path, spec_patch)
-    command = render_patch_command(opts.patch_command, patch)
-    return run(command, timeout=opts.command_timeout, what='patch command')

@@ -37,7 +37,6 @@ from oslo_log import log as logging
 
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import kube
-from glance_multiapi_kernel import kube_objects
 
 LOG = logging.getLogger(__name__)
 
@@ -63,13 +62,13 @@ def pod_name(opts, environ=None):
 
 def deletion(pod):
     """Why the Pod object says it is going, or None."""
-    meta = kube_objects.metadata(pod)
+    meta = kube.metadata(pod)
     when = meta.get('deletionTimestamp')
     if not when:
         return None
     grace = meta.get('deletionGracePeriodSeconds')
     return 'pod %s is being deleted (deletionTimestamp %s%s)' % (
-        documents.short(str(kube_objects.name_of(pod))),
+        documents.short(str(kube.name_of(pod))),
         documents.short(str(when)),
         ', grace %s s' % documents.short(str(grace)) if grace is not None
         else '')
@@ -82,16 +81,18 @@ class Watch(object):
     found: the name is not a pod's) is not watched, with one warning, so
     that the watch never fails a test by itself. Afterwards a pod that
     is gone counts as deleted.
+
+    :param access: a deployment_access.KubernetesAccess of its own: the
+        watch reads from another thread.
     """
 
-    def __init__(self, opts, name):
-        self.opts = opts
+    def __init__(self, access, name):
+        self.access = access
         self.name = name
         self.disabled = None
 
     def _read(self):
-        with kube.connect(kube.Settings.from_opts(self.opts)) as client:
-            return client.get(kube.POD, self.name)
+        return self.access.read_pod(self.name)
 
     def _disable(self, why):
         self.disabled = why
@@ -116,7 +117,7 @@ class Watch(object):
         try:
             pod = self._read()
         except kube.KubeError as exc:
-            if 'the object is missing' in str(exc):
+            if exc.missing:
                 return 'pod %s is gone' % self.name
             # NOTE: an API that stops answering for a moment is no sign of
             # a deletion; the next look may see one.

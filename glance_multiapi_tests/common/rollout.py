@@ -10,22 +10,19 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Restart a Deployment by deleting its pods, and wait for its rollout.
+"""A Deployment restarted by deleting its pods: its rollout, judged. Pure.
 
 What a rebuild of a service's image does to its pods, done through the
 Kubernetes API alone (a test-operator pod has no ``oc``): the pods the
 Deployment's own selector chooses are deleted (each with its own grace
 period), then the Deployment must roll out again: its pods that were
 deleted gone, as many new pods Ready as it wants, and status.readyReplicas
-back. The judgement of what is seen is pure (``judge``); ``restart`` does
-the I/O with a glance_multiapi_kernel/kube.py Client.
+back. The deployment access layer
+(glance_multiapi_tests/deployment_access.py, ``KubernetesAccess.restart``)
+deletes and reads; ``selector`` and ``judge`` say what that means.
 """
 
 import dataclasses
-import time
-
-from glance_multiapi_kernel import kube
-from glance_multiapi_kernel import polling
 
 
 class RolloutError(Exception):
@@ -62,11 +59,12 @@ def selector(deployment):
     parts = [p for p in parts if p]
     if not parts:
         raise RolloutError('Deployment %s has no spec.selector to find its '
-                           'pods with' % _name(deployment))
+                           'pods with' % name(deployment))
     return ','.join(parts)
 
 
-def _name(obj):
+def name(obj):
+    """metadata.name of a Deployment or pod, '?' when it has none."""
     return (obj.get('metadata') or {}).get('name') or '?'
 
 
@@ -80,7 +78,7 @@ def _ready(pod):
 def pod_state(pod):
     """'NAME Running Ready', 'NAME Pending (ImagePullBackOff)', ..."""
     status = pod.get('status') or {}
-    words = [_name(pod)]
+    words = [name(pod)]
     if (pod.get('metadata') or {}).get('deletionTimestamp'):
         words.append('Terminating')
     else:
@@ -119,46 +117,3 @@ def judge(deployment, pods, deleted_uids):
     done = (not old and len(ready_new) >= want and ready >= want
             and observed)
     return done, seen
-
-
-def restart(settings, name, timeout, interval=1.0):
-    """Delete Deployment name's pods, wait for it to roll out; a Restart.
-
-    :raises RolloutError: naming the Deployment and what was last seen.
-    """
-    started = time.monotonic()
-    try:
-        with kube.connect(settings) as client:
-            deployment = client.get(kube.DEPLOYMENT, name)
-            chosen = selector(deployment)
-            pods = client.list(kube.POD, label_selector=chosen)
-            if not pods:
-                raise RolloutError(
-                    'Deployment %s (namespace %s) has no pod matching its '
-                    'selector %s to delete' % (name, client.namespace,
-                                               chosen))
-            uids = {(p.get('metadata') or {}).get('uid') for p in pods}
-            names = tuple(sorted(_name(p) for p in pods))
-            for pod in names:
-                client.delete(kube.POD, pod)
-
-            def check():
-                return judge(client.get(kube.DEPLOYMENT, name),
-                             client.list(kube.POD, label_selector=chosen),
-                             uids)
-
-            try:
-                polling.poll(check, timeout=timeout, interval=interval,
-                             max_interval=interval * 2,
-                             what='Deployment %s (namespace %s) to roll out '
-                             'again after its pod(s) %s were deleted' % (
-                                 name, client.namespace, ', '.join(names)),
-                             describe=str)
-            except polling.PollTimeout as exc:
-                raise RolloutError(str(exc)) from None
-            after = client.list(kube.POD, label_selector=chosen)
-    except kube.KubeError as exc:
-        raise RolloutError(str(exc)) from None
-    return Restart(deployment=name, deleted=names,
-                   replaced_by=tuple(sorted(_name(p) for p in after)),
-                   seconds=time.monotonic() - started)

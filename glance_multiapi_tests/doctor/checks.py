@@ -14,15 +14,17 @@
 """The doctor's checks, run in order, each ending as report.Check lines.
 
 The same logic as the plugin's endpoint and catalog tests, without
-tempest: discovery.discover learns the APIs (Kubernetes API, command or
-explicit options), keystone.read_catalog reads the catalog, probes
-probes every endpoint (DNS, TCP, TLS, version document) and catalog judges
-that exactly the keystoneEndpoint API is registered. A stage that cannot
+tempest: the deployment access the options choose learns the APIs
+(deployment_access.py: Kubernetes API, command or explicit options),
+keystone.read_catalog reads the catalog, probes probes every endpoint
+(DNS, TCP, TLS, version document) and catalog judges that exactly the
+keystoneEndpoint API is registered. A stage that cannot
 run says why as a SKIP; the later stages still run on what is known.
 """
 
 import dataclasses
 
+from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.doctor import keystone
 from glance_multiapi_tests.doctor import report
 from glance_multiapi_tests.doctor import settings
@@ -74,16 +76,17 @@ def check_discovery(opts, has_file):
     """(Deployment or None, Check) from the [glance_multiapi] options."""
     if not has_file:
         return None, report.skip('discovery', 'needs --config-file')
-    if not discovery.has_source(opts):
-        return None, report.skip(
-            'discovery', '[glance_multiapi] sets none of kubernetes_api, '
-            'discovery_command, api_names: the Glance APIs are unknown, so '
-            'only the catalog\'s own endpoints are checked')
-    try:
-        deployment = discovery.discover(opts)
-    except discovery.DiscoveryError as exc:
-        return None, report.fail('discovery', str(exc),
-                                 report.EXIT_DISCOVERY)
+    with deployment_access.choose(opts) as way:
+        if not way.has_source():
+            return None, report.skip(
+                'discovery', '[glance_multiapi] sets none of kubernetes_api, '
+                'discovery_command, api_names: the Glance APIs are unknown, '
+                'so only the catalog\'s own endpoints are checked')
+        try:
+            deployment = way.discover()
+        except discovery.DiscoveryError as exc:
+            return None, report.fail('discovery', str(exc),
+                                     report.EXIT_DISCOVERY)
     return deployment, report.ok('discovery', deployment.describe())
 
 

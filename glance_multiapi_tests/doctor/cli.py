@@ -66,16 +66,8 @@ failed run also prints one line on stderr naming the first failure.
 """
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """Report usage errors on one line, with the documented exit code."""
-
-    def error(self, message):
-        self.exit(report.EXIT_USAGE, '%s: error: %s (see --help)\n'
-                  % (self.prog, message))
-
-
 def build_parser():
-    parser = _OneLineParser(
+    parser = errors.OneLineParser(
         prog=PROG, description=DESCRIPTION,
         epilog=EPILOG % report.exit_code_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -174,7 +166,7 @@ def main(argv=None):
         return run(args)
     except Exception as exc:  # noqa: B902 - the promised one line
         message = 'internal error: %s: %s' % (
-            type(exc).__name__, ' '.join(str(exc).split()))
+            type(exc).__name__, errors.one_line(exc))
         sys.stderr.write('%s: %s\n' % (PROG, message))
         return internal_error(args, message)
 

@@ -30,6 +30,7 @@ from keystoneauth1.identity import v3
 from keystoneauth1 import session as ks_session
 
 from glance_multiapi_kernel import clouds_yaml
+from glance_multiapi_kernel import errors
 from glance_multiapi_tests.common import trust
 from glance_multiapi_tests.doctor import report
 from glance_multiapi_tests.doctor import settings
@@ -64,7 +65,7 @@ class Access:
 
 
 def _cause(exc):
-    text = _NOISE_RE.sub('', ' '.join(str(exc).split()))
+    text = _NOISE_RE.sub('', errors.one_line(exc))
     found = _CAUSE_RE.findall(text)
     return found[-1].strip() if found else (text or type(exc).__name__)
 

@@ -58,6 +58,9 @@ TEMPEST_OPTS = {
 # takes any number, but zero fails every probe and a negative one crashes
 # the socket layer.
 TIMEOUTS = ('probe_timeout', 'kubernetes_timeout', 'command_timeout')
+# NOTE: the longest text of an error quoted in a problem: oslo.config
+# quotes the whole offending line, however long.
+LIMIT = 400
 
 
 class ConfigProblem(errors.OneLineError):
@@ -107,10 +110,11 @@ def _check_values(conf, where):
             except (cfg.Error, ValueError) as exc:
                 # NOTE: oslo.config's text embeds a LocationInfo repr
                 # before the reason; the reason is what a reader needs.
-                reason = _one_line(exc).partition('is not valid: ')[2]
+                reason = errors.one_line(exc, LIMIT).partition(
+                    'is not valid: ')[2]
                 raise ConfigProblem('%s: [%s] %s: invalid value: %s' % (
                     where, group_name, opt.name,
-                    reason or _one_line(exc))) from None
+                    reason or errors.one_line(exc, LIMIT))) from None
 
 
 def _check_timeouts(conf, where):
@@ -183,15 +187,10 @@ def _check_ca_file(conf, where):
             where, exc)) from None
     except (OSError, ssl.SSLError) as exc:
         # NOTE: ssl.SSLError is an OSError; both say why in one line.
-        raise ConfigProblem('%s: [identity] ca_certificates_file: cannot '
-                            'load %s: %s' % (where, documents.short(
-                                path, 200), _one_line(exc.strerror or exc))
-                            ) from None
-
-
-def _one_line(exc):
-    # NOTE: oslo.config quotes the whole offending line, however long.
-    return documents.short(str(exc), 400) or type(exc).__name__
+        raise ConfigProblem(
+            '%s: [identity] ca_certificates_file: cannot load %s: %s' % (
+                where, documents.short(path, 200),
+                errors.one_line(exc.strerror or exc, LIMIT))) from None
 
 
 def load(path):
@@ -214,9 +213,10 @@ def load(path):
              default_config_files=[], default_config_dirs=[],
              use_env=False)
     except cfg.ConfigFileParseError as exc:
-        raise ConfigProblem(_one_line(exc)) from None
+        raise ConfigProblem(errors.one_line(exc, LIMIT)) from None
     except cfg.Error as exc:
-        raise ConfigProblem('%s: %s' % (where, _one_line(exc))) from None
+        raise ConfigProblem('%s: %s' % (
+            where, errors.one_line(exc, LIMIT))) from None
     _check_values(conf, where)
     _check_timeouts(conf, where)
     _check_float_values(conf, where)

@@ -17,6 +17,7 @@ import sys
 
 from glance_multiapi_kernel import errors as cli_errors
 from glance_multiapi_kernel import kube
+from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_kernel import image_errors
 from glance_multiapi_tests.imagecheck import loader
@@ -78,18 +79,10 @@ exit codes (each failure is one line on stderr):
 """
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """Report usage errors on one line, with the documented exit code."""
-
-    def error(self, message):
-        self.exit(image_errors.EXIT_USAGE, '%s: error: %s (see --help)\n'
-                  % (self.prog, message))
-
-
 def build_parser():
     kinds = ''.join('\n  %-18s %s' % (kind, text)
                     for kind, text in check.KINDS.items())
-    parser = _OneLineParser(
+    parser = cli_errors.OneLineParser(
         prog=PROG, epilog=EPILOG % {'kinds': kinds},
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=DESCRIPTION)
@@ -177,13 +170,12 @@ def main(argv=None):
         running.append((name.strip(), field.strip()))
     if running and not args.kubernetes:
         parser.error('--running needs --kubernetes')
-    settings = None
+    api = None
     if args.kubernetes:
-        settings = kube.Settings(kubeconfig=args.kubeconfig,
-                                 context=args.context,
-                                 namespace=args.namespace,
-                                 timeout=args.kube_timeout,
-                                 kubeconfig_option='--kubeconfig')
+        api = deployment_access.KubernetesAccess(kube.Settings(
+            kubeconfig=args.kubeconfig, context=args.context,
+            namespace=args.namespace, timeout=args.kube_timeout,
+            kubeconfig_option='--kubeconfig'))
     inputs = loader.Inputs(
         mappings_file=args.mappings, builtin=not args.mappings,
         version_file=args.version_file,
@@ -191,7 +183,7 @@ def main(argv=None):
         env_list=args.env_list, env_list_name='--env-list',
         known_names_file=args.known_names,
         known_names=tuple(args.known_name), targets=tuple(args.target),
-        command_timeout=args.command_timeout, kubernetes=settings,
+        command_timeout=args.command_timeout, kubernetes=api,
         openstackversion_name=args.openstackversion,
         version_name_option='--openstackversion',
         running_deployments=tuple(running))
@@ -200,6 +192,9 @@ def main(argv=None):
     except image_errors.ImageCheckError as exc:
         sys.stderr.write('%s: %s\n' % (PROG, exc))
         return exc.exit_code
+    finally:
+        if api is not None:
+            api.close()
     render = report.as_json if args.output == 'json' else report.as_text
     sys.stdout.write(render(result))
     return result.exit_code

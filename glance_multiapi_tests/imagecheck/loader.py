@@ -10,20 +10,20 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""The I/O of the image check: read files, run the get command, ask the API.
+"""The inputs of the image check: files, the get command, the API's objects.
 
 The CLI and the Tempest test both describe their inputs with ``Inputs``
-and call ``run``; everything after reading is in the pure modules.
+and call ``run``; the objects of the Kubernetes API come from the
+deployment access layer (glance_multiapi_tests/deployment_access.py) as
+plain dicts, and everything after reading is in the pure modules.
 """
 
 import dataclasses
-import json
 
-from glance_multiapi_tests.common import commands
+from glance_multiapi_kernel import heat_images
 from glance_multiapi_kernel import input_files
 from glance_multiapi_kernel import kube
-from glance_multiapi_kernel import kube_objects
-from glance_multiapi_kernel import heat_images
+from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import declared
 from glance_multiapi_kernel import image_errors
@@ -49,9 +49,10 @@ class Inputs:
     known_names: tuple = ()
     targets: tuple = ()
     command_timeout: float = 60.0
-    # NOTE: with kubernetes (a kube.Settings) the OpenStackVersion and the
-    # running Deployments are read through the Kubernetes API.
-    kubernetes: kube.Settings = None
+    # NOTE: with kubernetes (a deployment_access.KubernetesAccess) the
+    # OpenStackVersion and the running Deployments are read through the
+    # Kubernetes API.
+    kubernetes: object = None
     openstackversion_name: str = None
     version_name_option: str = 'the OpenStackVersion name'
     running_deployments: tuple = ()
@@ -135,20 +136,13 @@ def run(inputs):
 def read_kubernetes(inputs):
     """([Source, ...], Versions, running Source or None) from the API."""
     try:
-        with kube.connect(inputs.kubernetes) as client:
-            version = client.named_or_only(
-                kube.VERSION, inputs.openstackversion_name,
-                inputs.version_name_option)
-            version_where = client.describe_object(
-                kube_objects.name_of(version), kube.VERSION)
-            deployments = {name: client.get(kube.DEPLOYMENT, name)
-                           for name, _ in inputs.running_deployments}
-            running_where = 'Kubernetes API at %s, namespace %s' % (
-                client.server, client.namespace)
+        version = inputs.kubernetes.openstack_version(
+            inputs.openstackversion_name, inputs.version_name_option)
+        deployments, running_where = inputs.kubernetes.deployments(
+            [name for name, _ in inputs.running_deployments])
     except kube.KubeError as exc:
         raise image_errors.InputUnavailable(str(exc)) from None
-    found, versions = sources.parse_version_document(json.dumps(version),
-                                                     version_where)
+    found, versions = sources.parse_version(version.obj, version.source)
     running = None
     if deployments:
         running = sources.parse_running(

@@ -190,6 +190,11 @@ def parse_version_document(text, where):
         document = documents.load_json(text)
     except documents.DocumentError:
         document = mapping_mod.load_yaml(text, where)
+    return parse_version(document, where)
+
+
+def parse_version(document, where):
+    """parse_version_document of the CR (or List) as read: a dict."""
     document = _single_version(document, where)
     spec = _section(document, 'spec', where)
     status = _section(document, 'status', where)

@@ -10,25 +10,23 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""What the multi-API Glance deployment looks like.
+"""What the multi-API Glance deployment looks like. Pure: no I/O.
 
-Two sources: explicit ``[glance_multiapi]`` options and a Glance CR, read
-either through the Kubernetes API (``kubernetes_api``) or as the JSON that
-``discovery_command`` prints. Parsing the CR is pure (``parse_cr``); both
-ways of reading it end there, so they fail alike. ``fetch`` reads the CR
-the configured way; ``discover`` lets every explicit option win over it.
+Two sources: explicit ``[glance_multiapi]`` options and a Glance CR, as
+the deployment access layer (glance_multiapi_tests/deployment_access.py)
+read it, through the Kubernetes API or as the JSON ``discovery_command``
+prints (``load_cr``). ``parse_cr`` turns the CR into a Deployment,
+whichever way it was read, so both fail alike; ``discover`` lets every
+explicit option win over it.
 """
 
 import dataclasses
-import json
 
-from glance_multiapi_tests.common import commands
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors
-from glance_multiapi_kernel import kube
-from glance_multiapi_kernel import kube_objects
-from glance_multiapi_kernel import values
 from glance_multiapi_kernel import glance_cr
+from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import values
 
 
 class DiscoveryError(errors.OneLineError):
@@ -141,23 +139,27 @@ def _mapping(value, source, field):
     return value
 
 
-def parse_cr(text, source, strict=True):
-    """Parse the JSON of a Glance CR into a Deployment.
+def load_cr(text, source):
+    """The JSON document a command printed (DiscoveryError naming it)."""
+    try:
+        return documents.load_json(text or '')
+    except documents.DocumentError as exc:
+        first = (text or '').strip().splitlines()[:1]
+        raise DiscoveryError('%s: output is not JSON (%s); it starts with '
+                             '%r' % (source, exc, first[0][:80] if first
+                                     else '')) from None
 
-    :param source: names where the text came from, for error messages
+
+def parse_cr(doc, source, strict=True):
+    """The Deployment a Glance CR (a dict, as read) describes.
+
+    :param source: names where the CR was read, for error messages
         (e.g. "discovery command 'oc get glance glance -o json'").
     :param strict: when False, an API whose status.apiEndpoint entries are
         still missing is kept without them instead of refused, which is
         what a waiter needs while an added API comes up.
     :raises DiscoveryError: naming source and the offending field.
     """
-    try:
-        doc = documents.load_json(text or '')
-    except documents.DocumentError as exc:
-        first = (text or '').strip().splitlines()[:1]
-        raise DiscoveryError('%s: output is not JSON (%s); it starts with '
-                             '%r' % (source, exc, first[0][:80] if first
-                                     else '')) from None
     _mapping(doc, source, 'document')
     spec = _mapping(doc.get('spec'), source, 'spec')
     apis_spec = _mapping(spec.get('glanceAPIs'), source, 'spec.glanceAPIs')
@@ -212,13 +214,13 @@ def parse_cr(text, source, strict=True):
             raise _field_error(source, 'spec.keystoneEndpoint',
                                'missing, and there is not exactly one '
                                'non-edge API to default to')
-    namespace = kube_objects.metadata(doc).get('namespace')
+    namespace = kube.metadata(doc).get('namespace')
     deployment = Deployment(apis=apis, keystone_endpoint=keystone_endpoint,
                             source=source,
                             status_keys=tuple(sorted(endpoints)),
                             namespace=namespace if isinstance(
                                 namespace, str) else None,
-                            name=kube_objects.name_of(doc))
+                            name=kube.name_of(doc))
     validate(deployment, 'spec.keystoneEndpoint')
     return deployment
 
@@ -310,71 +312,13 @@ def apply_options(base, opts):
         name=base.name if base else None), 'keystone_endpoint')
 
 
-def has_source(opts):
-    """Whether the options say where to learn the deployment from."""
-    return bool(opts.kubernetes_api or opts.discovery_command or
-                opts.api_names)
+def discover(opts, glance=None, source=None):
+    """The Deployment: the Glance CR's (if one was read), options on top.
 
-
-def reads_cr(opts):
-    """Whether the options say how to read the Glance CR itself."""
-    return bool(opts.kubernetes_api or opts.discovery_command)
-
-
-def command_output(opts):
-    """(text, source) of what discovery_command prints."""
-    source = 'discovery command %r' % opts.discovery_command
-    try:
-        text = commands.run(opts.discovery_command,
-                            timeout=opts.command_timeout,
-                            what='discovery command')
-    except commands.CommandError as exc:
-        raise DiscoveryError(str(exc)) from None
-    return text, source
-
-
-def from_command(opts, strict=True):
-    """Run discovery_command and parse its output (no overrides)."""
-    text, source = command_output(opts)
-    return parse_cr(text, source, strict=strict)
-
-
-def read_glance(client, opts):
-    """The Glance CR named by glance_name, else the only one."""
-    return client.named_or_only(kube.GLANCE, opts.glance_name,
-                                '[glance_multiapi] glance_name')
-
-
-def from_kubernetes(opts, strict=True):
-    """Read the Glance CR through the Kubernetes API and parse it."""
-    try:
-        with kube.connect(kube.Settings.from_opts(opts)) as client:
-            obj = read_glance(client, opts)
-            source = client.describe_object(
-                kube_objects.name_of(obj) or opts.glance_name, kube.GLANCE)
-    except kube.KubeError as exc:
-        raise DiscoveryError(str(exc)) from None
-    return parse_cr(json.dumps(obj), source, strict=strict)
-
-
-def fetch(opts, strict=True):
-    """The Deployment the Glance CR describes, read the configured way.
-
-    Through the Kubernetes API when kubernetes_api is set, else through
-    discovery_command; explicit options are not applied (see discover).
+    :param glance: the Glance CR as read (a dict), or None when the
+        options alone describe the deployment; source: where it was read.
     """
-    if opts.kubernetes_api:
-        return from_kubernetes(opts, strict=strict)
-    if opts.discovery_command:
-        return from_command(opts, strict=strict)
-    raise DiscoveryError('[glance_multiapi]: neither kubernetes_api nor '
-                         'discovery_command is set, so the Glance CR cannot '
-                         'be read')
-
-
-def discover(opts):
-    """The Deployment: the Glance CR's report with options on top."""
-    base = fetch(opts) if reads_cr(opts) else None
+    base = parse_cr(glance, source) if glance is not None else None
     if base is not None and not _has_overrides(opts):
         return base
     return apply_options(base, opts)

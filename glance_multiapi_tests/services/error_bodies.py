@@ -32,6 +32,8 @@ the service, the request, the status and the body.
 
 from tempest.lib import exceptions as lib_exc
 
+from glance_multiapi_kernel import errors
+
 # NOTE: enough of a body to identify it; heat's traceback field is null
 # unless debug is on.
 BODY_LIMIT = 600
@@ -50,10 +52,7 @@ class _Unreadable(Exception):
 def _text(body):
     if isinstance(body, bytes):
         body = body.decode('utf-8', 'replace')
-    text = ' '.join(str(body).split())
-    if len(text) > BODY_LIMIT:
-        text = text[:BODY_LIMIT] + '...'
-    return text or '(empty)'
+    return errors.one_line(body, BODY_LIMIT + 3) or '(empty)'
 
 
 def unreadable_error(service, method, url, resp, body, cause):

@@ -16,14 +16,17 @@
 ``test.BaseTestCase``. It holds what every test shares: the skip checks
 (the services a class needs, its group's ``enabled`` switch, the opt-in
 of a disruptive scenario), the credentials (primary unless a class asks
-for others), the cleanup that deletes what a test made, and the
-recording of what each test checked for the deployment map
-(``recording.RecordedTest``). The bases of the checks are its
-subclasses: ``multiapi_base.MultiApiTest`` (and
-``multiapi_scenario_base.MultiApiScenarioTest``), ``heat_base.HeatTest``,
-``consolidated_base.ConsolidatedImageTest`` and
-``uploader_base.UploaderScenarioTest``; a test that changes the
-deployment also takes the ``restoration.DisruptiveTest`` mixin.
+for others), the one way the class reaches the deployment (``access``,
+built once per class: glance_multiapi_tests/deployment_access.py), the
+cleanup that deletes what a test made, and the recording of what each
+test checked for the deployment map (``recording.RecordedTest``). The
+bases of the checks are its subclasses, each in the folder of what it
+serves: ``multiapi/base.py`` ``MultiApiTest`` (and
+``multiapi/scenario_base.py`` ``MultiApiScenarioTest``),
+``heat/base.py`` ``HeatTest``, ``consolidated_images/base.py``
+``ConsolidatedImageTest`` and ``uploader/base.py``
+``UploaderScenarioTest``; a test that changes the deployment also takes
+the ``restoration.DisruptiveTest`` mixin.
 
 The plugin's service clients are registered with tempest
 (``plugin.get_service_clients``), so a class reaches them as tempest
@@ -34,6 +37,7 @@ from tempest import config
 from tempest.lib.common.utils import test_utils
 from tempest import test
 
+from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.tests import recording
 
 CONF = config.CONF
@@ -59,6 +63,9 @@ class BasePluginTest(recording.RecordedTest, test.BaseTestCase):
     def skip_checks(cls):
         """Skip without a service the class needs, or when it is off."""
         super().skip_checks()
+        # NOTE: built here, with no I/O, so that the skip checks can ask
+        # it what it can do; it connects at its first call.
+        cls.access = cls.choose_access()
         for service in cls.required_services:
             if not getattr(CONF.service_available, service):
                 raise cls.skipException(UNAVAILABLE.get(
@@ -68,6 +75,19 @@ class BasePluginTest(recording.RecordedTest, test.BaseTestCase):
                                              cls.enabled_group).enabled:
             raise cls.skipException('[%s] enabled is False'
                                     % cls.enabled_group)
+
+    @classmethod
+    def choose_access(cls):
+        """The class's way to the deployment, as [glance_multiapi] says."""
+        return deployment_access.choose(CONF.glance_multiapi)
+
+    @classmethod
+    def resource_cleanup(cls):
+        """Close the class's connection to the deployment, if it opened."""
+        try:
+            super().resource_cleanup()
+        finally:
+            cls.access.close()
 
     @classmethod
     def skip_unless_opted_in(cls, group, option, changes):

@@ -14,7 +14,7 @@
 
 A disruptive test (a test class with the ``DisruptiveTest`` mixin before
 its base, e.g. ``class T(restoration.DisruptiveTest,
-multiapi_scenario_base.MultiApiScenarioTest)``) calls ``self.guard(...)``
+scenario_base.MultiApiScenarioTest)``) calls ``self.guard(...)``
 *before* it changes the deployment. The undo then runs once, at the first of:
 
 * the test's cleanups: after a failed assertion, after a waiter timed
@@ -50,6 +50,9 @@ from oslo_log import log as logging
 import psutil
 from tempest import config
 
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import kube
+from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.common import own_pod
 
 CONF = config.CONF
@@ -106,7 +109,7 @@ class Change(object):
                 'undoing %s failed: %s: %s; the deployment is still '
                 'changed: restore it by hand with: %s' % (
                     self.what, type(exc).__name__,
-                    ' '.join(str(exc).split())[:2000], self.by_hand())
+                    errors.one_line(exc, 2000), self.by_hand())
             ) from None
 
 
@@ -293,7 +296,11 @@ class DisruptiveTest(object):
         if _state['pod_watch'] is None:
             opts = CONF.glance_multiapi
             name = own_pod.pod_name(opts)
-            watch = own_pod.Watch(opts, name) if name else None
+            # NOTE: through the Kubernetes API whatever kubernetes_api says
+            # (only the API tells a pod's deletion), on a connection of
+            # its own: the watcher reads from its thread.
+            watch = own_pod.Watch(deployment_access.KubernetesAccess(
+                kube.Settings.from_opts(opts)), name) if name else None
             _state['pod_watch'] = watch if watch and watch.start() else False
         return _state['pod_watch'] or None
 

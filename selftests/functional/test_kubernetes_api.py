@@ -23,8 +23,8 @@ import json
 import os
 import types
 
+from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.multiapi import discovery
-from glance_multiapi_tests.multiapi import patching
 from selftests.functional import base
 
 _T = 'glance_multiapi_tests.tests.'
@@ -52,6 +52,12 @@ class KubernetesApiTest(base.CloudTestCase):
     def opts(self, **values):
         return _opts(self.state_dir, **values)
 
+    def access(self, **values):
+        """The access a test class of these options would build."""
+        found = deployment_access.choose(self.opts(**values))
+        self.addCleanup(found.close)
+        return found
+
     def audit(self):
         with open(os.path.join(self.state_dir, 'kubeapi-audit.log')) as f:
             return [json.loads(line) for line in f if line.strip()]
@@ -60,21 +66,20 @@ class KubernetesApiTest(base.CloudTestCase):
         return self.doc()['spec']
 
     def test_discover_and_patch_the_control_plane(self):
-        opts = self.opts()
-        found = discovery.fetch(opts)
+        way = self.access()
+        found = way.fetch()
         self.assertTrue(found.source.startswith(
             'Glance openstack/glance via the Kubernetes API at https://'
             '127.0.0.1:'), found.source)
         original = found.keystone_endpoint
         target = [api.name for api in found.non_edge()
                   if api.name != original][0]
-        self.addCleanup(patching.apply_spec_patch, opts,
-                        {'keystoneEndpoint': original})
+        self.addCleanup(way.patch_spec, {'keystoneEndpoint': original})
         before = len(self.audit())
-        done = patching.apply_spec_patch(opts, {'keystoneEndpoint': target})
+        done = way.patch_spec({'keystoneEndpoint': target})
         self.assertIn('OpenStackControlPlane openstack/openstack', done)
         self.assertEqual(target, self.cli_spec()['keystoneEndpoint'])
-        self.assertEqual(target, discovery.fetch(opts).keystone_endpoint)
+        self.assertEqual(target, way.fetch().keystone_endpoint)
         calls = [(a['verb'], a['resource'], a['name'], a['code'])
                  for a in self.audit()[before:]]
         self.assertIn(('patch', 'openstackcontrolplanes', 'openstack', 200),
@@ -82,8 +87,8 @@ class KubernetesApiTest(base.CloudTestCase):
         self.assertEqual([], [c for c in calls if c[3] != 200])
 
     def test_unknown_glance_is_one_line(self):
-        exc = self.assertRaises(discovery.DiscoveryError, discovery.fetch,
-                                self.opts(glance_name='nope'))
+        exc = self.assertRaises(discovery.DiscoveryError,
+                                self.access(glance_name='nope').fetch)
         self.assertIn('get glances.glance.openstack.org "nope" in namespace '
                       '"openstack": 404 Not Found: the object is missing',
                       str(exc))

@@ -90,7 +90,7 @@ BROKEN_CASES = (
     ('no-race-protocol', 'test_four_racing_uploaders_make_one_image',
      ('expected exactly one image',), {}),
     # NOTE: from an OCI source the racers meet at the registry gate
-    # (tests/uploader_gates.py), which the message names; without it this
+    # (tests/uploader/gates.py), which the message names; without it this
     # uploader passed about one run in five.
     ('no-race-protocol', 'test_two_racing_uploaders_make_one_image',
      ('expected exactly one image', 'registry gate 127.0.0.1:'), OCI),
@@ -103,7 +103,7 @@ BROKEN_CASES = (
 REUSE_TESTS = ('test_rerun_reuses_image',
                'test_foreign_active_community_image_reused')
 # NOTE: docker-registry's access log lines (combined log format); the
-# scenarios' own registry requests say who they are (uploader_oci).
+# scenarios' own registry requests say who they are (tests/uploader/oci.py).
 ACCESS = re.compile(r'"(?P<verb>[A-Z]+) /v2/(?P<repo>glance-multiapi-tests/'
                     r'[^/ ]+)/(?P<kind>manifests|blobs)/(?P<ref>[^ ]+) '
                     r'HTTP/[0-9.]+" (?P<status>[0-9]{3}) .* '

@@ -35,15 +35,14 @@ _FIELDS = ('verb', 'apiGroup', 'resource', 'code')
 # used a grant.
 _NOT_AUTHORISED = (401, 403)
 # NOTE: (verb, resource) -> the groups of tests (results/required_groups)
-# whose run makes that request, from the plugin's calls
-# (glance_multiapi_kernel/kube.py's
-# users): discovery lists the Glance CRs (multiapi_base), the readiness
-# check gets the GlanceAPI CRs, the consolidated-image check lists the
-# OpenStackVersions and gets the heat Deployments (imagecheck/loader.py),
-# the switchover and grow/shrink patch the control plane, every
-# disruptive scenario reads its own pod (common/own_pod.py) and the
-# heat-engine restart lists and deletes pods and reads its Deployment
-# (common/rollout.py). A grant missing here is needed by every run.
+# whose run makes that request, from the plugin's calls (all through
+# glance_multiapi_tests/deployment_access.py): discovery lists the Glance
+# CRs (tests/multiapi/base.py), the readiness check gets the GlanceAPI CRs, the
+# consolidated-image check lists the OpenStackVersions and gets the heat
+# Deployments, the switchover and grow/shrink patch the control plane,
+# every disruptive scenario reads its own pod (common/own_pod.py) and
+# the heat-engine restart lists and deletes pods and reads its
+# Deployment. A grant missing here is needed by every run.
 NEEDED_BY = {
     ('list', 'glances'): ('multiapi', 'switchover', 'grow_shrink'),
     ('get', 'glanceapis'): ('multiapi',),

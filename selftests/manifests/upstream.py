@@ -130,8 +130,8 @@ FACTS = (
     Fact('glance-operator', 'internal/controller/glance_controller.go',
          'Name:        fmt.Sprintf("%s-%s-%s", instance.Name, apiName, '
          'apiType),',
-         'GlanceAPI CRs are <glance>-<api>-<apiType> (readiness.py reads '
-         'them by name)'),
+         'GlanceAPI CRs are <glance>-<api>-<apiType> (deployment_access.py '
+         'reads them by name)'),
     Fact('glance-operator', 'internal/controller/glance_controller.go',
          'apiCondition = condition.GetHigherPrioCondition('
          'internalAPICondition, apiCondition).DeepCopy()',

@@ -22,6 +22,7 @@ import fixtures
 import testtools
 
 from glance_multiapi_kernel import kube
+from glance_multiapi_tests import deployment_access
 from selftests.unit import kube_stub
 
 GLANCE = {
@@ -82,6 +83,12 @@ class KubeTestCase(testtools.TestCase):
 
     def opts(self, **values):
         return access_opts(self.config, **values)
+
+    def access(self, opts=None, **values):
+        """The deployment access of opts (else self.opts(**values))."""
+        found = deployment_access.choose(opts or self.opts(**values))
+        self.addCleanup(found.close)
+        return found
 
     def assertOneLine(self, exc, *needles):
         text = str(exc)

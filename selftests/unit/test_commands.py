@@ -16,6 +16,7 @@ import time
 import testtools
 
 from glance_multiapi_tests.common import commands
+from glance_multiapi_tests.multiapi import patching
 
 
 class CommandsTest(testtools.TestCase):
@@ -23,17 +24,16 @@ class CommandsTest(testtools.TestCase):
     def test_nest_patch(self):
         self.assertEqual(
             {'spec': {'glance': {'template': {'keystoneEndpoint': 'a'}}}},
-            commands.nest_patch('spec.glance.template',
-                                {'keystoneEndpoint': 'a'}))
+            patching.nest('spec.glance.template', {'keystoneEndpoint': 'a'}))
 
     def test_render_quotes_patch(self):
-        line = commands.render_patch_command(
+        line = patching.render_command(
             "printf '%s' {patch}", {'spec': {'x': "it's"}})
         out = commands.run(line, timeout=10, what='patch command')
         self.assertEqual({'spec': {'x': "it's"}}, json.loads(out))
 
     def test_render_needs_placeholder(self):
-        self.assertRaises(ValueError, commands.render_patch_command,
+        self.assertRaises(ValueError, patching.render_command,
                           'oc patch x', {})
 
     def test_timeout_kills_and_names_command(self):

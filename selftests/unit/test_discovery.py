@@ -16,6 +16,7 @@ import types
 
 import testtools
 
+from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.multiapi import discovery
 
 SOURCE = "discovery command 'get'"
@@ -49,7 +50,7 @@ def _cr(**overrides):
             node.pop(keys[-1], None)
         else:
             node[keys[-1]] = value
-    return json.dumps(doc)
+    return doc
 
 
 def _opts(**values):
@@ -96,7 +97,7 @@ class ParseCrTest(testtools.TestCase):
 
     def test_not_json_names_command(self):
         exc = self.assertRaises(discovery.DiscoveryError,
-                                discovery.parse_cr, 'error: forbidden',
+                                discovery.load_cr, 'error: forbidden',
                                 SOURCE)
         self.assertIn(SOURCE, str(exc))
         self.assertIn('not JSON', str(exc))
@@ -142,10 +143,10 @@ class ParseCrTest(testtools.TestCase):
         self.assertIn('edge', str(exc))
 
     def test_keystone_endpoint_defaults_to_only_api(self):
-        doc = json.loads(_cr(**{'spec.keystoneEndpoint': None}))
+        doc = _cr(**{'spec.keystoneEndpoint': None})
         for name in ('api1', 'edge0'):
             del doc['spec']['glanceAPIs'][name]
-        dep = discovery.parse_cr(json.dumps(doc), SOURCE)
+        dep = discovery.parse_cr(doc, SOURCE)
         self.assertEqual('api0', dep.keystone_endpoint)
 
     def test_bad_type_names_field(self):
@@ -218,15 +219,15 @@ class ApplyOptionsTest(testtools.TestCase):
 class DiscoverTest(testtools.TestCase):
 
     def test_runs_command(self):
-        doc = _cr()
-        dep = discovery.discover(_opts(
-            discovery_command='printf %%s %s' % shlex.quote(doc)))
+        doc = json.dumps(_cr())
+        dep = deployment_access.choose(_opts(
+            discovery_command='printf %%s %s' % shlex.quote(doc))).discover()
         self.assertEqual('api0', dep.keystone_endpoint)
         self.assertIn('discovery command', dep.source)
 
     def test_failing_command_names_it(self):
         exc = self.assertRaises(
-            discovery.DiscoveryError, discovery.discover,
-            _opts(discovery_command='echo nope >&2; exit 3'))
+            discovery.DiscoveryError, deployment_access.choose(
+                _opts(discovery_command='echo nope >&2; exit 3')).discover)
         self.assertIn('exit 3', str(exc))
         self.assertIn('exited 3: nope', str(exc))

@@ -29,6 +29,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 import testtools
 
+from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.doctor import settings
 from glance_multiapi_tests.multiapi import discovery
 from selftests import fuzzing
@@ -82,7 +83,8 @@ class TestDoctorConfigFuzzing(testtools.TestCase):
             fuzzing.check_refusal(self, exc, self.path)
             return
         opts = conf.glance_multiapi
-        if opts.api_names and not discovery.reads_cr(opts):
+        if opts.api_names and not deployment_access.choose(
+                opts).reads_glance:
             try:
                 discovery.apply_options(None, opts)
             except discovery.DiscoveryError as exc:

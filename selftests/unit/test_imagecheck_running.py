@@ -18,6 +18,7 @@ import fixtures
 import testtools
 
 from glance_multiapi_kernel import kube
+from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_kernel import image_errors
 from glance_multiapi_tests.imagecheck import loader
@@ -193,8 +194,8 @@ class ApiStubCase(testtools.TestCase):
 
     def inputs(self, **values):
         base = dict(mappings_file=self.mappings,
-                    kubernetes=kube.Settings(
-                        kubeconfig=self.stub.kubeconfig(self)),
+                    kubernetes=deployment_access.KubernetesAccess(
+                        kube.Settings(kubeconfig=self.stub.kubeconfig(self))),
                     version_name_option='[consolidated_images] '
                                         'openstackversion_name',
                     running_deployments=tuple(sorted(FIELDS.items())))

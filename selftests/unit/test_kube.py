@@ -12,7 +12,6 @@
 
 """Discovery through the Kubernetes API and its one-line errors."""
 
-import json
 import socket
 
 from glance_multiapi_kernel import kube
@@ -29,7 +28,7 @@ class DiscoveryThroughApiTest(kube_cases.KubeTestCase):
 
     def test_only_glance_is_read_and_named(self):
         self.stub.put(kube.GLANCE, _glance())
-        dep = discovery.fetch(self.opts())
+        dep = self.access().fetch()
         self.assertEqual('api0', dep.keystone_endpoint)
         self.assertEqual('http://127.0.0.1:9294',
                          dep.apis['api1'].url('internal'))
@@ -42,7 +41,7 @@ class DiscoveryThroughApiTest(kube_cases.KubeTestCase):
     def test_glance_name_gets_that_one(self):
         self.stub.put(kube.GLANCE, _glance('other'))
         self.stub.put(kube.GLANCE, _glance('mine'))
-        dep = discovery.discover(self.opts(glance_name='mine'))
+        dep = self.access(glance_name='mine').discover()
         self.assertIn('Glance openstack/mine', dep.source)
         self.assertEqual(kube_stub.path(kube.GLANCE, 'mine'),
                          self.stub.requests[-1]['path'])
@@ -50,43 +49,40 @@ class DiscoveryThroughApiTest(kube_cases.KubeTestCase):
     def test_two_glances_without_name_names_both_and_option(self):
         self.stub.put(kube.GLANCE, _glance('glance'))
         self.stub.put(kube.GLANCE, _glance('glance-b'))
-        exc = self.assertRaises(discovery.DiscoveryError, discovery.fetch,
-                                self.opts())
+        exc = self.assertRaises(discovery.DiscoveryError, self.access().fetch)
         self.assertOneLine(exc, '2 found: glance, glance-b',
                            'set [glance_multiapi] glance_name',
                            'list glances.glance.openstack.org in namespace '
                            '"openstack"')
 
     def test_no_glance_says_none_found(self):
-        exc = self.assertRaises(discovery.DiscoveryError, discovery.fetch,
-                                self.opts())
+        exc = self.assertRaises(discovery.DiscoveryError, self.access().fetch)
         self.assertOneLine(exc, 'none found')
 
     def test_missing_api_endpoint_is_the_command_error(self):
         broken = _glance(status={})
         self.stub.put(kube.GLANCE, broken)
-        exc = self.assertRaises(discovery.DiscoveryError, discovery.fetch,
-                                self.opts())
+        exc = self.assertRaises(discovery.DiscoveryError, self.access().fetch)
         self.assertOneLine(
             exc, 'Glance openstack/glance via the Kubernetes API at',
             'status.apiEndpoint.api0-public: missing')
         same = self.assertRaises(
-            discovery.DiscoveryError, discovery.parse_cr,
-            json.dumps(broken), 'X')
+            discovery.DiscoveryError, discovery.parse_cr, broken, 'X')
         self.assertTrue(str(exc).endswith(str(same)[len('X'):]))
 
     def test_not_strict_keeps_api_without_endpoints(self):
         glance = _glance()
         glance['spec']['glanceAPIs']['apigrow'] = {'type': 'split'}
         self.stub.put(kube.GLANCE, glance)
-        dep = discovery.fetch(self.opts(), strict=False)
+        dep = self.access().fetch(strict=False)
         self.assertEqual({}, dep.apis['apigrow'].endpoints)
 
     def test_wrong_token_is_401_naming_the_credentials(self):
         self.stub.put(kube.GLANCE, _glance())
         config = self.stub.kubeconfig(self, token='wrong')
-        exc = self.assertRaises(discovery.DiscoveryError, discovery.fetch,
-                                _opts(config, glance_name='glance'))
+        exc = self.assertRaises(
+            discovery.DiscoveryError,
+            self.access(_opts(config, glance_name='glance')).fetch)
         self.assertOneLine(
             exc, 'Kubernetes API %s: get glances.glance.openstack.org '
             '"glance" in namespace "openstack": 401 Unauthorized: the API '
@@ -99,8 +95,7 @@ class DiscoveryThroughApiTest(kube_cases.KubeTestCase):
                 403, 'Forbidden', 'glances.glance.openstack.org is '
                 'forbidden: User "system:serviceaccount:openstack:x" '
                 'cannot list resource "glances"'))
-        exc = self.assertRaises(discovery.DiscoveryError, discovery.fetch,
-                                self.opts())
+        exc = self.assertRaises(discovery.DiscoveryError, self.access().fetch)
         self.assertOneLine(
             exc, '403 Forbidden: the kubeconfig\'s user lacks "list" on '
             '"glances" in API group "glance.openstack.org": '
@@ -108,8 +103,8 @@ class DiscoveryThroughApiTest(kube_cases.KubeTestCase):
 
     def test_missing_object_is_404_naming_it(self):
         self.stub.put(kube.GLANCE, _glance())
-        exc = self.assertRaises(discovery.DiscoveryError, discovery.fetch,
-                                self.opts(glance_name='nope'))
+        exc = self.assertRaises(discovery.DiscoveryError,
+                                self.access(glance_name='nope').fetch)
         self.assertOneLine(
             exc, 'get glances.glance.openstack.org "nope" in namespace '
             '"openstack": 404 Not Found: the object is missing: no Glance '
@@ -133,16 +128,16 @@ class DiscoveryThroughApiTest(kube_cases.KubeTestCase):
         sock.close()
         config = self.stub.kubeconfig(
             self, server='http://127.0.0.1:%d' % port)
-        exc = self.assertRaises(discovery.DiscoveryError, discovery.fetch,
-                                _opts(config))
+        exc = self.assertRaises(discovery.DiscoveryError,
+                                self.access(_opts(config)).fetch)
         self.assertOneLine(
             exc, 'Kubernetes API http://127.0.0.1:%d: list ' % port,
             'API server unreachable: [Errno 111] Connection refused')
 
     def test_no_answer_names_the_timeout(self):
         self.stub.answers[('GET', kube_stub.path(kube.GLANCE))] = 'hang'
-        exc = self.assertRaises(discovery.DiscoveryError, discovery.fetch,
-                                self.opts(kubernetes_timeout=0.3))
+        exc = self.assertRaises(discovery.DiscoveryError,
+                                self.access(kubernetes_timeout=0.3).fetch)
         self.assertOneLine(exc, 'no answer within 0.3 s')
         # NOTE: one request, not urllib3's default of one plus 3 retries.
         self.assertEqual(1, len([r for r in self.stub.requests
@@ -151,8 +146,7 @@ class DiscoveryThroughApiTest(kube_cases.KubeTestCase):
     def test_other_status_quotes_the_server(self):
         self.stub.answers[('GET', kube_stub.path(kube.GLANCE))] = (
             500, 'boom\nmore')
-        exc = self.assertRaises(discovery.DiscoveryError, discovery.fetch,
-                                self.opts())
+        exc = self.assertRaises(discovery.DiscoveryError, self.access().fetch)
         self.assertOneLine(exc, '500 Internal Server Error: boom more')
 
     def test_deployment_is_read_as_json(self):
@@ -168,3 +162,24 @@ class DiscoveryThroughApiTest(kube_cases.KubeTestCase):
         self.assertIn('deployments.apps "x"', str(self.assertRaises(
             kube.KubeError, kube.connect(kube.Settings(
                 kubeconfig=self.config)).get, kube.DEPLOYMENT, 'x')))
+
+    def test_a_request_from_a_signal_handler_gets_its_own_pool(self):
+        """As the restoration's undo on SIGTERM, inside another request."""
+        self.stub.put(kube.GLANCE, _glance())
+        with kube.connect(kube.Settings(kubeconfig=self.config)) as c:
+            shared = c._pool.request
+            through_shared, inner = [], []
+
+            def interrupted(*args, **kwargs):
+                through_shared.append(args[1])
+                if len(through_shared) == 1:
+                    # NOTE: the handler runs while this request holds the
+                    # shared pool; it must not come back through it.
+                    inner.append(c.get(kube.GLANCE, 'glance'))
+                return shared(*args, **kwargs)
+
+            c._pool.request = interrupted
+            self.assertEqual('glance', kube.name_of(c.get(kube.GLANCE,
+                                                          'glance')))
+        self.assertEqual(['glance'], [kube.name_of(o) for o in inner])
+        self.assertEqual(1, len(through_shared))

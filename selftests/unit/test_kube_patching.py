@@ -18,7 +18,7 @@ import copy
 import testtools
 
 from glance_multiapi_kernel import kube
-from glance_multiapi_tests.multiapi import discovery
+from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.multiapi import patching
 from selftests.unit import kube_cases
 from selftests.unit import kube_stub
@@ -41,9 +41,8 @@ class PatchThroughApiTest(kube_cases.KubeTestCase):
         return [r for r in self.stub.requests if r['method'] == 'PATCH']
 
     def test_patches_owner_controlplane_template(self):
-        done = patching.apply_spec_patch(
-            self.opts(), {'keystoneEndpoint': 'api1',
-                          'glanceAPIs': {'api0': None}})
+        done = self.access().patch_spec(
+            {'keystoneEndpoint': 'api1', 'glanceAPIs': {'api0': None}})
         (sent,) = self.patches()
         self.assertEqual(kube_stub.path(kube.CONTROLPLANE, 'openstack'),
                          sent['path'].split('?')[0])
@@ -61,16 +60,16 @@ class PatchThroughApiTest(kube_cases.KubeTestCase):
     def test_controlplane_name_skips_reading_glance(self):
         self.stub.put(kube.CONTROLPLANE, dict(
             copy.deepcopy(CONTROLPLANE), metadata={'name': 'cp2'}))
-        patching.apply_spec_patch(self.opts(controlplane_name='cp2'),
-                                  {'keystoneEndpoint': 'api1'})
+        self.access(controlplane_name='cp2').patch_spec(
+            {'keystoneEndpoint': 'api1'})
         self.assertEqual(
             [('PATCH', kube_stub.path(kube.CONTROLPLANE, 'cp2'))],
             [(r['method'], r['path'].split('?')[0])
              for r in self.stub.requests])
 
     def test_patch_object_glance_patches_spec(self):
-        patching.apply_spec_patch(self.opts(patch_object='glance'),
-                                  {'keystoneEndpoint': 'api1'})
+        self.access(patch_object='glance').patch_spec(
+            {'keystoneEndpoint': 'api1'})
         (sent,) = self.patches()
         self.assertEqual(kube_stub.path(kube.GLANCE, 'glance'),
                          sent['path'].split('?')[0])
@@ -82,7 +81,7 @@ class PatchThroughApiTest(kube_cases.KubeTestCase):
         self.stub.answers[('PATCH', route)] = (403, kube_stub.status(
             403, 'Forbidden', 'forbidden by the Role'))
         exc = self.assertRaises(patching.PatchError,
-                                patching.apply_spec_patch, self.opts(),
+                                self.access().patch_spec,
                                 {'keystoneEndpoint': 'api1'})
         self.assertOneLine(
             exc, 'Kubernetes API %s: patch openstackcontrolplanes.core.'
@@ -96,7 +95,7 @@ class PatchThroughApiTest(kube_cases.KubeTestCase):
         self.stub.answers[('PATCH', route)] = (422, kube_stub.status(
             422, 'Invalid', 'keystoneEndpoint edge0 is an edge API'))
         exc = self.assertRaises(patching.PatchError,
-                                patching.apply_spec_patch, self.opts(),
+                                self.access().patch_spec,
                                 {'keystoneEndpoint': 'edge0'})
         self.assertOneLine(exc, '422 Unprocessable Entity: the API server '
                            'refused the change: keystoneEndpoint edge0 is '
@@ -134,15 +133,19 @@ class PatchTargetTest(testtools.TestCase):
                                   _glance()))
 
     def test_can_patch(self):
-        self.assertIsNone(patching.can_patch(_opts(None)))
-        self.assertIn('patch_command is unset', patching.can_patch(
-            _opts(None, kubernetes_api=False)))
-        self.assertIn('lacks the {patch}', patching.can_patch(
-            _opts(None, kubernetes_api=False, patch_command='oc patch')))
-        self.assertIsNone(patching.can_patch(
-            _opts(None, kubernetes_api=False, patch_command='x {patch}')))
+        def problem(**values):
+            return deployment_access.choose(
+                _opts(None, **values)).patch_problem()
+
+        self.assertIsNone(problem())
+        self.assertIn('patch_command is unset',
+                      problem(kubernetes_api=False))
+        self.assertIn('lacks the {patch}', problem(
+            kubernetes_api=False, patch_command='oc patch'))
+        self.assertIsNone(problem(kubernetes_api=False,
+                                  patch_command='x {patch}'))
 
     def test_has_source_counts_kubernetes_api(self):
-        self.assertTrue(discovery.has_source(_opts(None)))
-        self.assertFalse(discovery.has_source(
-            _opts(None, kubernetes_api=False)))
+        self.assertTrue(deployment_access.choose(_opts(None)).has_source())
+        self.assertFalse(deployment_access.choose(
+            _opts(None, kubernetes_api=False)).has_source())

@@ -10,23 +10,25 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""common/kube_rest and the uploader's ConfigMap, over loopback HTTP.
+"""The kernel's Kubernetes client and the uploader's ConfigMap, over HTTP.
 
 The server is the project's Kubernetes API stand-in serving ConfigMaps
 (tests/configmap_api.LoopbackConfigMapApi), the one the uploader
-scenarios use when no cluster is configured; the client is the real
-kubernetes package's configuration loader and connection pool.
+scenarios use when no cluster is configured; the client is the kernel's
+(glance_multiapi_kernel/kube.py) on the real kubernetes package's
+configuration loader and connection pool.
 """
 
 import socket
+import types
 
 import fixtures
 import testtools
 import yaml
 
-from glance_multiapi_kernel import kube_rest
+from glance_multiapi_kernel import kube
 from glance_multiapi_tests.options import image_uploader
-from glance_multiapi_tests.tests import configmap_api
+from glance_multiapi_tests.tests.uploader import configmap_api
 from glance_image_uploader import exitcodes
 from glance_image_uploader import output
 
@@ -44,7 +46,7 @@ class KubeRestTest(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        folder = self.useFixture(fixtures.TempDir()).path
+        self.folder = folder = self.useFixture(fixtures.TempDir()).path
         self.kubeconfig = self.useFixture(
             configmap_api.LoopbackConfigMapApi(
                 image_uploader.CONFIGMAP_API_COMMAND, folder)).kubeconfig
@@ -52,13 +54,11 @@ class KubeRestTest(testtools.TestCase):
             'KUBERNETES_SERVICE_HOST'))
         self.useFixture(fixtures.EnvironmentVariable(
             'KUBECONFIG', self.kubeconfig))
-        self.client = kube_rest.Client(
-            kube_rest.configuration(kubeconfig=self.kubeconfig))
+        self.client = kube.connect(kube.Settings(kubeconfig=self.kubeconfig))
         self.addCleanup(self.client.close)
 
     def _images(self, namespace):
-        found = self.client.request(
-            'GET', '/api/v1/namespaces/%s/configmaps/%s' % (namespace, NAME))
+        found = self.client.get(kube.CONFIGMAP, NAME, namespace=namespace)
         return yaml.safe_load(found['data'][KEY])['os_images']
 
     def test_uploader_creates_then_merges_its_configmap(self):
@@ -71,19 +71,22 @@ class KubeRestTest(testtools.TestCase):
 
     def test_stale_resource_version_is_a_409(self):
         output.write_configmap(NAME, 'upl-b', KEY, output.render({'a': 'u'}))
-        path = '/api/v1/namespaces/upl-b/configmaps/%s' % NAME
-        first = self.client.request('GET', path)
-        self.client.request('PUT', path, first)
-        exc = self.assertRaises(kube_rest.ApiError, self.client.request,
-                                'PUT', path, first)
+        first = self.client.get(kube.CONFIGMAP, NAME, namespace='upl-b')
+        self.client.replace(kube.CONFIGMAP, first, namespace='upl-b')
+        exc = self.assertRaises(kube.KubeError, self.client.replace,
+                                kube.CONFIGMAP, first, namespace='upl-b')
         self.assertEqual(409, exc.status)
-        self.assertIn('PUT %s%s: HTTP 409 Conflict' % (self.client.host,
-                                                       path), str(exc))
+        self.assertIn('Kubernetes API %s: update configmaps "%s" in '
+                      'namespace "upl-b": 409 Conflict' % (
+                          self.client.server, NAME), str(exc))
 
     def test_the_token_is_found_under_either_clients_key(self):
         """'BearerToken' (kubernetes 37 here) or 'authorization' (35)."""
         for other in ('authorization', 'BearerToken'):
-            config = kube_rest.configuration(kubeconfig=self.kubeconfig)
+            client = kube.connect(kube.Settings(kubeconfig=self.kubeconfig,
+                                                namespace='upl-c'))
+            self.addCleanup(client.close)
+            config = client._config
             # NOTE: the loader's refresh hook would put its key back.
             config.refresh_api_key_hook = None
             used = 'BearerToken' if 'BearerToken' in config.api_key else (
@@ -91,14 +94,11 @@ class KubeRestTest(testtools.TestCase):
             if used == other:
                 continue
             token = config.api_key.pop(used)
-            client = kube_rest.Client(config)
-            self.addCleanup(client.close)
-            path = '/api/v1/namespaces/upl-c/configmaps'
-            exc = self.assertRaises(kube_rest.ApiError, client.request,
-                                    'GET', path)
+            exc = self.assertRaises(kube.KubeError, client.list,
+                                    kube.CONFIGMAP)
             self.assertEqual(401, exc.status)
             config.api_key[other] = token
-            self.assertEqual([], client.request('GET', path)['items'])
+            self.assertEqual([], client.list(kube.CONFIGMAP))
 
     def test_wrong_token_is_one_line_and_exit_8(self):
         with open(self.kubeconfig) as f:
@@ -110,22 +110,56 @@ class KubeRestTest(testtools.TestCase):
                                 output.write_configmap, NAME, 'upl-d', KEY,
                                 output.render({'a': 'u'}))
         self.assertEqual(exitcodes.OUTPUT_ERROR, exc.code)
-        self.assertIn('cannot write ConfigMap upl-d/%s: POST ' % NAME,
+        self.assertIn('cannot write ConfigMap upl-d/%s: Kubernetes API '
+                      'http' % NAME, exc.message)
+        self.assertIn(': create configmaps "%s" in namespace "upl-d": 401 '
+                      'Unauthorized: the API server refused the credentials '
+                      'of kubeconfig %s' % (NAME, self.kubeconfig),
                       exc.message)
-        self.assertIn('HTTP 401 Unauthorized', exc.message)
         self.assertNotIn('\n', exc.message)
 
     def test_no_api_server_is_status_0_in_one_line(self):
-        config = kube_rest.configuration(kubeconfig=self.kubeconfig)
-        # NOTE: the kubeconfig loader's refresh hook would set the host
-        # back to the kubeconfig's server on the first request.
-        config.refresh_api_key_hook = None
-        host = config.host = 'http://127.0.0.1:%d' % _closed_port()
-        client = kube_rest.Client(config, connect_timeout=2, read_timeout=2)
+        """No answer: no status, and the line says why none came."""
+        with open(self.kubeconfig) as f:
+            document = yaml.safe_load(f)
+        host = 'http://127.0.0.1:%d' % _closed_port()
+        document['clusters'][0]['cluster']['server'] = host
+        with open(self.kubeconfig, 'w') as f:
+            yaml.safe_dump(document, f)
+        client = kube.connect(kube.Settings(kubeconfig=self.kubeconfig,
+                                            namespace='x', timeout=2))
         self.addCleanup(client.close)
-        exc = self.assertRaises(kube_rest.ApiError, client.request, 'GET',
-                                '/api/v1/namespaces/x/configmaps')
+        exc = self.assertRaises(kube.KubeError, client.list, kube.CONFIGMAP)
         self.assertEqual(0, exc.status)
-        self.assertIn('GET %s/api/v1/namespaces/x/configmaps: no answer: '
-                      % host, str(exc))
+        self.assertIn('Kubernetes API %s: list configmaps in namespace "x": '
+                      'API server unreachable: [Errno 111] Connection '
+                      'refused' % host, str(exc))
         self.assertNotIn('\n', str(exc))
+
+    def test_scenario_namespace_reads_what_the_uploader_wrote(self):
+        """The uploader scenarios' namespace, through the access layer."""
+        opts = types.SimpleNamespace(kubeconfig=self.kubeconfig,
+                                     configmap_api_command=None,
+                                     configmap_name=NAME)
+        space = configmap_api.ConfigMapNamespace(opts, self.folder)
+        space.setUp()
+        try:
+            where = 'ConfigMap %s/%s' % (space.namespace, NAME)
+            self.assertEqual((None, where), space.read())
+            self.assertEqual('default', space.home)
+            output.write_configmap(NAME, space.namespace, KEY,
+                                   output.render({'a': 'u1'}))
+            data, found_where = space.read()
+            self.assertEqual(where, found_where)
+            self.assertEqual({'a': {'openstack_glance_uuid': 'u1'}},
+                             yaml.safe_load(data[KEY])['os_images'])
+            self.assertEqual((None, 'ConfigMap default/%s' % NAME),
+                             space.read('default'))
+        finally:
+            space.cleanUp()
+        # NOTE: its cleanup deletes what the scenario's uploader wrote.
+        exc = self.assertRaises(kube.KubeError, self.client.get,
+                                kube.CONFIGMAP, NAME,
+                                namespace=space.namespace)
+        self.assertEqual(404, exc.status)
+        self.assertTrue(exc.missing)

@@ -31,7 +31,7 @@ from glance_multiapi_cloud.kubeapi import resources
 from glance_multiapi_cloud.kubeapi import server
 from glance_multiapi_cloud.kubeapi import status
 from glance_multiapi_tests.options import image_uploader
-from glance_multiapi_tests.tests import configmap_api
+from glance_multiapi_tests.tests.uploader import configmap_api
 
 SERVED = resources.Resources([configmaps.RESOURCE])
 

@@ -18,7 +18,7 @@ import types
 
 import testtools
 
-from glance_multiapi_tests.multiapi import patching
+from glance_multiapi_tests import deployment_access
 
 RESTORE = {'keystoneEndpoint': 'api0'}
 
@@ -33,19 +33,21 @@ def _opts(**values):
     return types.SimpleNamespace(**base)
 
 
+def manual_command(opts, spec_patch, patched=None):
+    """What the access of opts says to run, after patching patched."""
+    way = deployment_access.choose(opts)
+    if patched:
+        # NOTE: as KubernetesAccess.patch_spec remembers what it patched.
+        way._patched.update(patched)
+    return way.manual_patch(spec_patch)
+
+
 class ManualCommandTest(testtools.TestCase):
 
-    def setUp(self):
-        super().setUp()
-        # NOTE: other tests of the worker may have patched through it.
-        patching._patched.clear()
-        self.addCleanup(patching._patched.clear)
-
     def test_kubernetes_way_names_the_patched_control_plane(self):
-        patching._patched['openstackcontrolplane'] = 'my cp'
-        words = shlex.split(patching.manual_command(
+        words = shlex.split(manual_command(
             _opts(kubeconfig='/k/config', kubernetes_context='ctx'),
-            RESTORE))
+            RESTORE, {'openstackcontrolplane': 'my cp'}))
         self.assertEqual(['oc', '--kubeconfig', '/k/config', '--context',
                           'ctx', '-n', 'openstack', 'patch',
                           'openstackcontrolplane', 'my cp', '--type',
@@ -54,20 +56,19 @@ class ManualCommandTest(testtools.TestCase):
                          json.loads(words[-1]))
 
     def test_glance_object_is_patched_at_spec(self):
-        patching._patched['glance'] = 'glance'
-        words = shlex.split(patching.manual_command(
-            _opts(patch_object='glance'), RESTORE))
+        words = shlex.split(manual_command(
+            _opts(patch_object='glance'), RESTORE, {'glance': 'glance'}))
         self.assertEqual(['oc', '-n', 'openstack', 'patch', 'glance',
                           'glance'], words[:6])
         self.assertEqual({'spec': RESTORE}, json.loads(words[-1]))
 
     def test_unknown_name_is_looked_up_in_the_command(self):
-        line = patching.manual_command(_opts(namespace='ns'), RESTORE)
+        line = manual_command(_opts(namespace='ns'), RESTORE)
         self.assertIn('patch "$(oc -n ns get openstackcontrolplane -o name '
                       '| head -1)" --type merge', line)
 
     def test_command_way_renders_patch_command(self):
-        line = patching.manual_command(
+        line = manual_command(
             _opts(kubernetes_api=False,
                   patch_command='oc patch openstackcontrolplane openstack '
                                 '--type merge -p {patch}',

@@ -25,7 +25,7 @@ from glance_multiapi_cloud import certs
 from glance_multiapi_cloud import state as state_mod
 from glance_multiapi_tests.multiapi import probes
 from selftests.unit import stub_http
-from glance_multiapi_tests.tests import multiapi_scenario_base
+from glance_multiapi_tests.tests.multiapi import scenario_base
 from glance_multiapi_tests.tests import waiters
 
 
@@ -145,11 +145,11 @@ class TlsWaitTest(_TlsServing):
         conf.glance_multiapi.probe_timeout = 5
         conf.glance_multiapi.convergence_timeout = 30
         conf.glance_multiapi.convergence_interval = 0.05
-        self.useFixture(fixtures.MockPatchObject(multiapi_scenario_base,
+        self.useFixture(fixtures.MockPatchObject(scenario_base,
                                                  'CONF', conf))
 
     def wait(self, api, up, context):
-        scenario = multiapi_scenario_base.MultiApiScenarioTest
+        scenario = scenario_base.MultiApiScenarioTest
         return scenario.wait_for_answers(_Waiting(context), api, up)
 
     def test_shrink_wait_fails_at_once_on_tls(self):

@@ -17,7 +17,7 @@ from tempest.lib import exceptions as lib_exc
 import testtools
 from urllib3 import exceptions as urllib3_exc
 
-from glance_multiapi_tests.tests import multiapi_base
+from glance_multiapi_tests.tests.multiapi import base
 
 
 def _http_error(cls, status):
@@ -28,13 +28,13 @@ class TestReadRefusal(testtools.TestCase):
     """Which failed downloads count as an API refusing cleanly."""
 
     def test_http_errors_are_refusals(self):
-        self.assertEqual('HTTP 500', multiapi_base.read_refusal(
+        self.assertEqual('HTTP 500', base.read_refusal(
             _http_error(lib_exc.ServerFault, 500)))
-        self.assertEqual('HTTP 404', multiapi_base.read_refusal(
+        self.assertEqual('HTTP 404', base.read_refusal(
             _http_error(lib_exc.NotFound, 404)))
 
     def test_success_codes_are_not(self):
-        self.assertIsNone(multiapi_base.read_refusal(
+        self.assertIsNone(base.read_refusal(
             _http_error(lib_exc.InvalidHttpSuccessCode, 204)))
 
     def test_closed_connection_is_a_refusal(self):
@@ -45,13 +45,13 @@ class TestReadRefusal(testtools.TestCase):
                                             wrapped)
         for exc in (closed, wrapped, retried):
             self.assertEqual('connection closed without a response',
-                             multiapi_base.read_refusal(exc))
+                             base.read_refusal(exc))
 
     def test_timeout_is_not(self):
         timeout = urllib3_exc.ReadTimeoutError(None, '/x', 'read timed out')
-        self.assertIsNone(multiapi_base.read_refusal(timeout))
-        self.assertIsNone(multiapi_base.read_refusal(
+        self.assertIsNone(base.read_refusal(timeout))
+        self.assertIsNone(base.read_refusal(
             urllib3_exc.MaxRetryError(None, '/x', timeout)))
 
     def test_other_errors_are_not(self):
-        self.assertIsNone(multiapi_base.read_refusal(ValueError('bad')))
+        self.assertIsNone(base.read_refusal(ValueError('bad')))

@@ -55,7 +55,7 @@ class ReadThroughApiTest(kube_cases.KubeTestCase):
     def test_all_ready(self):
         self.stub.put(kube.GLANCE, _glance(HEALTHY))
         self.put_apis()
-        report = readiness.read(self.opts())
+        report = self.access().report()
         self.assertEqual([], readiness.problems(report))
         self.assertEqual(
             ['GET %s' % kube_stub.path(kube.GLANCE_API, name) for name in (
@@ -70,7 +70,7 @@ class ReadThroughApiTest(kube_cases.KubeTestCase):
         self.stub.put(kube.GLANCE, _glance(STOPPED))
         self.put_apis(glance_api0_internal=NOT_READY,
                       glance_api1_single=None)
-        lines = readiness.problems(readiness.read(self.opts()))
+        lines = readiness.problems(self.access().report())
         message = glance_cr.SINGLE_NOT_FILE_MESSAGE
         self.assertEqual([
             'Glance openstack/glance: Ready=False (Error, Warning): '
@@ -86,14 +86,14 @@ class ReadThroughApiTest(kube_cases.KubeTestCase):
             'GlanceAPI glance-api1-single (API api1): missing: no GlanceAPI '
             '"glance-api1-single" in namespace "openstack"'], lines)
         self.assertEqual({'api0': lines[3:5], 'api1': lines[5:]},
-                         readiness.api_problems(readiness.read(self.opts())))
+                         readiness.api_problems(self.access().report()))
 
     def test_no_ready_condition_is_not_ready(self):
         self.stub.put(kube.GLANCE, kube_cases.glance_object())
         self.put_apis()
         self.assertEqual(['Glance openstack/glance: Ready=missing: the CR '
                           'reports no Ready condition'],
-                         readiness.problems(readiness.read(self.opts())))
+                         readiness.problems(self.access().report()))
 
     def test_forbidden_names_the_verb_and_resource(self):
         self.stub.put(kube.GLANCE, _glance(READY))
@@ -101,35 +101,49 @@ class ReadThroughApiTest(kube_cases.KubeTestCase):
         self.stub.answers[('GET', kube_stub.path(
             kube.GLANCE_API, 'glance-api0-external'))] = (
                 403, kube_stub.status(403, 'Forbidden', 'no'))
-        exc = self.assertRaises(discovery.DiscoveryError, readiness.read,
-                                self.opts())
+        exc = self.assertRaises(discovery.DiscoveryError,
+                                self.access().report)
         self.assertOneLine(exc, 'lacks "get" on "glanceapis" in API group '
                            '"glance.openstack.org"')
 
     def test_note_reads_only_the_apis_named(self):
+        """The Glance CR the class read is reused; only api1's CR is got."""
         self.stub.put(kube.GLANCE, _glance(HEALTHY))
         self.put_apis(glance_api1_single=NOT_READY)
-        note = readiness.note(self.opts(), ['api1'])
+        way = self.access()
+        way.discover()
+        self.assertEqual(1, len(self.stub.requests))
+        note = way.note(['api1'])
         self.assertTrue(note.startswith('\nwhat the operator says of api1 '
                                         '(Glance CR: Glance openstack/'
                                         'glance via the Kubernetes API'))
         self.assertIn('\n  GlanceAPI glance-api1-single (API api1): '
                       'Ready=False (Requested, Info): Deployment in '
                       'progress', note)
-        self.assertEqual(2, len(self.stub.requests))
-        one = readiness.note(self.opts(), ['api1'], one_line=True)
+        self.assertEqual(['GET %s' % kube_stub.path(kube.GLANCE),
+                          'GET %s' % kube_stub.path(kube.GLANCE_API,
+                                                    'glance-api1-single')],
+                         ['%s %s' % (r['method'], r['path'].split('?')[0])
+                          for r in self.stub.requests])
+        one = way.note(['api1'], one_line=True)
         self.assertNotIn('\n', one)
         self.assertTrue(one.startswith('; what the operator says of api1'))
-        self.assertEqual('', readiness.note(self.opts(), ['api0']))
+        self.assertEqual('', way.note(['api0']))
 
     def test_note_never_raises(self):
         self.stub.put(kube.GLANCE, _glance(READY))
-        self.stub.answers[('GET', kube_stub.path(kube.GLANCE))] = (
-            500, kube_stub.status(500, 'InternalError', 'boom'))
-        self.assertEqual('', readiness.note(self.opts(), ['api0']))
-        self.assertEqual('', readiness.note(self.opts(), []))
-        self.assertEqual('', readiness.note(self.opts(
-            kubernetes_api=False), ['api0']))
+        way = self.access()
+        # NOTE: nothing read yet: nothing to say, and no connection made.
+        self.assertEqual('', way.note(['api0']))
+        self.assertEqual([], self.stub.requests)
+        way.discover()
+        self.stub.answers[('GET', kube_stub.path(
+            kube.GLANCE_API, 'glance-api0-external'))] = (
+                500, kube_stub.status(500, 'InternalError', 'boom'))
+        self.assertEqual('', way.note(['api0']))
+        self.assertEqual('', way.note([]))
+        self.assertEqual('', self.access(kubernetes_api=False).note(
+            ['api0']))
 
 
 class ReadThroughCommandTest(kube_cases.KubeTestCase):
@@ -144,7 +158,7 @@ class ReadThroughCommandTest(kube_cases.KubeTestCase):
     def test_glance_only_and_says_why(self):
         opts = self.opts(kubernetes_api=False, discovery_command=self.command(
             _glance(STOPPED)))
-        report = readiness.read(opts)
+        report = self.access(opts).report()
         self.assertIsNone(report.api_crs)
         self.assertIn('GlanceAPI CRs: not read: only the Kubernetes API '
                       'reads them', report.describe_sources())
@@ -153,4 +167,4 @@ class ReadThroughCommandTest(kube_cases.KubeTestCase):
 
     def test_not_json_is_a_discovery_error(self):
         opts = self.opts(kubernetes_api=False, discovery_command='echo nope')
-        self.assertRaises(discovery.DiscoveryError, readiness.read, opts)
+        self.assertRaises(discovery.DiscoveryError, self.access(opts).report)

@@ -26,8 +26,8 @@ import fixtures
 import requests
 import testtools
 
-from glance_multiapi_tests.tests import gate_tls
-from glance_multiapi_tests.tests import uploader_gates
+from glance_multiapi_tests.tests.uploader import gate_tls
+from glance_multiapi_tests.tests.uploader import gates
 
 MANIFEST = b'{"schemaVersion": 2, "layers": []}'
 BLOB = bytes(range(256)) * 1024
@@ -76,7 +76,7 @@ class GateTest(testtools.TestCase):
         return done
 
     def test_count_arrivals_released_together(self):
-        gate = uploader_gates.Gate(3, 30, 'gate')
+        gate = gates.Gate(3, 30, 'gate')
         started = time.monotonic()
         done = self._arrive(gate, 3)
         self.assertEqual(3, len(done))
@@ -85,7 +85,7 @@ class GateTest(testtools.TestCase):
         self.assertIn('released together', gate.describe())
 
     def test_a_lone_arrival_waits_hold_then_the_gate_stays_open(self):
-        gate = uploader_gates.Gate(3, 0.3, 'gate')
+        gate = gates.Gate(3, 0.3, 'gate')
         started = time.monotonic()
         self._arrive(gate, 1)
         self.assertGreaterEqual(time.monotonic() - started, 0.3)
@@ -120,7 +120,7 @@ class RegistryGateTest(testtools.TestCase):
         self.addCleanup(server.server_close)
         self.addCleanup(server.shutdown)
         self.host = '127.0.0.1:%d' % server.server_address[1]
-        self.gate = self.useFixture(uploader_gates.RegistryGate(
+        self.gate = self.useFixture(gates.RegistryGate(
             self.host, 2, 30, verify=self.upstream_ca, workdir=folder))
         # NOTE: the uploader's trust: what it had, and the gate's CA.
         self.verify = gate_tls.bundle(os.path.join(folder, 'bundle.pem'),

@@ -20,7 +20,7 @@ import types
 import testtools
 
 from glance_multiapi_kernel import polling
-from glance_multiapi_tests.tests import uploader_process
+from glance_multiapi_tests.tests.uploader import process
 
 # NOTE: a child of a shell, as a wrapper script starts a real uploader;
 # it connects only when told to on stdin.
@@ -43,7 +43,7 @@ class ReachedNetworkTest(testtools.TestCase):
         self.addCleanup(proc.wait, 10)
         self.addCleanup(proc.stdin.close)
         run = types.SimpleNamespace(process=proc)
-        seen = uploader_process.UploaderRun.reached_network
+        seen = process.UploaderRun.reached_network
         self.assertFalse(seen(run))
         proc.stdin.write('connect\n')
         proc.stdin.flush()

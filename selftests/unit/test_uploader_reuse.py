@@ -14,7 +14,7 @@
 
 import testtools
 
-from glance_multiapi_tests.tests import uploader_base
+from glance_multiapi_tests.tests.uploader import base
 
 URI = 'oci://127.0.0.1:5000/glance-multiapi-tests/img:1.0'
 BLOB = 'https://127.0.0.1:5000/v2/glance-multiapi-tests/img/blobs/sha256:ab'
@@ -24,7 +24,7 @@ def _problem(**kwargs):
     args = dict(who='the second run', code=1, describe='u exited 1',
                 uri=URI)
     args.update(kwargs)
-    return uploader_base.reuse_problem(**args)
+    return base.reuse_problem(**args)
 
 
 class ReuseProblemTest(testtools.TestCase):

@@ -30,6 +30,7 @@ import uuid
 
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import kube
 from glance_multiapi_cloud.kubeapi import configmaps
 from glance_multiapi_cloud.kubeapi import embedded
 from glance_multiapi_cloud.kubeapi import objectmeta
@@ -59,31 +60,25 @@ def namespace_of(kube):
     return kube.namespace or NAMESPACE
 
 
-# NOTE: names, short names and scope as in openstack-operator's and
-# glance-operator's CRDs (config/crd/bases) and Kubernetes' own types.
+def _served(resource, verbs):
+    """The stand-in's entry of a resource the kernel declares (kube.py)."""
+    return resources.Resource(resource.group, resource.version,
+                              resource.plural, resource.kind,
+                              resource.singular, resource.short_names,
+                              resource.namespaced, verbs)
+
+
 RESOURCES = (
-    resources.Resource('glance.openstack.org', 'v1beta1', 'glances',
-                       'Glance', 'glance', (), True,
-                       ('get', 'list', 'patch')),
-    resources.Resource('glance.openstack.org', 'v1beta1', 'glanceapis',
-                       'GlanceAPI', 'glanceapi', (), True, ('get', 'list')),
-    resources.Resource('core.openstack.org', 'v1beta1',
-                       'openstackcontrolplanes', 'OpenStackControlPlane',
-                       'openstackcontrolplane',
-                       ('osctlplane', 'osctlplanes', 'oscp', 'oscps'),
-                       True, ('get', 'list', 'patch')),
-    resources.Resource('core.openstack.org', 'v1beta1', 'openstackversions',
-                       'OpenStackVersion', 'openstackversion',
-                       ('osv', 'osvs'), True, ('get', 'list')),
-    resources.Resource('apps', 'v1', 'deployments', 'Deployment',
-                       'deployment', ('deploy',), True, ('get', 'list')),
-    resources.Resource('', 'v1', 'namespaces', 'Namespace', 'namespace',
-                       ('ns',), False, ('get', 'list')),
+    _served(kube.GLANCE, ('get', 'list', 'patch')),
+    _served(kube.GLANCE_API, ('get', 'list')),
+    _served(kube.CONTROLPLANE, ('get', 'list', 'patch')),
+    _served(kube.VERSION, ('get', 'list')),
+    _served(kube.DEPLOYMENT, ('get', 'list')),
+    _served(kube.NAMESPACE, ('get', 'list')),
     configmaps.RESOURCE,
     # NOTE: heat's are played by its processes (heat.py), the others
     # stored (pods.py says why).
-    resources.Resource('', 'v1', 'pods', 'Pod', 'pod', ('po',), True,
-                       ('create', 'delete', 'get', 'list')),
+    _served(kube.POD, ('create', 'delete', 'get', 'list')),
 )
 # NOTE: what the embedded API serves, and its discovery documents.
 SERVED = resources.Resources(RESOURCES)

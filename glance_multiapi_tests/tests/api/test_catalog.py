@@ -13,11 +13,11 @@
 from tempest.lib import decorators
 
 from glance_multiapi_tests.multiapi import catalog
-from glance_multiapi_tests.tests import multiapi_base
+from glance_multiapi_tests.tests.multiapi import base
 from glance_multiapi_tests.tests import recording
 
 
-class CatalogOwnershipTest(multiapi_base.MultiApiTest):
+class CatalogOwnershipTest(base.MultiApiTest):
     """The catalog's image service belongs to the keystoneEndpoint API."""
 
     def _problems(self):

@@ -29,20 +29,20 @@ from tempest.lib import decorators
 
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import sources
-from glance_multiapi_tests.tests import consolidated_base
+from glance_multiapi_tests.tests.consolidated_images import base
 
 CONF = config.CONF
 
 
-class ConsolidatedImageMappingTest(consolidated_base.ConsolidatedImageTest):
+class ConsolidatedImageMappingTest(base.ConsolidatedImageTest):
     """The image mapping itself (the file's, or heat's built-in fields)."""
 
     @classmethod
     def skip_checks(cls):
         """Built-in groups are checked against deployed references."""
         super().skip_checks()
-        if (consolidated_base.uses_builtin_groups() and
-                not consolidated_base.has_references()):
+        if (base.uses_builtin_groups() and
+                not cls.has_references()):
             raise cls.skipException(
                 '[consolidated_images] mappings_file is not set, so heat\'s '
                 'fields are checked as the deployed OpenStackVersion groups '
@@ -53,7 +53,7 @@ class ConsolidatedImageMappingTest(consolidated_base.ConsolidatedImageTest):
     @decorators.idempotent_id('efcb2209-0ad6-438d-9cce-c771bd87d2f8')
     def test_image_mapping_assigns_fields_once_to_known_images(self):
         """No field is assigned twice; each image name is a known one."""
-        builtin = consolidated_base.uses_builtin_groups()
+        builtin = base.uses_builtin_groups()
         result = self.run_check(with_references=builtin)
         # NOTE: without a file there is no mapping to be wrong; what can
         # be wrong is the deployment's agreement with the built-in facts:
@@ -67,14 +67,14 @@ class ConsolidatedImageMappingTest(consolidated_base.ConsolidatedImageTest):
             'image mapping %s' % result.mapping)
 
 
-class ConsolidatedImageReferencesTest(consolidated_base.ConsolidatedImageTest):
+class ConsolidatedImageReferencesTest(base.ConsolidatedImageTest):
     """The deployed references of the fields of each image."""
 
     @classmethod
     def skip_checks(cls):
         """Skip unless a source of deployed references is configured too."""
         super().skip_checks()
-        if not consolidated_base.has_references():
+        if not cls.has_references():
             raise cls.skipException(
                 '[consolidated_images] sets none of kubernetes_api, '
                 'version_command, version_file, env_file, env_list')
@@ -89,7 +89,7 @@ class ConsolidatedImageReferencesTest(consolidated_base.ConsolidatedImageTest):
             'deployed references of the images of %s' % result.mapping)
 
 
-class ConsolidatedRunningImagesTest(consolidated_base.ConsolidatedImageTest):
+class ConsolidatedRunningImagesTest(base.ConsolidatedImageTest):
     """What the Deployments run is what the OpenStackVersion says.
 
     Each Deployment is compared with status, and the Deployments of one
@@ -102,7 +102,7 @@ class ConsolidatedRunningImagesTest(consolidated_base.ConsolidatedImageTest):
         """Skip unless the Deployments can be read through the API."""
         super().skip_checks()
         opts = CONF.consolidated_images
-        if not opts.kubernetes_api:
+        if not cls.access.reads_objects:
             raise cls.skipException(
                 '[consolidated_images] kubernetes_api is False, so the '
                 'running Deployments cannot be read')

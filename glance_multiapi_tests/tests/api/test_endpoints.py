@@ -15,12 +15,12 @@ from tempest.lib import decorators
 
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import probes
-from glance_multiapi_tests.tests import multiapi_base
+from glance_multiapi_tests.tests.multiapi import base
 
 CONF = config.CONF
 
 
-class ImageEndpointsTest(multiapi_base.MultiApiTest):
+class ImageEndpointsTest(base.MultiApiTest):
     """Every image endpoint resolves, accepts and serves a v2 document."""
 
     result_checks = ('endpoint:*', 'catalog:*')

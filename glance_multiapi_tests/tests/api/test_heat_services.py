@@ -17,14 +17,14 @@ stack goes through."""
 from tempest import config
 from tempest.lib import decorators
 
-from glance_multiapi_tests.tests import heat_base
+from glance_multiapi_tests.tests.heat import base
 from glance_multiapi_tests.tests import recording
 
 CONF = config.CONF
 SECRET_LENGTH = 16
 
 
-class HeatServicesTest(heat_base.HeatTest):
+class HeatServicesTest(base.HeatTest):
     """The three heat services, through the catalog."""
 
     credentials = ['primary', 'admin']
@@ -96,7 +96,7 @@ class HeatServicesTest(heat_base.HeatTest):
     def test_create_delete_minimal_stack(self):
         """A stack of resources needing no other service comes and goes."""
         template = {
-            'heat_template_version': heat_base.TEMPLATE_VERSION,
+            'heat_template_version': base.TEMPLATE_VERSION,
             'resources': {'secret': {
                 'type': 'OS::Heat::RandomString',
                 'properties': {'length': SECRET_LENGTH}}},

@@ -39,7 +39,7 @@ class OperatorReadinessTest(base.BasePluginTest):
     def skip_checks(cls):
         """Skip when nothing says how to read the Glance CR."""
         super().skip_checks()
-        if not discovery.reads_cr(CONF.glance_multiapi):
+        if not cls.access.reads_glance:
             raise cls.skipException(
                 '[glance_multiapi] sets neither kubernetes_api nor '
                 'discovery_command, so the Glance CR and its GlanceAPI CRs '
@@ -49,7 +49,7 @@ class OperatorReadinessTest(base.BasePluginTest):
     def test_glance_and_its_apis_report_ready(self):
         """Glance CR and each API's GlanceAPI CRs have Ready True."""
         try:
-            report = readiness.read(CONF.glance_multiapi)
+            report = self.access.report()
         except discovery.DiscoveryError as exc:
             self.fail('the operator\'s CRs could not be read: %s' % exc)
         LOG.info('read the conditions of the %s', report.describe_sources())

@@ -18,13 +18,13 @@ from tempest import config
 from tempest.lib import decorators
 
 from glance_multiapi_tests.multiapi import locations
-from glance_multiapi_tests.tests import multiapi_base
+from glance_multiapi_tests.tests.multiapi import base
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
 
 
-class StorePlacementTest(multiapi_base.MultiApiTest):
+class StorePlacementTest(base.MultiApiTest):
     """Each API writes to a store and place of its own, reads its stores."""
 
     result_checks = ('store:*',)
@@ -59,7 +59,7 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
             image = self.upload_image(
                 client, 'placement-%s' % api.name, data)
         self.assertEqual(
-            [expected], multiapi_base.image_stores(image),
+            [expected], base.image_stores(image),
             'image %s uploaded through %s landed in store(s) %r; '
             'expected only %s, the default store of %s' % (
                 image['id'], self.endpoint_of(client),
@@ -70,7 +70,7 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
         self.assertWithinBounds(self.record_figure(
             'upload_bytes_per_second', len(data) / max(seconds, 1e-6),
             api=api.name, store=expected,
-            interface=multiapi_base.interface_of(api, client)))
+            interface=base.interface_of(api, client)))
 
     @decorators.idempotent_id('98bc0c5c-833f-4b43-bb66-2471644669b6')
     def test_info_stores_marks_api_default(self):
@@ -190,7 +190,7 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
                                               'across-%s' % maker.name, data)
             made[store] = (maker.name, image, data)
         for store, (maker, image, data) in sorted(made.items()):
-            stores = set(multiapi_base.image_stores(image)) or {store}
+            stores = set(base.image_stores(image)) or {store}
             for reader in apis:
                 client = clients[reader.name]
                 with self.checking('store:%s' % reader.name,
@@ -243,7 +243,7 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
         try:
             body = client.show_image_file(image['id']).data
         except Exception as exc:
-            how = multiapi_base.read_refusal(exc)
+            how = base.read_refusal(exc)
             self.assertIsNotNone(how, '%s: the download neither answered '
                                  '4xx/5xx nor was closed after %.1f s: %s: '
                                  '%s' % (what, time.monotonic() - start,
@@ -253,4 +253,4 @@ class StorePlacementTest(multiapi_base.MultiApiTest):
             return
         self.fail('%s: the download answered %d bytes (sha256 %s); an API '
                   'without the store must not serve it' % (
-                      what, len(body), multiapi_base.sha256(body)))
+                      what, len(body), base.sha256(body)))

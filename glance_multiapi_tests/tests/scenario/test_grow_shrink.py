@@ -29,9 +29,8 @@ from tempest.lib import exceptions
 from glance_multiapi_kernel import polling
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
-from glance_multiapi_tests.multiapi import patching
-from glance_multiapi_tests.tests import multiapi_base
-from glance_multiapi_tests.tests import multiapi_scenario_base
+from glance_multiapi_tests.tests.multiapi import base
+from glance_multiapi_tests.tests.multiapi import scenario_base
 from glance_multiapi_tests.tests import option_values
 from glance_multiapi_tests.tests import restoration
 from glance_multiapi_tests.tests import waiters
@@ -85,7 +84,7 @@ def _given_spec(opts):
 
 @decorators.serial
 class GrowShrinkTest(restoration.DisruptiveTest,
-                     multiapi_scenario_base.MultiApiScenarioTest):
+                     scenario_base.MultiApiScenarioTest):
     """Adding and removing an API leaves the catalog alone."""
 
     result_checks = ('catalog',)
@@ -94,11 +93,10 @@ class GrowShrinkTest(restoration.DisruptiveTest,
     def skip_checks(cls):
         """Skip unless enabled and the added API can be discovered."""
         super().skip_checks()
-        opts = CONF.glance_multiapi
         cls.skip_unless_opted_in('glance_multiapi', 'run_grow_shrink',
                                  'adds and removes an API in '
                                  'spec.glanceAPIs')
-        if not discovery.reads_cr(opts):
+        if not cls.access.reads_glance:
             raise cls.skipException('grow/shrink needs [glance_multiapi] '
                                     'kubernetes_api or discovery_command '
                                     'to learn the added API\'s endpoints')
@@ -123,7 +121,7 @@ class GrowShrinkTest(restoration.DisruptiveTest,
     def _discovered(self, name):
         def check():
             try:
-                found = discovery.fetch(CONF.glance_multiapi, strict=True)
+                found = self.access.fetch(strict=True)
             except discovery.DiscoveryError as exc:
                 return False, str(exc)
             api = found.apis.get(name)
@@ -150,7 +148,7 @@ class GrowShrinkTest(restoration.DisruptiveTest,
 
         def check():
             try:
-                found = discovery.fetch(CONF.glance_multiapi)
+                found = self.access.fetch()
             except discovery.DiscoveryError as exc:
                 return False, 'the Glance CR could not be read: %s' % exc
             left = sorted(keys & set(found.status_keys))
@@ -213,7 +211,7 @@ class GrowShrinkTest(restoration.DisruptiveTest,
         removal = {'glanceAPIs': {name: None}}
         self.guard('the addition of API %s to spec.glanceAPIs' % name,
                    lambda: self._remove(name, api_holder),
-                   lambda: patching.manual_command(opts, removal))
+                   lambda: self.access.manual_patch(removal))
         with self.checking('api:%s' % name):
             api = self._grow(name, api_holder)
         with self.checking('catalog'):
@@ -249,7 +247,7 @@ class GrowShrinkTest(restoration.DisruptiveTest,
         with self.fail_on_client_error(client, 'uploading an image'):
             image = self.upload_image(client, 'grown-%s' % name, data)
         self.assertEqual(
-            [self.grow_store], multiapi_base.image_stores(image),
+            [self.grow_store], base.image_stores(image),
             'image %s uploaded through added API %s landed in store(s) %r; '
             'expected %s' % (image['id'], self.endpoint_of(client),
                              image.get('stores'), self.grow_store))

@@ -15,9 +15,10 @@ whose resource is in progress at that moment must still complete, and the
 restart must be shown to have hit it.
 
 The restart is made through the Kubernetes API (the heat-engine
-Deployment's pods are deleted and it must roll out again:
-common/rollout.py), which a test-operator pod can do with its token, or
-by [consolidated_heat] restart_command where one is given.
+Deployment's pods are deleted and it must roll out again: the deployment
+access layer's restart, judged by common/rollout.py), which a
+test-operator pod can do with its token, or by [consolidated_heat]
+restart_command where one is given.
 """
 
 import threading
@@ -28,12 +29,10 @@ from testtools import content
 from tempest import config
 from tempest.lib import decorators
 
-from glance_multiapi_tests.common import commands
-from glance_multiapi_kernel import kube
 from glance_multiapi_kernel import polling
-from glance_multiapi_tests.common import rollout
+from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.tests import disturbance as disturbance_mod
-from glance_multiapi_tests.tests import heat_base
+from glance_multiapi_tests.tests.heat import base
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
@@ -78,7 +77,7 @@ def _by_kubernetes():
 
 
 @decorators.serial
-class HeatEngineRestartTest(heat_base.HeatTest):
+class HeatEngineRestartTest(base.HeatTest):
     """Restart heat-engine while a stack is being created."""
 
     credentials = ['primary', 'admin']
@@ -91,7 +90,7 @@ class HeatEngineRestartTest(heat_base.HeatTest):
         cls.skip_unless_opted_in('consolidated_heat',
                                  'run_heat_engine_restart',
                                  'restarts heat-engine')
-        if _by_kubernetes() and not CONF.glance_multiapi.kubernetes_api:
+        if _by_kubernetes() and not cls.access.restarts_pods:
             raise cls.skipException(
                 'heat-engine is restarted through the Kubernetes API '
                 '([glance_multiapi] kubernetes_api) or by '
@@ -109,7 +108,7 @@ class HeatEngineRestartTest(heat_base.HeatTest):
         # changed while the stack is still in progress.
         wait = CONF.consolidated_heat.in_progress_seconds
         return {
-            'heat_template_version': heat_base.TEMPLATE_VERSION,
+            'heat_template_version': base.TEMPLATE_VERSION,
             'resources': {
                 SLOW: {'type': 'OS::Heat::TestResource', 'properties': {
                     'value': SLOW, 'action_wait_secs': {
@@ -156,11 +155,9 @@ class HeatEngineRestartTest(heat_base.HeatTest):
         """A _Restart (not started) of the configured kind."""
         opts = CONF.consolidated_heat
         if _by_kubernetes():
-            settings = kube.Settings.from_opts(CONF.glance_multiapi)
-
             def roll():
-                return rollout.restart(
-                    settings, opts.restart_deployment,
+                return self.access.restart(
+                    opts.restart_deployment,
                     timeout=opts.restart_timeout).describe()
             return _Restart('delete the pods of Deployment %s through the '
                             'Kubernetes API and wait for its rollout' %

@@ -18,9 +18,8 @@ from tempest import exceptions
 from tempest.lib import decorators
 import testtools
 
-from glance_multiapi_tests.multiapi import patching
-from glance_multiapi_tests.tests import multiapi_base
-from glance_multiapi_tests.tests import multiapi_scenario_base
+from glance_multiapi_tests.tests.multiapi import base
+from glance_multiapi_tests.tests.multiapi import scenario_base
 from glance_multiapi_tests.tests import restoration
 
 CONF = config.CONF
@@ -30,7 +29,7 @@ LOG = logging.getLogger(__name__)
 @decorators.serial
 class KeystoneEndpointSwitchoverTest(
         restoration.DisruptiveTest,
-        multiapi_scenario_base.MultiApiScenarioTest):
+        scenario_base.MultiApiScenarioTest):
     """Moving the catalog to another API moves where uploads land."""
 
     result_checks = ('keystone_endpoint', 'catalog:*')
@@ -79,8 +78,7 @@ class KeystoneEndpointSwitchoverTest(
         LOG.info('catalog back on %s after %.1f s', original, took)
 
     def _restore_by_hand(self, original):
-        return patching.manual_command(CONF.glance_multiapi,
-                                       {'keystoneEndpoint': original})
+        return self.access.manual_patch({'keystoneEndpoint': original})
 
     @staticmethod
     def _moves(before, after):
@@ -148,14 +146,14 @@ class KeystoneEndpointSwitchoverTest(
                 image = self.upload_image(self.images_client, 'post-switch',
                                           data)
             self.assertEqual(
-                [target.default_store], multiapi_base.image_stores(image),
+                [target.default_store], base.image_stores(image),
                 'after switching keystoneEndpoint %s -> %s, image %s '
                 'uploaded through the catalog landed in store(s) %r; '
                 'expected %s, the default store of %s' % (
                     original, target.name, image['id'],
                     image.get('stores'), target.default_store,
                     target.name))
-        old_stores = set(multiapi_base.image_stores(before_image))
+        old_stores = set(base.image_stores(before_image))
         if target.stores and not old_stores & set(target.stores):
             # NOTE: one cluster per API: the new owner cannot have the
             # bytes; test_image_readable_exactly_where_api_has_store

@@ -22,14 +22,14 @@ from tempest.lib.common.utils import data_utils
 from tempest.lib import decorators
 from tempest.lib import exceptions as lib_exc
 
-from glance_multiapi_tests.tests import uploader_base
-from glance_multiapi_tests.tests import uploader_fixtures
-from glance_multiapi_tests.tests import uploader_oci
+from glance_multiapi_tests.tests.uploader import base
+from glance_multiapi_tests.tests.uploader import components
+from glance_multiapi_tests.tests.uploader import oci
 
 CONF = config.CONF
 
 
-class UploaderBasicsTest(uploader_base.UploaderScenarioTest):
+class UploaderBasicsTest(base.UploaderScenarioTest):
     """Straight uploads, community visibility and reruns."""
 
     @decorators.idempotent_id('0ff1b248-b03e-488a-b175-fe3fa6b58cba')
@@ -99,7 +99,7 @@ class UploaderBasicsTest(uploader_base.UploaderScenarioTest):
 
 # NOTE: a class of its own, so that tempest's workers (which take a class
 # each) run it beside UploaderBasicsTest: its uploader runs mostly wait.
-class UploaderHygieneTest(uploader_base.UploaderScenarioTest):
+class UploaderHygieneTest(base.UploaderScenarioTest):
     """Temp files, the working directory and a wrong md5 leave nothing."""
 
     def _run_ok_and_broken(self, prefix):
@@ -147,7 +147,7 @@ class UploaderHygieneTest(uploader_base.UploaderScenarioTest):
         only after the full download, when temp files are largest).
         """
         key, entry, data = self.new_image('upl-md5')
-        entry['md5'] = uploader_fixtures.md5_of(data + b'x')
+        entry['md5'] = components.md5_of(data + b'x')
         self.addCleanup(self.delete_named, self.glance_name(key, entry))
         failed = self.run_uploader({key: entry}).run()
         self.assertNotEqual(0, failed.code, 'a wrong md5 was accepted: %s'
@@ -163,7 +163,7 @@ class UploaderHygieneTest(uploader_base.UploaderScenarioTest):
         self.assertTempDirEmpty(failed)
 
 
-class UploaderOciTest(uploader_base.UploaderScenarioTest):
+class UploaderOciTest(base.UploaderScenarioTest):
     """An oci:// artifact (tar.gz holding a .gz image) from a registry."""
 
     @classmethod
@@ -178,11 +178,11 @@ class UploaderOciTest(uploader_base.UploaderScenarioTest):
         """The artifact is unpacked, checked and uploaded as one image."""
         key = data_utils.rand_name(prefix=CONF.resource_name_prefix,
                                    name='upl-oci')
-        data = uploader_fixtures.image_bytes(self.opts.image_size)
-        uri = uploader_oci.push_oci_artifact(
+        data = components.image_bytes(self.opts.image_size)
+        uri = oci.push_oci_artifact(
             self.opts.registry, 'glance-multiapi-tests/%s' % key.lower(),
             '1.0', key, data, verify=self.registry_verify())
-        entry = {'uri': uri, 'md5': uploader_fixtures.md5_of(data),
+        entry = {'uri': uri, 'md5': components.md5_of(data),
                  'image-format': 'raw', 'commit-tag': '1.0'}
         self.addCleanup(self.delete_named, self.glance_name(key, entry))
         result = self.run_uploader({key: entry}).run()

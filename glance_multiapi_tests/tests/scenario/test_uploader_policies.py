@@ -28,8 +28,8 @@ from tempest.lib import exceptions as lib_exc
 
 from glance_multiapi_kernel import polling
 from glance_multiapi_tests.tests import disturbance as disturbance_mod
-from glance_multiapi_tests.tests import uploader_base
-from glance_multiapi_tests.tests import uploader_fixtures
+from glance_multiapi_tests.tests.uploader import base
+from glance_multiapi_tests.tests.uploader import components
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
@@ -38,7 +38,7 @@ UNTOUCHED = ('status', 'name', 'owner', 'visibility', 'tags', 'updated_at',
              'checksum', 'size')
 
 
-class UploaderForeignImagesTest(uploader_base.UploaderScenarioTest):
+class UploaderForeignImagesTest(base.UploaderScenarioTest):
     """Another project's queued or active image of the same name and tag."""
 
     def _foreign_queued(self, key, entry):
@@ -102,7 +102,7 @@ class UploaderForeignImagesTest(uploader_base.UploaderScenarioTest):
         key, entry, data = self.new_image('upl-foreign-active')
         body = self.image_body(key, entry)
         foreign = self.alt_images.create_image(**body)
-        self.addCleanup(uploader_fixtures._delete_quietly, self.alt_images,
+        self.addCleanup(components._delete_quietly, self.alt_images,
                         foreign['id'])
         self.alt_images.store_image_file(foreign['id'], io.BytesIO(data))
         waiters.wait_for(
@@ -123,7 +123,7 @@ class UploaderForeignImagesTest(uploader_base.UploaderScenarioTest):
         self.assertUntouched(before, foreign['id'])
 
 
-class UploaderOwnQueuedTest(uploader_base.UploaderScenarioTest):
+class UploaderOwnQueuedTest(base.UploaderScenarioTest):
     """Our queued image that starts saving during the grace."""
 
     @decorators.attr(type='slow')
@@ -153,7 +153,7 @@ class UploaderOwnQueuedTest(uploader_base.UploaderScenarioTest):
                       'grace (%d s) of our queued image %s, now %s: %s'
                       % (grace, queued['id'], self._status(queued['id']),
                          run.wait().describe()))
-        saving = self.useFixture(uploader_fixtures.SavingImage(
+        saving = self.useFixture(components.SavingImage(
             self.images, None, data,
             hold_limit=self.opts.saving_hold + self.opts.run_timeout,
             timeout=CONF.image.build_timeout, image=queued))

@@ -23,21 +23,21 @@ from tempest import config
 from tempest.lib import decorators
 
 from glance_multiapi_kernel import polling
-from glance_multiapi_tests.tests import uploader_base
-from glance_multiapi_tests.tests import uploader_fixtures
-from glance_multiapi_tests.tests import uploader_gates
+from glance_multiapi_tests.tests.uploader import base
+from glance_multiapi_tests.tests.uploader import components
+from glance_multiapi_tests.tests.uploader import gates
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
 
 
-class UploaderSavingTest(uploader_base.UploaderScenarioTest):
+class UploaderSavingTest(base.UploaderScenarioTest):
     """An upload of the same image already saving: awaited, or replaced."""
 
     def _saving(self, key, entry, data):
         hold_limit = (self.opts.saving_hold + self.opts.run_timeout)
-        return self.useFixture(uploader_fixtures.SavingImage(
+        return self.useFixture(components.SavingImage(
             self.images, self.image_body(key, entry), data,
             hold_limit=hold_limit, timeout=CONF.image.build_timeout))
 
@@ -107,22 +107,22 @@ class UploaderSavingTest(uploader_base.UploaderScenarioTest):
 
 # NOTE: apart from UploaderSavingTest so that tempest's workers (a class
 # each) run the two side by side; both mostly wait on held uploads.
-class UploaderRacesTest(uploader_base.UploaderScenarioTest):
+class UploaderRacesTest(base.UploaderScenarioTest):
     """Our own stale queued image, and uploaders racing on an empty Glance."""
 
     def _gate(self, key, entry, data, count):
-        """(gate, entry whose source is behind it): see uploader_gates.
+        """(gate, entry whose source is behind it): see gates.
 
         The racers' first request of their source waits until all count
         asked: http, the GET of the file; oci, the manifest request,
         through a loopback proxy of the registry.
         """
         if entry['uri'].startswith('oci://'):
-            gate = self.useFixture(uploader_gates.RegistryGate(
+            gate = self.useFixture(gates.RegistryGate(
                 self.opts.registry, count, self.opts.saving_hold,
                 verify=self.registry_verify(), workdir=self.workdir))
             return gate, dict(entry, uri=gate.reference(entry['uri']))
-        gate = self.useFixture(uploader_gates.StartingGate(
+        gate = self.useFixture(gates.StartingGate(
             data, count, self.opts.saving_hold))
         return gate, dict(entry, uri=gate.url)
 

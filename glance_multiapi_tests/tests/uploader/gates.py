@@ -31,7 +31,7 @@ import fixtures
 import requests
 import urllib3
 
-from glance_multiapi_tests.tests import gate_tls
+from glance_multiapi_tests.tests.uploader import gate_tls
 
 # NOTE: a pull starts with the manifest (oras-py GETs it by tag, oras-go
 # and docker resolve the tag with a HEAD or GET of it); the blob comes

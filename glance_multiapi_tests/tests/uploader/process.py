@@ -32,8 +32,9 @@ import fixtures
 import psutil
 import yaml
 
+from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import trust
-from glance_multiapi_tests.tests import gate_tls
+from glance_multiapi_tests.tests.uploader import gate_tls
 
 
 def last_line(*texts):
@@ -115,8 +116,8 @@ class UploaderRun(fixtures.Fixture):
         values = {'python': sys.executable, 'info': self.info,
                   'clouds': self.clouds_yaml, 'cloud': self.cloud,
                   'temp_dir': self.temp_dir, 'output': self.output_file}
-        self.argv = shlex.split(self.opts.command.format(
-            **{key: shlex.quote(value) for key, value in values.items()}))
+        self.argv = shlex.split(commands.render(
+            self.opts.command, option='[image_uploader] command', **values))
         self.env = dict(os.environ)
         for name in ('OS_AUTH_URL', 'OS_USERNAME', 'OS_PASSWORD',
                      'OS_PROJECT_NAME', 'OS_TOKEN', 'KUBECONFIG',

@@ -20,47 +20,14 @@ disagreement it finds.
 from oslo_log import log as logging
 from tempest import config
 
-from glance_multiapi_kernel import kube
 from glance_multiapi_kernel import image_errors
+from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import report
 from glance_multiapi_tests.tests import base
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
-
-
-def _inputs(with_references, with_running=False):
-    """The image check's inputs from [consolidated_images]."""
-    opts = CONF.consolidated_images
-    kwargs = {}
-    if with_references:
-        kwargs = dict(version_file=opts.version_file,
-                      version_command=opts.version_command,
-                      env_file=opts.env_file, env_list=opts.env_list,
-                      env_list_name='[consolidated_images] env_list',
-                      command_timeout=opts.command_timeout)
-    if (with_references or with_running) and opts.kubernetes_api:
-        kwargs.update(
-            kubernetes=kube.Settings.from_opts(CONF.glance_multiapi),
-            openstackversion_name=opts.openstackversion_name,
-            version_name_option='[consolidated_images] '
-                                'openstackversion_name')
-    if with_running:
-        kwargs['running_deployments'] = tuple(sorted(
-            (opts.running_deployments or {}).items()))
-    return loader.Inputs(
-        mappings_file=opts.mappings_file, builtin=not opts.mappings_file,
-        known_names_file=opts.known_image_names_file,
-        known_names=tuple(opts.known_image_names),
-        targets=tuple(opts.targets), **kwargs)
-
-
-def has_references():
-    """Whether a source of deployed image references is configured."""
-    opts = CONF.consolidated_images
-    return any((opts.kubernetes_api, opts.version_file, opts.version_command,
-                opts.env_file, opts.env_list))
 
 
 def uses_builtin_groups():
@@ -82,10 +49,50 @@ class ConsolidatedImageTest(base.BasePluginTest):
     enabled_group = 'consolidated_images'
     result_checks = ('consolidated_images',)
 
+    @classmethod
+    def choose_access(cls):
+        """The Kubernetes API when [consolidated_images] kubernetes_api."""
+        return deployment_access.choose(CONF.glance_multiapi,
+                                        switch=CONF.consolidated_images)
+
+    @classmethod
+    def has_references(cls):
+        """Whether a source of deployed image references is configured."""
+        opts = CONF.consolidated_images
+        return any((cls.access.reads_objects, opts.version_file,
+                    opts.version_command, opts.env_file, opts.env_list))
+
+    @classmethod
+    def inputs(cls, with_references, with_running=False):
+        """The image check's inputs from [consolidated_images]."""
+        opts = CONF.consolidated_images
+        kwargs = {}
+        if with_references:
+            kwargs = dict(version_file=opts.version_file,
+                          version_command=opts.version_command,
+                          env_file=opts.env_file, env_list=opts.env_list,
+                          env_list_name='[consolidated_images] env_list',
+                          command_timeout=opts.command_timeout)
+        if (with_references or with_running) and cls.access.reads_objects:
+            kwargs.update(
+                kubernetes=cls.access,
+                openstackversion_name=opts.openstackversion_name,
+                version_name_option='[consolidated_images] '
+                                    'openstackversion_name')
+        if with_running:
+            kwargs['running_deployments'] = tuple(sorted(
+                (opts.running_deployments or {}).items()))
+        return loader.Inputs(
+            mappings_file=opts.mappings_file,
+            builtin=not opts.mappings_file,
+            known_names_file=opts.known_image_names_file,
+            known_names=tuple(opts.known_image_names),
+            targets=tuple(opts.targets), **kwargs)
+
     def run_check(self, with_references, with_running=False):
         """Return the check's report; an unusable input fails the test."""
         try:
-            result = loader.run(_inputs(with_references, with_running))
+            result = loader.run(self.inputs(with_references, with_running))
         except image_errors.ImageCheckError as exc:
             self.fail('the consolidated image check could not run: %s'
                       % exc)

@@ -12,7 +12,7 @@
 
 """Base class of the multi-API scenarios that patch the deployment.
 
-``MultiApiScenarioTest`` adds to ``multiapi_base.MultiApiTest`` the spec
+``MultiApiScenarioTest`` adds to ``base.MultiApiTest`` the spec
 patch (by command or through the Kubernetes API), the re-reading of the
 Glance CR, the catalog waiter and the endpoint waiter. The catalog
 waiter also records a switchover for the results map: the catalog as it
@@ -31,21 +31,21 @@ from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching
 from glance_multiapi_tests.multiapi import probes
-from glance_multiapi_tests.tests import multiapi_base
+from glance_multiapi_tests.tests.multiapi import base
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
 LOG = logging.getLogger(__name__)
 
 
-class MultiApiScenarioTest(multiapi_base.MultiApiTest):
+class MultiApiScenarioTest(base.MultiApiTest):
     """Scenarios that patch the deployment and wait for it to follow."""
 
     @classmethod
     def skip_checks(cls):
         """Skip without a way to patch (kubernetes_api or a command)."""
         super().skip_checks()
-        why = patching.can_patch(CONF.glance_multiapi)
+        why = cls.access.patch_problem()
         if why:
             raise cls.skipException(why)
 
@@ -53,8 +53,7 @@ class MultiApiScenarioTest(multiapi_base.MultiApiTest):
         """Apply a merge patch of the Glance spec; fail naming why not."""
         LOG.info('patching the Glance spec: %s', spec_patch)
         try:
-            patched = patching.apply_spec_patch(CONF.glance_multiapi,
-                                                spec_patch)
+            patched = self.access.patch_spec(spec_patch)
         except patching.PatchError as exc:
             problem = str(exc)
         else:
@@ -73,7 +72,7 @@ class MultiApiScenarioTest(multiapi_base.MultiApiTest):
         patch only a fresh status.apiEndpoint tells the URLs apart.
         """
         try:
-            return discovery.discover(CONF.glance_multiapi)
+            return self.access.discover()
         except discovery.DiscoveryError as exc:
             problem = str(exc)
         self.fail('re-reading the deployment failed: %s' % problem)
@@ -118,7 +117,7 @@ class MultiApiScenarioTest(multiapi_base.MultiApiTest):
 
         def check():
             try:
-                fresh = discovery.discover(opts)
+                fresh = self.access.discover()
             except discovery.DiscoveryError as exc:
                 return False, 'the Glance CR could not be read: %s' % exc
             problems, found = self.catalog_problems(owner, fresh)

@@ -30,8 +30,10 @@ import uuid
 
 import fixtures
 
-from glance_multiapi_tests.common import commands
+from glance_multiapi_kernel import kube
 from glance_multiapi_kernel import polling
+from glance_multiapi_tests.common import commands
+from glance_multiapi_tests import deployment_access
 
 # NOTE: the stand-in starts in well under a second; a loaded CI machine
 # gets the margin.
@@ -98,68 +100,25 @@ class ConfigMapNamespace(fixtures.Fixture):
         self.workdir = workdir
 
     def _setUp(self):
-        import kubernetes.config
-
-        from glance_multiapi_kernel import kube_rest
-
         self.kubeconfig = self.opts.kubeconfig
         if not self.kubeconfig:
             self.kubeconfig = self.useFixture(LoopbackConfigMapApi(
                 self.opts.configmap_api_command, self.workdir)).kubeconfig
-        # NOTE: plain JSON requests, not CoreV1Api: see common/kube_rest.
-        self.api = kube_rest.Client(kube_rest.configuration(
-            kubeconfig=self.kubeconfig))
+        self.api = deployment_access.KubernetesAccess(kube.Settings(
+            kubeconfig=self.kubeconfig,
+            kubeconfig_option='[image_uploader] kubeconfig'))
         self.addCleanup(self.api.close)
-        self._exception = kube_rest.ApiError
-        _contexts, current = kubernetes.config.list_kube_config_contexts(
-            config_file=self.kubeconfig)
-        self.home = (current.get('context') or {}).get('namespace',
-                                                       'default')
+        self.home = self.api.home_namespace()
         self.namespace = 'upl-' + uuid.uuid4().hex[:12]
-        self._create_namespace()
-        self.addCleanup(self._delete, self.opts.configmap_name)
-
-    def _create_namespace(self):
-        """On a cluster the namespace must exist; make it, drop it after.
-
-        NOTE: the stand-in refuses to create namespaces (the embedded
-        cloud's API with 405, the loopback one, which serves no
-        Namespaces, with 404) and accepts ConfigMaps in any.
-        """
-        try:
-            self.api.request('POST', '/api/v1/namespaces', {
-                'apiVersion': 'v1', 'kind': 'Namespace',
-                'metadata': {'name': self.namespace}})
-        except self._exception as exc:
-            if exc.status in (404, 405):
-                return
-            raise
-        self.addCleanup(self._ignore_missing,
-                        '/api/v1/namespaces/%s' % self.namespace)
-
-    def _ignore_missing(self, path):
-        try:
-            self.api.request('DELETE', path)
-        except self._exception as exc:
-            if exc.status != 404:
-                raise
-
-    def _path(self, name, namespace=None):
-        return '/api/v1/namespaces/%s/configmaps/%s' % (
-            namespace or self.namespace, name)
-
-    def _delete(self, name):
-        self._ignore_missing(self._path(name))
+        # NOTE: on a cluster the namespace must exist: made here, dropped
+        # after; the stand-in takes ConfigMaps in any.
+        if self.api.create_namespace(self.namespace):
+            self.addCleanup(self.api.delete, kube.NAMESPACE, self.namespace)
+        self.addCleanup(self.api.delete, kube.CONFIGMAP,
+                        self.opts.configmap_name, self.namespace)
 
     def read(self, namespace=None):
         """(data of the ConfigMap or None, where it was looked for)."""
         namespace = namespace or self.namespace
-        where = 'ConfigMap %s/%s' % (namespace, self.opts.configmap_name)
-        try:
-            found = self.api.request(
-                'GET', self._path(self.opts.configmap_name, namespace))
-        except self._exception as exc:
-            if exc.status == 404:
-                return None, where
-            raise
-        return dict(found.get('data') or {}), where
+        return (self.api.read_configmap(self.opts.configmap_name, namespace),
+                'ConfigMap %s/%s' % (namespace, self.opts.configmap_name))

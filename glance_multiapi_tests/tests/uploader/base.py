@@ -32,11 +32,11 @@ import yaml
 from glance_multiapi_kernel import polling
 from glance_multiapi_tests.common import trust
 from glance_multiapi_tests.tests import base
-from glance_multiapi_tests.tests import configmap_api
+from glance_multiapi_tests.tests.uploader import configmap_api
 from glance_multiapi_tests.tests import option_values
-from glance_multiapi_tests.tests import uploader_fixtures
-from glance_multiapi_tests.tests import uploader_oci
-from glance_multiapi_tests.tests import uploader_process
+from glance_multiapi_tests.tests.uploader import components
+from glance_multiapi_tests.tests.uploader import oci
+from glance_multiapi_tests.tests.uploader import process
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
@@ -120,7 +120,7 @@ class UploaderScenarioTest(base.BasePluginTest):
         self.cwd = os.path.join(self.workdir, 'uploader-cwd')
         os.mkdir(self.cwd)
         self.clouds_yaml = self._write_clouds_yaml()
-        self.source = self.useFixture(uploader_fixtures.ImageSource())
+        self.source = self.useFixture(components.ImageSource())
         # NOTE: {key: what remove_source made unavailable}.
         self._removed = {}
         self.configmaps = None
@@ -172,17 +172,17 @@ class UploaderScenarioTest(base.BasePluginTest):
         """
         key = data_utils.rand_name(prefix=CONF.resource_name_prefix,
                                    name=prefix)
-        data = data if data is not None else uploader_fixtures.image_bytes(
+        data = data if data is not None else components.image_bytes(
             self.opts.image_size)
         if (source or self.opts.source) == 'oci':
-            uri = uploader_oci.push_oci_artifact(
+            uri = oci.push_oci_artifact(
                 self.opts.registry, 'glance-multiapi-tests/%s' % key.lower(),
                 commit_tag or 'latest', key, data,
                 verify=self.registry_verify(), cut=broken)
         else:
             uri = self.source.add('/%s.raw' % key, data,
                                   cut_at=len(data) // 2 if broken else None)
-        entry = {'uri': uri, 'md5': uploader_fixtures.md5_of(data),
+        entry = {'uri': uri, 'md5': components.md5_of(data),
                  'image-format': 'raw', 'commit-tag': commit_tag,
                  'scenario': prefix}
         self.addCleanup(self.delete_named, self.glance_name(key, entry))
@@ -212,7 +212,7 @@ class UploaderScenarioTest(base.BasePluginTest):
         embedded cloud. assertReused judges the run.
         """
         if entry['uri'].startswith('oci://'):
-            self._removed[key] = uploader_oci.remove_oci_layers(
+            self._removed[key] = oci.remove_oci_layers(
                 entry['uri'], verify=self.registry_verify())
         else:
             path = '/%s.raw' % key
@@ -230,12 +230,12 @@ class UploaderScenarioTest(base.BasePluginTest):
             if result.code == 0:
                 return
             # NOTE: read after the run: what it found when it failed.
-            manifest, _body = uploader_oci.oci_manifest(
+            manifest, _body = oci.oci_manifest(
                 entry['uri'], verify=verify)
             problem = reuse_problem(
                 who=who, code=result.code, describe=result.describe(),
                 uri=entry['uri'], manifest=manifest, blobs=[
-                    (url, uploader_oci.blob_answer(url, verify=verify))
+                    (url, oci.blob_answer(url, verify=verify))
                     for url in self._removed[key]])
         else:
             path = '/%s.raw' % key
@@ -275,9 +275,9 @@ class UploaderScenarioTest(base.BasePluginTest):
         """A run of the uploader under test.
 
         env: more environment; extra_ca: a CA (PEM) trusted besides the
-        registry's (uploader_gates.RegistryGate's).
+        registry's (gates.RegistryGate's).
         """
-        return self.useFixture(uploader_process.UploaderRun(
+        return self.useFixture(process.UploaderRun(
             self.opts, workdir=self.workdir, images=images,
             clouds_yaml=self.clouds_yaml, cloud=CLOUD,
             temp_dir=self.temp_dir, cwd=self.cwd,

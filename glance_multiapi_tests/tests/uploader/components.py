@@ -15,7 +15,7 @@ Nothing here fakes a Glance state: a saving image is a real upload held
 open by a throttled body, a queued image is a real image without data,
 and a source is a real loopback HTTP server (counting its requests). The
 other sources, real OCI artifacts in a real registry, are in
-uploader_oci; the uploader, a real process, is in uploader_process.
+oci.py; the uploader, a real process, is in process.py.
 """
 
 import hashlib

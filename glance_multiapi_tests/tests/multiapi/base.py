@@ -20,7 +20,7 @@ the catalog each class saw for the results map (``tests.recording``).
 A finding that an API is missing, does not answer or is not in the
 catalog ends with what the operator says of that API
 (``operator_note``: its CRs' conditions that are not Ready).
-The scenarios that change the cloud build on ``multiapi_scenario_base``.
+The scenarios that change the cloud build on ``scenario_base``.
 """
 
 import contextlib
@@ -40,7 +40,6 @@ from glance_multiapi_kernel import imagedata
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import probes
-from glance_multiapi_tests.multiapi import readiness
 from glance_multiapi_tests.services import image as image_services
 from glance_multiapi_tests.tests import base
 from glance_multiapi_tests.tests import waiters
@@ -115,7 +114,7 @@ class MultiApiTest(base.BasePluginTest):
     def skip_checks(cls):
         """Skip without Glance, when disabled, or with nothing to read."""
         super().skip_checks()
-        if not discovery.has_source(CONF.glance_multiapi):
+        if not cls.access.has_source():
             raise cls.skipException(
                 '[glance_multiapi] sets none of kubernetes_api, '
                 'discovery_command, api_names, so the Glance APIs are '
@@ -132,7 +131,7 @@ class MultiApiTest(base.BasePluginTest):
         """Learn the deployment (errors name the command and field)."""
         super().resource_setup()
         try:
-            cls.deployment = discovery.discover(CONF.glance_multiapi)
+            cls.deployment = cls.access.discover()
         except discovery.DiscoveryError as exc:
             # NOTE: an API without status.apiEndpoint keys is often one
             # the operator did not deploy, and its conditions say why.
@@ -176,9 +175,10 @@ class MultiApiTest(base.BasePluginTest):
         """What the operator's CRs say of apis that is not Ready, or ''.
 
         Appended to a finding about those APIs; never raises, and adds
-        nothing when every CR read is Ready (readiness.note).
+        nothing when every CR read is Ready. The Glance CR is the one the
+        class read last: a failure reads it no second time.
         """
-        return readiness.note(CONF.glance_multiapi, apis, one_line=one_line)
+        return cls.access.note(apis, one_line=one_line)
 
     @classmethod
     def region(cls):

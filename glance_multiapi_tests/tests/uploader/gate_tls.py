@@ -12,7 +12,7 @@
 
 """The TLS of the registry gate: a throw-away CA, and the uploader's bundle.
 
-The gate (uploader_gates.RegistryGate) stands on loopback in front of a
+The gate (gates.RegistryGate) stands on loopback in front of a
 registry whose key the suite does not have, so it serves a certificate of
 its own, for 127.0.0.1 and localhost, signed by a CA made for the one
 test. The uploader under test trusts it through the variables it is given
