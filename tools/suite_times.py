@@ -28,6 +28,18 @@ Usage:
       the N slowest tests of the runs, one a line: seconds, the stream's
       name (the file's, without .subunit) and the test id without its
       [attributes]; missing runs are left out (a stage that never ran).
+  suite_times.py profile RESULTS [--save FILE] [--against FILE] [--top N]
+      where tools/run-tests.sh spent its time, from the folder it wrote:
+      each stage's seconds (RESULTS/<stage>.seconds), the chains of stages
+      it runs beside the functional tests (CHAINS of run-tests.sh) and
+      which of them set the run's wall time (the critical path), then per
+      stream the N test classes (default 12) with the most worker-seconds
+      (the sum of their tests' durations; a stream's workers run them in
+      parallel, so the sum may exceed the stage's seconds), with a
+      functional worker's end for each worker tag. --save writes the
+      figures as JSON; --against FILE (an earlier --save) prints each
+      figure beside the earlier one with their ratio. A benchmark, not a
+      test: it judges nothing and exits 0.
 Ids are whole, [attributes] included, since stestr matches them so.
 Exit status: 0 done, 2 usage or unreadable input (one line on stderr).
 """
@@ -88,6 +100,168 @@ def slowest(count, paths):
     return sorted(found, reverse=True)[:count]
 
 
+# NOTE: the stages run-tests.sh times, in its order; the functional tests
+# run in the foreground while CHAINS run in the background.
+STAGES = ('lint', 'unit', 'python-matrix', 'coexistence', 'test-operator',
+          'test-operator-disruptive', 'functional')
+STREAMS = ('functional', 'unit', 'python-matrix', 'coexistence',
+           'test-operator', 'test-operator-disruptive')
+
+
+def chains_of_runner(path=os.path.join(HERE, 'run-tests.sh')):
+    """[[stage, ...]] of the CHAINS=(...) array of tools/run-tests.sh."""
+    with open(path) as f:
+        text = f.read()
+    start = text.index('CHAINS=(') + len('CHAINS=(')
+    body = text[start:text.index(')', start)]
+    return [quoted.split() for quoted in body.split('"')[1::2]]
+
+
+def _class_of(test_id):
+    name = test_id.split('[', 1)[0]
+    if name.startswith(('setUpClass (', 'tearDownClass (')):
+        return name[name.index('(') + 1:].rstrip(')')
+    return name.rsplit('.', 1)[0] if '.' in name else name
+
+
+def stream_profile(path):
+    """{'classes': {class: [seconds, tests]}, 'workers': {tag: s}}."""
+    classes, workers, first = {}, {}, []
+
+    def on_test(raw):
+        start, stop = raw['timestamps']
+        if not (start and stop):
+            return
+        first[:] = [min(first + [start.timestamp()])]
+        seconds = (stop - start).total_seconds()
+        entry = classes.setdefault(_class_of(raw['id']), [0.0, 0])
+        entry[0] += seconds
+        entry[1] += 1
+        for tag in raw.get('tags') or ():
+            if tag.startswith('worker-'):
+                workers[tag] = max(workers.get(tag, 0.0),
+                                   stop.timestamp())
+    with open(path, 'rb') as stream:
+        subunit_stream.for_each_test(stream, on_test, name=path)
+    # NOTE: a worker's end, as seconds after the stream's first test began.
+    workers = {tag: round(end - first[0], 1) for tag, end in
+               workers.items()}
+    return {'classes': {c: [round(v[0], 1), v[1]]
+                        for c, v in classes.items()},
+            'workers': workers}
+
+
+def profile(results):
+    """The figures of a run-tests.sh results folder (see the usage)."""
+    stages = {}
+    for name in STAGES:
+        try:
+            with open(os.path.join(results, name + '.seconds')) as f:
+                stages[name] = float(f.read().strip())
+        except (OSError, ValueError):
+            continue
+    chains = []
+    for chain in chains_of_runner():
+        chains.append({'stages': chain, 'seconds': round(
+            sum(stages.get(name, 0.0) for name in chain), 1)})
+    streams = {}
+    for name in STREAMS:
+        path = os.path.join(results, name + '.subunit')
+        if os.path.isfile(path):
+            streams[name] = stream_profile(path)
+    return {'stages': stages, 'chains': chains, 'streams': streams}
+
+
+def _critical(figures):
+    paths = [('functional', figures['stages'].get('functional', 0.0))]
+    paths += [(' + '.join(c['stages']), c['seconds'])
+              for c in figures['chains']]
+    return max(paths, key=lambda item: item[1])
+
+
+_MISSING = object()
+
+
+def _row(name, now, before=_MISSING):
+    """One figure; with before (None: not in the earlier run), both."""
+    if before is _MISSING:
+        return '  %-52s %9.1f' % (name, now)
+    if before is None:
+        return '  %-52s %9s %9.1f %7s' % (name, '-', now, '-')
+    ratio = '%6.2fx' % (now / before) if before else '     -'
+    return '  %-52s %9.1f %9.1f %s' % (name, before, now, ratio)
+
+
+def render_profile(figures, before=None, top=12):
+    """The lines profile prints; before: an earlier run's figures."""
+    old = before or {}
+    head = '  %-52s %9s' % ('', 'seconds') if before is None else \
+        '  %-52s %9s %9s %7s' % ('', 'before', 'now', 'ratio')
+    lines = ['stages', head]
+    for name, seconds in figures['stages'].items():
+        lines.append(_row(name, seconds, old.get('stages', {}).get(
+            name)) if before is not None else _row(name, seconds))
+    lines.append('chains beside the functional tests')
+    old_chains = {' + '.join(c['stages']): c['seconds']
+                  for c in old.get('chains', [])}
+    for chain in figures['chains']:
+        label = ' + '.join(chain['stages'])
+        lines.append(_row(label, chain['seconds'], old_chains.get(label))
+                     if before is not None else _row(label, chain['seconds']))
+    path, seconds = _critical(figures)
+    lines.append('critical path: %s (%.1f s)' % (path, seconds))
+    for stream, data in figures['streams'].items():
+        old_stream = old.get('streams', {}).get(stream, {})
+        lines.append('%s: the %d classes with the most worker-seconds'
+                     % (stream, top))
+        ranked = sorted(data['classes'].items(), key=lambda kv: -kv[1][0])
+        for cls, (seconds, count) in ranked[:top]:
+            was = old_stream.get('classes', {}).get(cls)
+            label = '.'.join(cls.split('.')[-2:])
+            name = '%s (%d)' % (label, count)
+            lines.append(_row(name, seconds, was[0] if was else None)
+                         if before is not None else _row(name, seconds))
+        total = sum(v[0] for v in data['classes'].values())
+        old_total = sum(v[0] for v in old_stream.get('classes', {}).values())
+        name = 'all %d classes' % len(data['classes'])
+        lines.append(_row(name, total, old_total) if before is not None
+                     else _row(name, total))
+        for tag, end in sorted(data['workers'].items()):
+            was = old_stream.get('workers', {}).get(tag)
+            lines.append(_row('%s ends' % tag, end, was)
+                         if before is not None else _row('%s ends' % tag, end))
+    return lines
+
+
+def _profile_main(argv):
+    args, save, against, top = [], None, None, 12
+    while argv:
+        arg = argv.pop(0)
+        if arg in ('--save', '--against', '--top') and argv:
+            value = argv.pop(0)
+            if arg == '--save':
+                save = value
+            elif arg == '--against':
+                against = value
+            elif not value.isdigit():
+                raise SystemExit('suite_times: --top wants a count')
+            else:
+                top = int(value)
+        else:
+            args.append(arg)
+    if len(args) != 1 or not os.path.isdir(args[0]):
+        raise SystemExit('suite_times: profile wants one results folder')
+    figures = profile(args[0])
+    before = _load(against) if against else None
+    for line in render_profile(figures, before, top):
+        print(line)
+    if save:
+        with open(save, 'w') as f:
+            json.dump(figures, f, indent=1, sort_keys=True)
+            f.write('\n')
+    return 0
+
+
 def _load(path):
     try:
         with open(path) as f:
@@ -101,6 +275,12 @@ def _load(path):
 
 
 def main(argv):
+    if argv[:1] == ['profile']:
+        try:
+            return _profile_main(argv[1:])
+        except SystemExit as exc:
+            sys.stderr.write('%s\n' % exc)
+            return 2
     if argv[:1] == ['slowest'] and len(argv) >= 3 and argv[1].isdigit():
         for seconds, stream, test_id in slowest(int(argv[1]), argv[2:]):
             print('%8.1f  %-24s %s' % (seconds, stream, test_id))

@@ -168,3 +168,58 @@ class SpeedTest(testtools.TestCase):
         found = speed.measure()
         self.assertEqual({'client_start', 'cli_start'}, set(found))
         self.assertTrue(all(0 < v < 120 for v in found.values()), found)
+
+
+class ProfileTest(testtools.TestCase):
+    """profile: a run-tests.sh results folder, side by side with another."""
+
+    def setUp(self):
+        super().setUp()
+        self.dir = self.useFixture(fixtures.TempDir()).path
+
+    def write(self, name, text):
+        with open(os.path.join(self.dir, name), 'w') as f:
+            f.write(text)
+
+    def test_the_chains_are_the_runners(self):
+        chains = suite_times.chains_of_runner()
+        flat = [stage for chain in chains for stage in chain]
+        self.assertGreater(len(chains), 1)
+        self.assertEqual(sorted(flat), sorted(
+            s for s in suite_times.STAGES if s != 'functional'))
+
+    def test_the_longest_of_the_parallel_paths_is_named(self):
+        for name, seconds in (('functional', '500.0'), ('lint', '100.0'),
+                              ('unit', '300.0'), ('python-matrix', '200.5')):
+            self.write(name + '.seconds', seconds)
+        with open(os.path.join(self.dir, 'unit.subunit'), 'wb') as out:
+            suite_times.seed({'p.m.C.test_a': 2.0, 'p.m.C.test_b': 3.0,
+                              'p.m.D.test_c': 1.0}, out)
+        figures = suite_times.profile(self.dir)
+        lines = suite_times.render_profile(figures)
+        self.assertIn('critical path: lint + unit + python-matrix (600.5 s)',
+                      lines)
+        self.assertEqual({'p.m.C': [5.0, 2], 'p.m.D': [1.0, 1]},
+                         figures['streams']['unit']['classes'])
+        before = json.loads(json.dumps(figures))
+        before['stages']['unit'] = 150.0
+        del before['streams']['unit']['classes']['p.m.D']
+        lines = suite_times.render_profile(figures, before)
+        row = '  %-52s %9.1f %9.1f %s' % ('unit', 150.0, 300.0, '  2.00x')
+        self.assertIn(row, lines)
+        self.assertIn('  %-52s %9s %9.1f %7s' % ('m.D (1)', '-', 1.0, '-'),
+                      lines)
+
+    def test_the_command_saves_and_compares(self):
+        self.write('functional.seconds', '42.0')
+        saved = os.path.join(self.dir, 'before.json')
+        for extra in (['--save', saved], ['--against', saved]):
+            proc = subprocess.run(
+                [sys.executable, TOOL, 'profile', self.dir] + extra,
+                capture_output=True, text=True, timeout=60)
+            self.assertEqual(0, proc.returncode, proc.stderr)
+        self.assertIn('1.00x', proc.stdout)
+        proc = subprocess.run([sys.executable, TOOL, 'profile', '/nowhere'],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual((2, 'suite_times: profile wants one results '
+                          'folder\n'), (proc.returncode, proc.stderr))
