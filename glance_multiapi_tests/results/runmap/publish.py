@@ -24,6 +24,7 @@ import os
 import tempfile
 import time
 
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.results.runmap import comparison
 from glance_multiapi_tests.results.runmap import deployment_map
 from glance_multiapi_tests.results.runmap import metrics
@@ -57,7 +58,14 @@ def write_atomically(path, text):
 
 
 def render(facts):
-    """{output name: text} of the facts."""
+    """{output name: text} of the facts, with no secret in any.
+
+    NOTE: a record may quote a URL with its userinfo or a config line
+    with a password (a failure message, a catalog entry); the records
+    are redacted when written, the facts again here for records of
+    another version.
+    """
+    facts = redaction.value(facts)
     return {
         'deployment-map.html': deployment_map.render(facts),
         'deployment-map.json': json.dumps(facts, indent=2, sort_keys=True)

@@ -1,0 +1,185 @@
+#    Licensed under the Apache License, Version 2.0 (the "License"); you may
+#    not use this file except in compliance with the License. You may obtain
+#    a copy of the License at
+#
+#         http://www.apache.org/licenses/LICENSE-2.0
+#
+#    Unless required by applicable law or agreed to in writing, software
+#    distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+#    WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+#    License for the specific language governing permissions and limitations
+#    under the License.
+
+"""A planted password never leaves a console script.
+
+Each console script runs as a real subprocess (cli_runs.ScriptCase) on
+input that holds a planted password where users put theirs: a URL's
+userinfo, a config file's password option, a kubeconfig's user, a
+clouds.yaml, a command line. The password must appear in no line it
+prints (stdout, stderr) and no file it writes; the inputs the test
+wrote are the only files that may hold it. The uploader's image
+property on a real cloud is selftests/functional/test_planted_secrets.
+"""
+
+import base64
+import json
+import os
+import socket
+
+import testtools
+
+from selftests import cli_runs
+from selftests.unit import recorded_runs
+from selftests.unit import stub_http
+
+PLANTED = 'Pl4nted-S3cret'
+PLANTED_TOO = 'An0ther-S3cret'
+
+
+def _contents(root, leave_out=()):
+    """{path: bytes} of every regular file under root but leave_out."""
+    found = {}
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            path = os.path.join(folder, name)
+            if path in leave_out or not os.path.isfile(path):
+                continue
+            with open(path, 'rb') as f:
+                found[path] = f.read()
+    return found
+
+
+class SecretCase(cli_runs.ScriptCase):
+    """ScriptCase with the check that nothing shows a planted secret."""
+
+    secrets = (PLANTED, PLANTED_TOO)
+
+    def inputs(self):
+        """Paths of the files the test wrote as input (they hold it)."""
+        return {os.path.join(self.work, name) for name in self.files}
+
+    def assertNoSecret(self, proc, leave_out=()):
+        shown = 'exit %d\nstdout: %s\nstderr: %s' % (
+            proc.returncode, proc.stdout[-3000:], proc.stderr[-3000:])
+        self.assertNotIn('Traceback', proc.stdout + proc.stderr, shown)
+        for secret in self.secrets:
+            self.assertNotIn(secret, proc.stdout, shown)
+            self.assertNotIn(secret, proc.stderr, shown)
+            for path, data in _contents(
+                    self.work, self.inputs() | set(leave_out)).items():
+                self.assertNotIn(secret.encode(), data, path)
+
+
+class _Baseline(stub_http.JsonHandler):
+    """Serves a metrics.json to gate:PLANTED only."""
+
+    body = '{"figures": []}'
+    seen = []
+
+    def do_GET(self):
+        wanted = 'Basic ' + base64.b64encode(
+            ('gate:%s' % PLANTED).encode()).decode()
+        self.seen.append(self.headers.get('Authorization'))
+        if self.headers.get('Authorization') != wanted:
+            self.send_json(401, '{"error": "who are you?"}')
+            return
+        self.send_json(200, self.body)
+
+
+# NOTE: what a test of another version (or a hand-edited records file)
+# may have recorded: a URL with its userinfo and a config line.
+LEAKY_RECORD = {
+    'kind': 'verdict', 'v': 1, 't': 1700000100.0, 'pid': 999, 'seq': 1,
+    'run': 'run-1', 'run_label': 'tempest', 'test': recorded_runs.full(
+        recorded_runs.ENDPOINTS), 'element': 'api:api0', 'status': 'failed',
+    'message': 'keystone at http://admin:%s@127.0.0.1:1/v3 refused; '
+               'customServiceConfig: [database]\npassword = %s' % (
+                   PLANTED, PLANTED_TOO)}
+
+
+class TestReportKeepsSecrets(SecretCase):
+
+    script = 'glance-multiapi-report'
+
+    def setUp(self):
+        super().setUp()
+        self.results = os.path.join(self.work, 'results')
+        recorded_runs.healthy(self.results)
+        leaky = os.path.join(self.results, 'glance-multiapi-records',
+                             'leaky.jsonl')
+        with open(leaky, 'w') as f:
+            f.write(json.dumps(LEAKY_RECORD) + '\n')
+        self.given = {leaky}
+        _Baseline.seen = []
+
+    def inputs(self):
+        return super().inputs() | self.given
+
+    def test_records_quoting_secrets_make_files_without_them(self):
+        out = os.path.join(self.work, 'out')
+        proc = self.run_script([self.results, out])
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        self.assertNoSecret(proc)
+        with open(os.path.join(out, 'deployment-map.json')) as f:
+            self.assertIn('http://admin:***@127.0.0.1:1/v3', f.read())
+
+    def test_baseline_url_password_is_sent_never_shown(self):
+        port = stub_http.serve(self, _Baseline)
+        out = os.path.join(self.work, 'out')
+        proc = self.run_script([
+            self.results, out, '--baseline',
+            'http://gate:%s@127.0.0.1:%d/metrics.json' % (PLANTED, port)])
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        self.assertNoSecret(proc)
+        self.assertIn('http://gate:***@127.0.0.1:%d/metrics.json' % port,
+                      proc.stdout)
+        with open(os.path.join(out, 'deployment-map.json')) as f:
+            facts = json.load(f)
+        self.assertEqual('http://gate:***@127.0.0.1:%d/metrics.json' % port,
+                         facts['comparison']['baseline'])
+        self.assertEqual(1, len(_Baseline.seen))
+        self.assertIsNotNone(_Baseline.seen[0])
+
+    def test_refused_baseline_url_is_named_without_its_password(self):
+        port = stub_http.serve(self, _Baseline)
+        proc = self.run_script([
+            self.results, os.path.join(self.work, 'out'), '--baseline',
+            'http://gate:%s-wrong@127.0.0.1:%d/m.json' % (PLANTED, port)])
+        self.assertEqual(22, proc.returncode, proc.stderr)
+        self.assertNoSecret(proc)
+        self.assertIn('http://gate:***@127.0.0.1:%d/m.json' % port,
+                      proc.stderr)
+
+    def test_unreachable_baseline_host_is_named_without_its_password(self):
+        # NOTE: a port nobody listens on: refused at once.
+        with socket.socket() as sock:
+            sock.bind(('127.0.0.1', 0))
+            port = sock.getsockname()[1]
+        proc = self.run_script([
+            self.results, os.path.join(self.work, 'out'), '--baseline',
+            'http://%s@127.0.0.1:%d/m.json' % (PLANTED, port)])
+        self.assertEqual(22, proc.returncode, proc.stderr)
+        self.assertNoSecret(proc)
+
+
+class TestBaselineRequest(testtools.TestCase):
+    """The baseline's userinfo is a header; its host is all that resolves."""
+
+    def test_no_name_with_userinfo_reaches_the_resolver(self):
+        from glance_multiapi_tests.results.runmap import comparison
+        asked = []
+        real = socket.getaddrinfo
+
+        def getaddrinfo(host, *args, **kwargs):
+            asked.append(host)
+            if host not in ('127.0.0.1', 'localhost'):
+                raise socket.gaierror(socket.EAI_NONAME, 'refused by test')
+            return real(host, *args, **kwargs)
+
+        port = stub_http.serve(self, _Baseline)
+        _Baseline.seen = []
+        self.patch(socket, 'getaddrinfo', getaddrinfo)
+        figures = comparison.load('http://gate:%s@127.0.0.1:%d/m.json' % (
+            PLANTED, port))
+        self.assertEqual([], figures)
+        self.assertEqual({'127.0.0.1'}, set(asked))
