@@ -171,6 +171,18 @@ def stored_url(text):
         (parts.scheme, _host_part(parts), parts.path, '', ''))
 
 
+def remember_url(text):
+    """remember() what url() masks of a URL: its password, or a name alone.
+
+    For a URL a command read that a library may quote back in full.
+    """
+    parts = _parts(text) if isinstance(text, str) else None
+    if parts is None or '@' not in parts.netloc:
+        return
+    remember(parts.password if parts.password is not None
+             else parts.username)
+
+
 def split_userinfo(text):
     """(URL without userinfo, user, password) of a URL.
 
@@ -182,7 +194,7 @@ def split_userinfo(text):
         return text, None, None
     user = parts.username
     password = parts.password
-    remember(password, user if password is None else None)
+    remember_url(text)
     clean = urllib.parse.urlunsplit(parts._replace(
         netloc=_host_part(parts)))
     return (clean, urllib.parse.unquote(user or ''),

@@ -183,3 +183,86 @@ class TestBaselineRequest(testtools.TestCase):
             PLANTED, port))
         self.assertEqual([], figures)
         self.assertEqual({'127.0.0.1'}, set(asked))
+
+
+def _closed_port():
+    """A loopback port nobody listens on: a connection is refused."""
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+class TestDoctorKeepsSecrets(SecretCase):
+
+    given = set()
+
+    script = 'glance-multiapi-doctor'
+
+    def setUp(self):
+        super().setUp()
+        from selftests.unit import test_doctor_checks as doctor
+        glance = 'http://127.0.0.1:%d' % stub_http.serve(self, doctor._Glance)
+        self.glance_with_userinfo = glance.replace(
+            '//', '//reader:%s@' % PLANTED)
+        handler = type('K', (doctor._Keystone,), {
+            'password': PLANTED_TOO, 'catalog': [doctor._service(
+                ('public', self.glance_with_userinfo))]})
+        self.keystone = 'http://127.0.0.1:%d/v3' % stub_http.serve(
+            self, handler)
+
+    def conf(self, keystone):
+        return ('[identity]\nuri_v3 = %s\n[auth]\nadmin_username = admin\n'
+                'admin_password = %s\nadmin_project_name = admin\n'
+                '[glance_multiapi]\napi_names = api0\nkeystone_endpoint = '
+                'api0\nprobe_timeout = 5\npublic_endpoints = api0:%s\n' % (
+                    keystone, PLANTED_TOO, self.glance_with_userinfo))
+
+    def run_doctor(self, keystone, *argv):
+        path = os.path.join(self.work, 'tempest.conf')
+        with open(path, 'w') as f:
+            f.write(self.conf(keystone))
+        self.given = {path}
+        return self.run_script(['--config-file', path] + list(argv))
+
+    def inputs(self):
+        return super().inputs() | self.given
+
+    def test_healthy_run_shows_urls_without_passwords(self):
+        report = os.path.join(self.work, 'report.json')
+        proc = self.run_doctor(
+            self.keystone.replace('//', '//admin:%s@' % PLANTED),
+            '-o', 'json', '--output-file', report)
+        self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
+        self.assertNoSecret(proc)
+        self.assertIn('reader:***@127.0.0.1', proc.stdout)
+        with open(report) as f:
+            document = json.load(f)
+        self.assertIn('http://reader:***@127.0.0.1', json.dumps(document))
+
+    def test_unreachable_keystone_is_named_without_its_password(self):
+        proc = self.run_doctor('http://admin:%s@127.0.0.1:%d/v3' % (
+            PLANTED, _closed_port()), '-o', 'json')
+        self.assertEqual(24, proc.returncode, proc.stdout + proc.stderr)
+        self.assertNoSecret(proc)
+        self.assertIn('http://admin:***@127.0.0.1:', proc.stdout)
+
+    def test_bad_identity_url_is_named_without_its_password(self):
+        proc = self.run_doctor('http://admin:%s@127.0.0.1:99999/v3' %
+                               PLANTED)
+        self.assertEqual(22, proc.returncode, proc.stdout + proc.stderr)
+        self.assertNoSecret(proc)
+
+    def test_clouds_yaml_secrets_are_not_shown(self):
+        clouds = os.path.join(self.work, 'clouds.yaml')
+        with open(clouds, 'w') as f:
+            f.write('clouds:\n  demo:\n    auth:\n      auth_url: http://'
+                    'admin:%s@127.0.0.1:%d/v3\n      username: admin\n'
+                    '      password: %s\n      project_name: admin\n'
+                    '      user_domain_name: Default\n'
+                    '      project_domain_name: Default\n' % (
+                        PLANTED, _closed_port(), PLANTED_TOO))
+        self.given = {clouds}
+        proc = self.run_script(['--os-cloud', 'demo', '-o', 'json'],
+                               env={'OS_CLIENT_CONFIG_FILE': clouds})
+        self.assertEqual(24, proc.returncode, proc.stdout + proc.stderr)
+        self.assertNoSecret(proc)
