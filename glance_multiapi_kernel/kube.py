@@ -54,6 +54,7 @@ import urllib.parse
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import redaction
 from glance_multiapi_kernel import version
 
 IN_CLUSTER_ENV = 'KUBERNETES_SERVICE_HOST'
@@ -114,11 +115,15 @@ class KubeError(errors.OneLineError):
     ``status`` is the HTTP status the API server answered: 0 when a
     request got no answer, None when none was made. ``missing`` is True when it
     answered that the object does not exist (404 for the object, not
-    for its resource type).
+    for its resource type). Its text is redacted: it names the server
+    URL of a kubeconfig, and may quote what a library said of one.
     """
 
     status = None
     missing = False
+
+    def __init__(self, message='', *args):
+        super().__init__(redaction.text(errors.one_line(message)), *args)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -296,9 +301,18 @@ def connect(settings):
     except Exception as exc:  # noqa: B902 - config, YAML or file error
         raise KubeError('Kubernetes access: kubeconfig %s cannot be used: '
                         '%s' % (path, errors.one_line(exc))) from None
+    _remember_secrets(config)
     return Client(settings, config, 'the credentials of kubeconfig %s%s' % (
         path, ' context %s' % settings.context if settings.context else ''),
         False)
+
+
+def _remember_secrets(config):
+    """Mask the kubeconfig's password, token and server userinfo."""
+    tokens = [value.split()[-1] for value in (config.api_key or {}).values()
+              if isinstance(value, str) and value.split()]
+    redaction.remember(config.password, *tokens)
+    redaction.remember_url(config.host)
 
 
 # -- the client -------------------------------------------------------------
@@ -318,7 +332,10 @@ class Client:
         import urllib3
 
         self.settings = settings
-        self.server = config.host.rstrip('/')
+        # NOTE: server names the API in messages: a kubeconfig's server
+        # URL may hold a userinfo, which requests never need.
+        self._base = config.host.rstrip('/')
+        self.server = redaction.url(self._base)
         self._config = config
         self._rest = rest
         self._pool = rest.RESTClientObject(config).pool_manager
@@ -452,7 +469,7 @@ class Client:
             pool = self._rest.RESTClientObject(self._config).pool_manager
         self._sending.depth = inside + 1
         try:
-            return pool.request(method, self.server + path, body=data,
+            return pool.request(method, self._base + path, body=data,
                                 headers=headers, timeout=self._timeout,
                                 retries=False)
         finally:

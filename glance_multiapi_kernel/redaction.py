@@ -288,8 +288,13 @@ _FILTER = Filter()
 
 
 def logger(name):
-    """logging.getLogger(name), each of its records redacted."""
-    found = logging.getLogger(name)
-    if _FILTER not in found.filters:
-        found.addFilter(_FILTER)
+    """A logger whose records are each redacted (text()).
+
+    name: a logger's name (logging.getLogger's), or a logger or an
+    adapter of one (oslo.log's getLogger), returned as it is.
+    """
+    found = logging.getLogger(name) if isinstance(name, str) else name
+    underlying = getattr(found, 'logger', found)
+    if _FILTER not in underlying.filters:
+        underlying.addFilter(_FILTER)
     return found

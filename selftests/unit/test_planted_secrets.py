@@ -266,3 +266,41 @@ class TestDoctorKeepsSecrets(SecretCase):
                                env={'OS_CLIENT_CONFIG_FILE': clouds})
         self.assertEqual(24, proc.returncode, proc.stdout + proc.stderr)
         self.assertNoSecret(proc)
+
+
+KUBECONFIG = '''apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "http://kube:%s@127.0.0.1:%d"}
+users:
+- name: u
+  user: {token: "%s"}
+contexts:
+- name: x
+  context: {cluster: c, user: u, namespace: openstack}
+current-context: x
+'''
+
+
+class TestImageCheckKeepsSecrets(SecretCase):
+
+    script = 'glance-multiapi-image-check'
+    files = {'kubeconfig': (KUBECONFIG % (PLANTED, _closed_port(),
+                                          PLANTED_TOO)).encode()}
+
+    def test_kubeconfig_server_and_token_are_not_shown(self):
+        for output in ('table', 'json'):
+            proc = self.run_script([
+                '--kubernetes', '--kubeconfig', self.fill(
+                    '{work}/kubeconfig'), '-o', output])
+            self.assertEqual(23, proc.returncode, proc.stderr)
+            self.assertNoSecret(proc)
+            self.assertIn('http://kube:***@127.0.0.1:', proc.stderr)
+
+    def test_version_command_line_is_not_shown_with_its_token(self):
+        proc = self.run_script([
+            '--version-command', 'false --token=%s' % PLANTED])
+        self.assertEqual(23, proc.returncode, proc.stderr)
+        self.assertNoSecret(proc)
+        self.assertIn('--token=***', proc.stderr)

@@ -15,6 +15,7 @@
 import io
 import json
 import logging
+import os
 import urllib.parse
 
 from hypothesis import assume
@@ -189,3 +190,29 @@ class TestRememberedAndLogs(testtools.TestCase):
             log.exception('failed')
         self.assertNotIn(PLANTED, stream.getvalue())
         self.assertIn('http://u:***@127.0.0.1/', stream.getvalue())
+
+    def test_oslo_log_adapter_is_redacted(self):
+        from oslo_log import log as oslo_logging
+        stream = io.StringIO()
+        handler = logging.StreamHandler(stream)
+        log = redaction.logger(oslo_logging.getLogger('gmt-test-oslo'))
+        logging.getLogger('gmt-test-oslo').addHandler(handler)
+        self.addCleanup(logging.getLogger('gmt-test-oslo').removeHandler,
+                        handler)
+        log.warning('token=%s', PLANTED)
+        self.assertEqual('token=***\n', stream.getvalue())
+
+    def test_every_module_logger_is_redacted(self):
+        root = os.path.dirname(os.path.dirname(redaction.__file__))
+        for package in ('glance_multiapi_tests', 'glance_multiapi_kernel',
+                        'glance_multiapi_cloud', 'glance_image_uploader'):
+            for folder, _dirs, files in os.walk(os.path.join(root,
+                                                             package)):
+                for name in files:
+                    if not name.endswith('.py'):
+                        continue
+                    with open(os.path.join(folder, name)) as f:
+                        for line in f:
+                            if line.startswith('LOG = '):
+                                self.assertIn('redaction.logger(', line,
+                                              os.path.join(folder, name))
