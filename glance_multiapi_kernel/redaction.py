@@ -71,14 +71,16 @@ _URL_RE = re.compile(
 _LINE_RE = re.compile(
     r'''(?m)^(?P<head>[ \t-]*(?P<q>["']?)(?P<key>[A-Za-z_][\w.-]*)(?P=q)'''
     r'''[ \t]*[:=][ \t]*)(?P<value>[^\n]*?)(?P<tail>[ \t]*\r?)$''')
-# NOTE: inside a line: "key": "value" (JSON), key=value (an option, a
-# query, an environment), key: value, and --key value (a command line).
-# The value is looked ahead at, not consumed, so that the key of a
-# value ("a: password=x") is looked at too.
+# NOTE: inside a line: key=value (an option, a query, an environment),
+# "key": value (JSON), key: value and {Key: value} (YAML), and --key
+# value (a command line). An unquoted key of a capital letter before a
+# colon is prose ("a token Secret: ..."), left alone. The value is
+# looked ahead at, not consumed, so that the key of a value
+# ("a=password=x") is looked at too.
 _INLINE_RE = re.compile(
-    r'''(?P<dashes>(?<![\w-])--?)?(?P<q>["']?)'''
-    r'''(?P<key>[A-Za-z_][\w.-]*)(?P=q)'''
-    r'''(?:[ \t]*[:=][ \t]*|(?(dashes)[ \t]+|(?!)))'''
+    r'''(?P<flow>(?<=[{,])[ \t]*)?(?P<dashes>(?<![\w-])--?)?(?P<q>["'])?'''
+    r'''(?P<key>[A-Za-z_][\w.-]*)(?(q)(?P=q))'''
+    r'''(?P<sep>[ \t]*[=:][ \t]*|(?(dashes)[ \t]+|(?!)))'''
     r'''(?=(?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s,;&}\])"']+))''')
 _QUOTED_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"' + r"|'[^'\n]*'")
 
@@ -162,13 +164,15 @@ def stored_url(text):
     """The URL to store where others read it: no userinfo, no query.
 
     Neither can be told from data: a query may carry a presigned URL's
-    signature or a token. The fragment never reaches a server.
+    signature or a token, so a query is shown as "?..." and never kept.
+    The fragment never reaches a server.
     """
     parts = _parts(text) if isinstance(text, str) else None
     if parts is None:
         return MASK
     return urllib.parse.urlunsplit(
-        (parts.scheme, _host_part(parts), parts.path, '', ''))
+        (parts.scheme, _host_part(parts), parts.path,
+         '...' if parts.query else '', ''))
 
 
 def remember_url(text):
@@ -216,11 +220,19 @@ def _line(match):
         match.group('value')) + match.group('tail')
 
 
+def _prose(match):
+    """Whether an inline match is a word of prose before a colon."""
+    key = match.group('key')
+    return (':' in match.group('sep') and not match.group('q') and
+            match.group('flow') is None and key != key.lower())
+
+
 def _inline(text):
     out, last = [], 0
     for match in _INLINE_RE.finditer(text):
         start, end = match.span('value')
-        if start < last or not is_secret_key(match.group('key')):
+        if start < last or not is_secret_key(match.group('key')) or \
+                _prose(match):
             continue
         out.append(text[last:start])
         out.append(_masked(match.group('value')))

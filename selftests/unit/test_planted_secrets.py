@@ -304,3 +304,51 @@ class TestImageCheckKeepsSecrets(SecretCase):
         self.assertEqual(23, proc.returncode, proc.stderr)
         self.assertNoSecret(proc)
         self.assertIn('--token=***', proc.stderr)
+
+
+MD5 = '0123456789abcdef0123456789abcdef'
+
+
+class TestUploaderKeepsSecrets(SecretCase):
+
+    script = 'glance-image-uploader'
+
+    def images(self, uri):
+        path = os.path.join(self.work, 'images.yaml')
+        with open(path, 'w') as f:
+            f.write('os_images:\n  cirros:\n    uri: "%s"\n    md5: %s\n'
+                    '    image-format: raw\n    password: %s\n' % (
+                        uri, MD5, PLANTED_TOO))
+        self.given.add(path)
+        return path
+
+    def setUp(self):
+        super().setUp()
+        self.given = set()
+
+    def inputs(self):
+        return super().inputs() | self.given
+
+    def test_refused_source_url_is_named_without_its_password(self):
+        images = self.images('http://u:%s@127.0.0.1:9/c.img\\0' % PLANTED)
+        proc = self.run_script(['--images-info', images])
+        self.assertEqual(22, proc.returncode, proc.stderr)
+        self.assertNoSecret(proc)
+        self.assertIn('os_images.cirros.uri', proc.stderr)
+
+    def test_unreachable_keystone_is_named_without_passwords(self):
+        images = self.images('http://u:%s@127.0.0.1:9/c.img?token=%s' % (
+            PLANTED, PLANTED))
+        clouds = os.path.join(self.work, 'clouds.yaml')
+        with open(clouds, 'w') as f:
+            f.write('clouds:\n  demo:\n    auth:\n      auth_url: http://'
+                    'admin:%s@127.0.0.1:%d/v3\n      username: admin\n'
+                    '      password: %s\n      project_name: admin\n'
+                    '      user_domain_name: Default\n'
+                    '      project_domain_name: Default\n' % (
+                        PLANTED, _closed_port(), PLANTED_TOO))
+        self.given.add(clouds)
+        proc = self.run_script(['--images-info', images, '--os-cloud',
+                                'demo', '--os-client-config-file', clouds])
+        self.assertNotEqual(0, proc.returncode, proc.stderr)
+        self.assertNoSecret(proc)
