@@ -47,8 +47,9 @@ import urllib.parse
 
 MASK = '***'
 # NOTE: a remembered secret shorter than this would mask ordinary words
-# ("on", "a"); no real password or token is that short.
-MIN_REMEMBERED = 4
+# ("admin", "secret"); one that short is still masked where it is a
+# URL's userinfo or a secret key's value.
+MIN_REMEMBERED = 8
 
 # NOTE: the last word of a key (after camelCase and '-' became '_') that
 # says its value is a secret: oslo.utils' strutils sanitize keys, the

@@ -28,6 +28,7 @@ import socket
 
 import testtools
 
+from glance_multiapi_kernel import redaction
 from selftests import cli_runs
 from selftests.unit import recorded_runs
 from selftests.unit import stub_http
@@ -167,6 +168,7 @@ class TestBaselineRequest(testtools.TestCase):
 
     def test_no_name_with_userinfo_reaches_the_resolver(self):
         from glance_multiapi_tests.results.runmap import comparison
+        self.addCleanup(redaction.forget_all)
         asked = []
         real = socket.getaddrinfo
 

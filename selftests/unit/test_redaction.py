@@ -96,7 +96,7 @@ class TestUrl(testtools.TestCase):
         for shown in (redaction.url(url), redaction.text('at %s.' % url),
                       redaction.stored_url(url)):
             self.assertNotIn(':%s@' % password, shown)
-            if len(password) >= 4:
+            if len(password) >= redaction.MIN_REMEMBERED:
                 self.assertNotIn(password, shown)
         self.assertIn(path, redaction.url(url))
 
@@ -159,7 +159,7 @@ class TestSecretKeys(testtools.TestCase):
                             'admin_password', 'client-key-data')),
            st.sampled_from(('%s = %s', '%s: %s', '"%s": "%s"', '--%s %s',
                             '--%s=%s', '%s=%s')),
-           _USERINFO.filter(lambda s: len(s) >= 4 and s.isalnum()))
+           _USERINFO.filter(lambda s: len(s) >= 8 and s.isalnum()))
     def test_a_secret_key_never_shows_its_value(self, key, form, secret):
         shown = redaction.text('x ' + form % (key, secret) + ' y')
         self.assertNotIn(secret, shown)
