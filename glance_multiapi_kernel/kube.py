@@ -55,6 +55,7 @@ from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import input_files
 from glance_multiapi_kernel import redaction
+from glance_multiapi_kernel import values
 from glance_multiapi_kernel import version
 
 IN_CLUSTER_ENV = 'KUBERNETES_SERVICE_HOST'
@@ -205,10 +206,23 @@ def namespace_for(settings):
     else DEFAULT_NAMESPACE.
     """
     if settings.namespace:
-        return settings.namespace
-    found = (own_namespace() if in_cluster(settings)
-             else context_namespace(settings))
-    return found or DEFAULT_NAMESPACE
+        return checked_namespace(settings.namespace, 'the namespace setting')
+    if in_cluster(settings):
+        found, where = own_namespace(), NAMESPACE_FILE
+    else:
+        found, where = context_namespace(settings), 'the kubeconfig context'
+    return checked_namespace(found, where) if found else DEFAULT_NAMESPACE
+
+
+def checked_namespace(name, where):
+    """name when it is a namespace (a DNS-1123 label); else KubeError.
+
+    NOTE: it goes into every request path; where names what gave it.
+    """
+    problem = values.namespace_problem(name)
+    if problem:
+        raise KubeError('Kubernetes access: %s of %s' % (problem, where))
+    return name
 
 
 def _client_package():
@@ -435,7 +449,8 @@ class Client:
         path = ('/apis/%s' % resource.group if resource.group else '/api')
         path += '/' + resource.version
         if resource.namespaced:
-            path += '/namespaces/' + urllib.parse.quote(namespace)
+            path += '/namespaces/' + urllib.parse.quote(checked_namespace(
+                namespace, 'the request'), safe='')
         path += '/' + resource.plural
         if name:
             path += '/' + urllib.parse.quote(str(name), safe='')

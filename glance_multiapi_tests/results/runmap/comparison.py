@@ -136,9 +136,15 @@ def parse(text, source):
                               item.get('value'))
         if not isinstance(key, str) or not isinstance(labels, dict) or \
                 isinstance(value, bool) or not isinstance(
-                    value, (int, float)) or not math.isfinite(value):
+                    value, (int, float)):
             raise BaselineError('%s wants "figure" (text), "labels" (an '
                                 'object) and a finite "value"' % where)
+        # NOTE: names of their grammar (a name is printed in a line of
+        # its own), a finite value of zero or more: a negative duration
+        # would be judged a regression of anything.
+        wrong = metrics.problem(key, labels, value)
+        if wrong:
+            raise BaselineError('%s: %s' % (where, wrong))
         found.append({'figure': key, 'value': float(value),
                       'labels': {str(k): str(v)
                                  for k, v in labels.items()}})
