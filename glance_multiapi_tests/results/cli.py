@@ -65,7 +65,8 @@ EXIT_CODES = (
                       'metrics.json) cannot be read or is no metrics.json'
                       % recorder.RECORDS_SUBDIR),
     (EXIT_WRITE, 'an output could not be written (OUT_DIR cannot be made: '
-                 'a regular file, a path under one, a symlink loop)'),
+                 'a regular file, a path under one, a symlink loop; or '
+                 'another run held it for 300 s)'),
     (EXIT_INTERNAL, 'internal error'),
 )
 
