@@ -62,27 +62,34 @@ _SECRET_KEY_RE = re.compile(
     r'credential|authorization|signature|sig|(?:api|private|access|'
     r'secret|auth|client|signing|encryption|ssh)_?key|key_?data)$')
 _CAMEL_RE = re.compile(r'(?<=[a-z0-9])(?=[A-Z])')
+# NOTE: a key or a scheme is at most this long; each pattern below
+# starts where a word starts, so that text of any length is read in
+# linear time (no long word is scanned again from each of its letters).
+_KEY = r'[A-Za-z_][\w.-]{0,63}'
 # NOTE: where a URL is in text, for urllib.parse to take apart: it ends
 # at white space or a quote, but a userinfo may hold quotes (RFC 3986
 # sub-delims), so an authority holding "@" is taken whole.
 _URL_RE = re.compile(
-    r'''[A-Za-z][A-Za-z0-9+.-]*://(?:[^\s/?#]*@)?[^\s<>"'`]*''')
+    r'''(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://'''
+    r'''(?:[^\s/?#]*@)?[^\s<>"'`]*''')
 # NOTE: a whole line "key = value" or "key: value" of INI or YAML: the
 # value is the rest of the line, which may hold spaces.
 _LINE_RE = re.compile(
-    r'''(?m)^(?P<head>[ \t-]*(?P<q>["']?)(?P<key>[A-Za-z_][\w.-]*)(?P=q)'''
-    r'''[ \t]*[:=][ \t]*)(?P<value>[^\n]*?)(?P<tail>[ \t]*\r?)$''')
+    r'''(?m)^(?P<head>[ \t-]*(?P<q>["']?)(?P<key>%s)(?P=q)'''
+    r'''[ \t]*[:=][ \t]*)(?P<value>[^\n]*)$''' % _KEY)
 # NOTE: inside a line: key=value (an option, a query, an environment),
 # "key": value (JSON), key: value and {Key: value} (YAML), and --key
 # value (a command line). An unquoted key of a capital letter before a
-# colon is prose ("a token Secret: ..."), left alone. The value is
-# looked ahead at, not consumed, so that the key of a value
-# ("a=password=x") is looked at too.
+# colon is prose ("a token Secret: ..."), left alone. Only the key and
+# its separator are matched: the value of a secret key is then read
+# (_VALUE_RE), so that the key of a value ("a=password=x") is looked at
+# too.
 _INLINE_RE = re.compile(
     r'''(?P<flow>(?<=[{,])[ \t]*)?(?P<dashes>(?<![\w-])--?)?(?P<q>["'])?'''
-    r'''(?P<key>[A-Za-z_][\w.-]*)(?(q)(?P=q))'''
-    r'''(?P<sep>[ \t]*[=:][ \t]*|(?(dashes)[ \t]+|(?!)))'''
-    r'''(?=(?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s,;&}\])"']+))''')
+    r'''(?(dashes)|(?<![\w.-]))(?P<key>%s)(?(q)(?P=q))'''
+    r'''(?P<sep>[ \t]*[=:][ \t]*|(?(dashes)[ \t]+|(?!)))''' % _KEY)
+_VALUE_RE = re.compile(
+    r'''"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s,;&}\])"']+''')
 _QUOTED_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"' + r"|'[^'\n]*'")
 
 _REMEMBERED = set()
@@ -215,10 +222,11 @@ def _masked(value):
 
 
 def _line(match):
-    if not is_secret_key(match.group('key')) or not match.group('value'):
+    value = match.group('value')
+    shown = value.rstrip(' \t\r')
+    if not is_secret_key(match.group('key')) or not shown:
         return match.group(0)
-    return match.group('head') + _masked(
-        match.group('value')) + match.group('tail')
+    return match.group('head') + _masked(shown) + value[len(shown):]
 
 
 def _prose(match):
@@ -231,13 +239,15 @@ def _prose(match):
 def _inline(text):
     out, last = [], 0
     for match in _INLINE_RE.finditer(text):
-        start, end = match.span('value')
-        if start < last or not is_secret_key(match.group('key')) or \
-                _prose(match):
+        if match.start() < last or not is_secret_key(
+                match.group('key')) or _prose(match):
             continue
-        out.append(text[last:start])
-        out.append(_masked(match.group('value')))
-        last = end
+        value = _VALUE_RE.match(text, match.end())
+        if value is None:
+            continue
+        out.append(text[last:value.start()])
+        out.append(_masked(value.group(0)))
+        last = value.end()
     out.append(text[last:])
     return ''.join(out)
 

@@ -165,6 +165,21 @@ class TestSecretKeys(testtools.TestCase):
         self.assertNotIn(secret, shown)
 
 
+class TestLongText(testtools.TestCase):
+    """Text of any length is read once, not again from each letter."""
+
+    def test_long_words_and_many_keys(self):
+        # NOTE: each of these took minutes when a pattern could start
+        # inside a word and scan it to its end from every letter.
+        for text in ('a' * 200000 + ' x://y', 'a-' * 100000 + '=',
+                     'a=' * 100000, 'password=%s x' % (' ' * 100000),
+                     'http://' + 'a' * 100000 + '@b'):
+            shown = redaction.text(text)
+            self.assertGreater(len(shown), 0)
+        self.assertEqual('password=' + ' ' * 10 + '***', redaction.text(
+            'password=' + ' ' * 10 + 'x'))
+
+
 class TestRememberedAndLogs(testtools.TestCase):
 
     def setUp(self):
