@@ -151,6 +151,7 @@ def _run(argv, environ, log):
     configmap = output.configmap_target(args.configmap,
                                         args.configmap_namespace,
                                         args.configmap_key, environ)
+    output.check_output_file(args.output)
     if args.temp_dir and not os.path.isdir(args.temp_dir):
         raise exitcodes.UploaderError(
             exitcodes.BAD_CONFIG,

@@ -55,11 +55,14 @@ MEANINGS = (
                  'not UTF-8, nested too deep, a key given twice, aliases '
                  'adding more than 10,000 nodes, wrong types), missing or '
                  'invalid keys (an md5 YAML reads as a number, an image '
-                 'name that is empty or holds "/" or a line break, a uri '
-                 'without a host), invalid environment variable or flag (a '
-                 'number of seconds that is negative, not finite or none, '
-                 'an unknown option), or a clouds.yaml, CA file or '
-                 'kubeconfig that cannot be used (named with its key)'),
+                 'name that is empty, null, true or false or holds "/" or '
+                 'a line break, a uri without a host or with a port out of '
+                 'range), invalid environment variable or flag (a number '
+                 'of seconds that is negative, not finite or none, an '
+                 'unknown option, a TARGET_NAMESPACE that is no DNS-1123 '
+                 'label, an --output that is no regular file: a FIFO, a '
+                 'device), or a clouds.yaml, CA file or kubeconfig that '
+                 'cannot be used (named with its key)'),
     (INTERNAL_ERROR, 'an unexpected error (a bug); its one line names it'),
     (INTERRUPTED, 'interrupted by SIGINT; our unfinished image was '
                   'removed'),

@@ -27,6 +27,7 @@ import urllib3.util
 from glance_image_uploader import exitcodes
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import polling
+from glance_multiapi_kernel import redaction
 
 IN_PROGRESS = ('saving', 'uploading', 'importing')
 GONE = ('killed', 'deleted', 'pending_delete')
@@ -51,6 +52,7 @@ def connect(settings):
                           if settings.client_config_file else None))
         extra = {'verify': False} if settings.insecure else {}
         region = config.get_one(cloud=settings.cloud, **extra)
+        _remember_secrets(region.config.get('auth') or {})
         conn = openstack.connection.Connection(config=region)
         _retry_dropped_connections(conn.session.session)
         project = conn.current_project_id
@@ -72,6 +74,15 @@ def connect(settings):
                             % (settings.cloud or 'envvars',
                                errors.one_line(exc, ERROR_TEXT)))
     return conn, project
+
+
+def _remember_secrets(auth):
+    """Mask the cloud's password, token or secret in every line after."""
+    # NOTE: keystoneauth's and openstacksdk's errors may quote any of them.
+    redaction.remember(*[value for key, value in auth.items()
+                         if redaction.is_secret_key(key)])
+    if isinstance(auth.get('auth_url'), str):
+        redaction.remember_url(auth['auth_url'])
 
 
 def _retry_dropped_connections(http):

@@ -27,6 +27,7 @@ import ssl
 
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import redaction
 from glance_multiapi_kernel import values
 from glance_image_uploader import exitcodes
 
@@ -73,10 +74,19 @@ class ImageSpec:
 
     @property
     def properties(self):
-        """The sylva/<key> properties for every key of the info entry."""
-        return {PROPERTY_PREFIX + str(key): _as_text(value)
-                for key, value in sorted(self.info.items(),
-                                         key=lambda item: str(item[0]))}
+        """The sylva/<key> properties for every key of the info entry.
+
+        NOTE: the image is a community image, which every project can
+        read: the source URL is stored without its userinfo and query
+        (redaction.stored_url), and a key that names a secret (a
+        password, a token) is not stored at all.
+        """
+        return {PROPERTY_PREFIX + str(key): (
+            redaction.stored_url(_as_text(value)) if str(key) == 'uri'
+            else _as_text(value))
+            for key, value in sorted(self.info.items(),
+                                     key=lambda item: str(item[0]))
+            if not redaction.is_secret_key(str(key))}
 
 
 def _as_text(value):
@@ -267,6 +277,8 @@ def _image_spec(key, info, source):
     if not uri.startswith(SOURCE_SCHEMES):
         raise _bad('%s.uri must start with %s' % (where,
                                                   ', '.join(SOURCE_SCHEMES)))
+    # NOTE: a library's error may quote the URL whole.
+    redaction.remember_url(uri)
     problem = values.url_problem(uri, schemes=())
     if problem:
         raise _bad('%s.uri: %s' % (where, problem))

@@ -17,14 +17,15 @@ The map has the shape Sylva stores in its ConfigMap:
 """
 
 import os
-import re
 import tempfile
 
 import yaml
 
 from glance_image_uploader import exitcodes
 from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import input_files
 from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import values
 
 # NOTE: the names Sylva's uploader job writes and its consumers read.
 CONFIGMAP_NAME = 'openstack-images-uuids'
@@ -34,7 +35,6 @@ CONFLICT_RETRIES = 5
 # NOTE: seconds to connect to the Kubernetes API, then to read an answer.
 CONNECT_TIMEOUT = 10.0
 READ_TIMEOUT = 30.0
-_LABEL = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')
 
 
 def uuid_map(uuids):
@@ -46,6 +46,31 @@ def uuid_map(uuids):
 def render(uuids):
     return yaml.safe_dump(uuid_map(uuids), default_flow_style=False,
                           sort_keys=True)
+
+
+def check_output_file(path):
+    """Code 22 unless path may be replaced by the UUID map's file.
+
+    NOTE: the map is written by a rename over path, which would put a
+    file in place of a FIFO, a device or a socket (or fail on a folder)
+    after every upload: one that exists must be a regular file. Checked
+    before any work.
+    """
+    if path in (None, '-'):
+        return
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise exitcodes.UploaderError(
+            exitcodes.BAD_CONFIG, '--output %s cannot be used: %s' % (
+                path, exc.strerror or exc))
+    kind = input_files.kind_of(mode)
+    if kind:
+        raise exitcodes.UploaderError(
+            exitcodes.BAD_CONFIG, '--output %s is %s, not a regular file '
+            '(give - for stdout)' % (path, kind))
 
 
 def write_file(path, text):
@@ -90,10 +115,10 @@ def configmap_target(configmap, namespace, key, environ):
         raise exitcodes.UploaderError(
             exitcodes.BAD_CONFIG, 'the UUID map goes to ConfigMap %s but '
             'TARGET_NAMESPACE is not set' % name)
-    if len(namespace) > 63 or not _LABEL.match(namespace):
+    problem = values.namespace_problem(namespace)
+    if problem:
         raise exitcodes.UploaderError(
-            exitcodes.BAD_CONFIG, 'TARGET_NAMESPACE=%s is not a valid '
-            'namespace (a lowercase RFC 1123 label)' % namespace)
+            exitcodes.BAD_CONFIG, 'TARGET_NAMESPACE: %s' % problem)
     return name, namespace, key or CONFIGMAP_KEY
 
 

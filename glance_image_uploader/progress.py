@@ -12,27 +12,23 @@
 
 """Human-readable log lines: rate-limited progress, and no secrets.
 
-Every line goes to stderr so that stdout stays the UUID map. URLs are
-logged without user info or query string, since either may hold a token.
+Every line goes to stderr so that stdout stays the UUID map. A source
+URL is logged as it is stored on the image (the kernel redaction's
+stored_url: no user info, no query string, since either may hold a
+token), and every line goes through the kernel redaction.
 """
 
 import sys
 import time
-import urllib.parse
+
+from glance_multiapi_kernel import redaction
 
 MIB = float(1 << 20)
 
 
 def redact_url(url):
-    """Return url without credentials or query string."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-    except ValueError:
-        return '<unparsable URL>'
-    netloc = parts.netloc.rpartition('@')[2]
-    query = '...' if parts.query else ''
-    return urllib.parse.urlunsplit(
-        (parts.scheme, netloc, parts.path, query, ''))
+    """Return url without credentials or query string (stored_url)."""
+    return redaction.stored_url(url)
 
 
 class Log(object):
@@ -53,7 +49,7 @@ class Log(object):
         self._write('error: ' + message)
 
     def _write(self, line):
-        self.stream.write(line.rstrip('\n') + '\n')
+        self.stream.write(redaction.text(line.rstrip('\n')) + '\n')
         self.stream.flush()
 
     def progress(self, label, total=None):

@@ -22,6 +22,7 @@ import yaml
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors as cli_errors
 from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import redaction
 from glance_multiapi_kernel import shared_files
 from glance_multiapi_cloud import cloud
 from glance_multiapi_cloud import components
@@ -253,7 +254,25 @@ def _print_summary(state, out):
             state.path('tempest'), PROG, state.root))
 
 
+class _Redacted(object):
+    """A stream each write to which goes through the kernel redaction."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text):
+        return self.stream.write(redaction.text(text))
+
+    def flush(self):
+        self.stream.flush()
+
+
 def run(args, out):
+    # NOTE: what the cloud says of itself (up's steps, status, patch)
+    # is redacted; get prints the object as an API server answers it,
+    # customServiceConfig as the spec gave it (doc/source/cli.rst).
+    if args.verb != 'get':
+        out = _Redacted(out)
     state = state_mod.State(_state_dir(args))
     if args.verb == 'up':
         text, source = _read_spec(args.spec)
@@ -280,8 +299,8 @@ def run(args, out):
     elif args.verb == 'status':
         report = status_report(state)
         if args.output == 'json':
-            json.dump(report, out, indent=2, sort_keys=True)
-            out.write('\n')
+            out.write(json.dumps(redaction.value(report), indent=2,
+                                 sort_keys=True) + '\n')
         else:
             _print_status(report, out)
         return 0 if all(item['ready'] for item in list(
@@ -318,18 +337,23 @@ def main(argv=None):
     try:
         return run(args, sys.stdout)
     except errors.CloudError as exc:
-        sys.stderr.write('%s: error: %s\n' % (PROG, exc))
+        _error('%s: error: %s' % (PROG, exc))
         return exc.exit_code
     except spec_mod.SpecError as exc:
-        sys.stderr.write('%s: error: %s\n' % (PROG, exc))
+        _error('%s: error: %s' % (PROG, exc))
         return errors.EXIT_INVALID
     except KeyboardInterrupt:
         sys.stderr.write('%s: interrupted\n' % PROG)
         return 130
     except Exception as exc:  # noqa: B902 - one line, never a traceback
-        sys.stderr.write('%s: internal error: %s: %s\n' % (
+        _error('%s: internal error: %s: %s' % (
             PROG, type(exc).__name__, documents.short(str(exc), 300)))
         return errors.EXIT_INTERNAL
+
+
+def _error(line):
+    """The one line of a failed run, on stderr, with no secret in it."""
+    sys.stderr.write(redaction.text(line) + '\n')
 
 
 if __name__ == '__main__':

@@ -121,6 +121,7 @@ def normalize(data, source='spec', old=None):
         raise SpecError('%s: the spec must be a mapping with glanceAPIs, '
                         'got %s' % (source, type(data).__name__))
     spec = copy.deepcopy(data)
+    _check_api_timeout(spec, '%s: spec' % source)
     apis = spec.get('glanceAPIs')
     if not isinstance(apis, dict) or not apis:
         raise SpecError('%s: spec.glanceAPIs must be a non-empty mapping of '
@@ -145,6 +146,7 @@ def normalize(data, source='spec', old=None):
         problem = values.replicas_problem(api['replicas'])
         if problem:
             raise SpecError('%s.replicas: %s' % (where, problem))
+        _check_api_timeout(api, where)
         csc = api.get('customServiceConfig', '')
         if not isinstance(csc, str):
             raise SpecError('%s.customServiceConfig must be a string' % where)
@@ -166,6 +168,17 @@ def normalize(data, source='spec', old=None):
     if found:
         raise SpecError('%s: %s' % (source, glance_cr.describe(found[0])))
     return spec
+
+
+def _check_api_timeout(spec, where):
+    """SpecError for an apiTimeout the API server's schema refuses."""
+    if spec.get('apiTimeout') is None:
+        return
+    problem = glance_cr.api_timeout_problem(spec['apiTimeout'])
+    if problem:
+        raise SpecError('%s.apiTimeout: %s (glance-operator\'s CRD: an '
+                        'integer of at least %d)' % (
+                            where, problem, glance_cr.API_TIMEOUT_MIN))
 
 
 def api_stores(spec, name, source='spec'):

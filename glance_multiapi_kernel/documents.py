@@ -193,8 +193,9 @@ def load_yaml(text, loader=None, string_keys=True):
 
     :param loader: a SafeLoader subclass (default strict_loader());
         the errors it raises that are not PyYAML's pass through.
-    :param string_keys: False lets YAML's number and boolean keys through
-        (a file other tools read with plain PyYAML).
+    :param string_keys: False lets YAML's number keys through (a file
+        other tools read with plain PyYAML); null and boolean keys are
+        refused all the same.
     """
     yaml = _yaml()
     return _load(text, lambda text: yaml.load(
@@ -300,7 +301,7 @@ def check_shape(value, string_keys=True):
     """Refuse what JSON cannot hold: DocumentError naming the key.
 
     Checks nesting depth, aliases that contain themselves, keys that are
-    not strings (unless string_keys is False: then scalar keys pass) and
+    not strings (unless string_keys is False: then number keys pass) and
     values of types JSON has not (YAML dates, sets, bytes).
     """
     _check(value, '', 0, (), set(), string_keys)
@@ -331,8 +332,11 @@ def _check(value, path, depth, parents, seen, string_keys):
                    string_keys)
         return
     for key, item in value.items():
-        if not isinstance(key, str) and (string_keys or not isinstance(
-                key, _SCALARS)):
+        # NOTE: with string_keys False a number key passes (plain PyYAML
+        # makes it an int), but null, true and false are no names: they
+        # would become "None", "True" and "False".
+        if not isinstance(key, str) and (string_keys or isinstance(
+                key, (bool, type(None))) or not isinstance(key, _SCALARS)):
             raise DocumentError('%s: the key %s is not a string; quote '
                                 'it' % (where, short(repr(key))))
         key = short(str(key), 40)

@@ -122,6 +122,28 @@ def interfaces(api_type):
     return INTERFACES_BY_TYPE[api_type]
 
 
+# NOTE: the CRD's schema of apiTimeout, of the Glance spec and of each
+# API (api/v1beta1/glance_types.go and common_types.go:
+# "+kubebuilder:validation:Minimum=1", a Go int: the API server's
+# "type: integer", an int64); the API server refuses anything else before
+# the webhook sees it.
+API_TIMEOUT_MIN = 1
+INT64_MAX = 2 ** 63 - 1
+
+
+def api_timeout_problem(value):
+    """Why value is no apiTimeout the API server takes, else None."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return '%s is not an integer number of seconds' % documents.short(
+            repr(value))
+    if value < API_TIMEOUT_MIN:
+        return '%d is less than the minimum %d' % (value, API_TIMEOUT_MIN)
+    if value > INT64_MAX:
+        return 'an integer of %d bits is more than the API server holds ' \
+            '(int64)' % value.bit_length()
+    return None
+
+
 def in_catalog_possible(api_type):
     """Whether an API of this type may be the keystoneEndpoint one."""
     return api_type != 'edge'

@@ -54,6 +54,8 @@ import urllib.parse
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import redaction
+from glance_multiapi_kernel import values
 from glance_multiapi_kernel import version
 
 IN_CLUSTER_ENV = 'KUBERNETES_SERVICE_HOST'
@@ -114,11 +116,15 @@ class KubeError(errors.OneLineError):
     ``status`` is the HTTP status the API server answered: 0 when a
     request got no answer, None when none was made. ``missing`` is True when it
     answered that the object does not exist (404 for the object, not
-    for its resource type).
+    for its resource type). Its text is redacted: it names the server
+    URL of a kubeconfig, and may quote what a library said of one.
     """
 
     status = None
     missing = False
+
+    def __init__(self, message='', *args):
+        super().__init__(redaction.text(errors.one_line(message)), *args)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -200,10 +206,23 @@ def namespace_for(settings):
     else DEFAULT_NAMESPACE.
     """
     if settings.namespace:
-        return settings.namespace
-    found = (own_namespace() if in_cluster(settings)
-             else context_namespace(settings))
-    return found or DEFAULT_NAMESPACE
+        return checked_namespace(settings.namespace, 'the namespace setting')
+    if in_cluster(settings):
+        found, where = own_namespace(), NAMESPACE_FILE
+    else:
+        found, where = context_namespace(settings), 'the kubeconfig context'
+    return checked_namespace(found, where) if found else DEFAULT_NAMESPACE
+
+
+def checked_namespace(name, where):
+    """name when it is a namespace (a DNS-1123 label); else KubeError.
+
+    NOTE: it goes into every request path; where names what gave it.
+    """
+    problem = values.namespace_problem(name)
+    if problem:
+        raise KubeError('Kubernetes access: %s of %s' % (problem, where))
+    return name
 
 
 def _client_package():
@@ -296,9 +315,18 @@ def connect(settings):
     except Exception as exc:  # noqa: B902 - config, YAML or file error
         raise KubeError('Kubernetes access: kubeconfig %s cannot be used: '
                         '%s' % (path, errors.one_line(exc))) from None
+    _remember_secrets(config)
     return Client(settings, config, 'the credentials of kubeconfig %s%s' % (
         path, ' context %s' % settings.context if settings.context else ''),
         False)
+
+
+def _remember_secrets(config):
+    """Mask the kubeconfig's password, token and server userinfo."""
+    tokens = [value.split()[-1] for value in (config.api_key or {}).values()
+              if isinstance(value, str) and value.split()]
+    redaction.remember(config.password, *tokens)
+    redaction.remember_url(config.host)
 
 
 # -- the client -------------------------------------------------------------
@@ -318,7 +346,10 @@ class Client:
         import urllib3
 
         self.settings = settings
-        self.server = config.host.rstrip('/')
+        # NOTE: server names the API in messages: a kubeconfig's server
+        # URL may hold a userinfo, which requests never need.
+        self._base = config.host.rstrip('/')
+        self.server = redaction.url(self._base)
         self._config = config
         self._rest = rest
         self._pool = rest.RESTClientObject(config).pool_manager
@@ -418,7 +449,8 @@ class Client:
         path = ('/apis/%s' % resource.group if resource.group else '/api')
         path += '/' + resource.version
         if resource.namespaced:
-            path += '/namespaces/' + urllib.parse.quote(namespace)
+            path += '/namespaces/' + urllib.parse.quote(checked_namespace(
+                namespace, 'the request'), safe='')
         path += '/' + resource.plural
         if name:
             path += '/' + urllib.parse.quote(str(name), safe='')
@@ -452,7 +484,7 @@ class Client:
             pool = self._rest.RESTClientObject(self._config).pool_manager
         self._sending.depth = inside + 1
         try:
-            return pool.request(method, self.server + path, body=data,
+            return pool.request(method, self._base + path, body=data,
                                 headers=headers, timeout=self._timeout,
                                 retries=False)
         finally:

@@ -47,13 +47,14 @@ import time
 from glance_multiapi_kernel import glance_cr
 from glance_multiapi_kernel import kube
 from glance_multiapi_kernel import polling
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.common import rollout
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching
 from glance_multiapi_tests.multiapi import readiness
 
-LOG = logging.getLogger(__name__)
+LOG = redaction.logger(logging.getLogger(__name__))
 
 
 def choose(opts, switch=None):

@@ -17,9 +17,10 @@ from oslo_log import log as logging
 from tempest import config
 from tempest.test_discover import plugins
 
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests import config as project_config
 
-LOG = logging.getLogger(__name__)
+LOG = redaction.logger(logging.getLogger(__name__))
 PLUGIN_ENTRY_POINTS = 'tempest.test_plugins'
 
 

@@ -127,19 +127,11 @@ def processes_naming(text):
     return found
 
 
-class BadInputCase(testtools.TestCase):
-    """One row: run the script on bad input; one line, code, no trace.
+class ScriptCase(testtools.TestCase):
+    """Runs ``script`` as a subprocess in a work folder of its own.
 
-    Subclasses set ``script`` and ``scenarios`` (testscenarios); a row
-    has ``argv`` (placeholders {binary}, {empty}, {nested}, {afile},
-    {unreadable}, {bomb}, {dupkeys}, {fifo}, {zero}, {huge}, {dir},
-    {missing}, {loop}, {work} and those of ``extra_files``), ``code``,
-    ``needles`` and optionally ``env``, ``files`` ({name: bytes, text
-    with the placeholders, Fifo() or Sparse(size)} written into the work
-    folder first; ``{port}`` is a loopback port held by a listener that
-    never answers), ``modes`` ({name: mode} set on them),
-    ``unreadable`` (run without root's file capabilities when root) and
-    ``max_seconds`` (the most CPU seconds the script may take).
+    The folder holds the placeholders' files (see BadInputCase), and
+    HOME, TMPDIR and the working directory of the script.
     """
 
     script = None
@@ -225,6 +217,22 @@ class BadInputCase(testtools.TestCase):
 
     def fill(self, value):
         return value.format(**self.paths)
+
+
+class BadInputCase(ScriptCase):
+    """One row: run the script on bad input; one line, code, no trace.
+
+    Subclasses set ``script`` and ``scenarios`` (testscenarios); a row
+    has ``argv`` (placeholders {binary}, {empty}, {nested}, {afile},
+    {unreadable}, {bomb}, {dupkeys}, {fifo}, {zero}, {huge}, {dir},
+    {missing}, {loop}, {work} and those of ``extra_files``), ``code``,
+    ``needles`` and optionally ``env``, ``files`` ({name: bytes, text
+    with the placeholders, Fifo() or Sparse(size)} written into the work
+    folder first; ``{port}`` is a loopback port held by a listener that
+    never answers), ``modes`` ({name: mode} set on them),
+    ``unreadable`` (run without root's file capabilities when root) and
+    ``max_seconds`` (the most CPU seconds the script may take).
+    """
 
     def test_refused_in_one_line(self):
         argv = [self.fill(arg) for arg in self.argv]

@@ -59,7 +59,7 @@ export GLANCE_MULTIAPI_FUNCTIONAL_ARTIFACTS="$ARTIFACTS_DIR"
 # time. SERIAL=1: one worker.
 OWN_CLOUD='test_heat|test_kubeapi_heat|test_tls|test_kubeapi_rbac'
 OWN_CLOUD+='|test_dcn_layout|test_role_without_patch|test_cli_bad_input'
-OWN_CLOUD+='|test_restarts_under_load'
+OWN_CLOUD+='|test_restarts_under_load|test_cloud_secrets'
 UPLOADER='test_uploader_scenarios|test_uploader_chaos|test_uploader_cli'
 UPLOADER+='|test_ci_results'
 # NOTE: two classes of the first worker's modules touch no shared cloud:

@@ -30,8 +30,10 @@ import uuid
 import requests
 import yaml
 
+from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import input_files
 from glance_multiapi_kernel import polling
+from glance_multiapi_kernel import redaction
 from glance_multiapi_kernel import image_mappings as s2i_mappings
 from glance_multiapi_kernel import certmint
 from glance_multiapi_cloud.kubeapi import objectmeta
@@ -116,10 +118,15 @@ def install_rbac(state, texts):
     """Make every request be authorised by these manifests from now on.
 
     Their text is kept in the state dir (one file, for the artifacts);
-    prepare() resolves who may do what from it.
+    prepare() resolves who may do what from it. NOTE: without the values
+    of secret keys (a token Secret's data): each token Secret gets a
+    token of the cloud's own, and the artifacts must not carry the one a
+    user wrote there.
     """
     _write_private(state.path(kuberbac.ROLE_FILE), '\n---\n'.join(
-        '# %s\n%s' % (where, text) for text, where in texts))
+        '# %s\n%s' % (where, yaml.safe_dump_all(
+            redaction.value(documents.load_yaml_all(text)),
+            default_flow_style=False)) for text, where in texts))
 
 
 def _identities(state, account, namespace):

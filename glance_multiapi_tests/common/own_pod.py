@@ -37,8 +37,9 @@ from oslo_log import log as logging
 
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import redaction
 
-LOG = logging.getLogger(__name__)
+LOG = redaction.logger(logging.getLogger(__name__))
 
 
 def pod_name(opts, environ=None):

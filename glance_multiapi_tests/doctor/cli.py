@@ -19,6 +19,7 @@ import sys
 
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.doctor import checks
 from glance_multiapi_tests.doctor import report
 from glance_multiapi_kernel import version
@@ -136,8 +137,9 @@ def run(args):
         try:
             _write(args.output_file, render(outcome, args.output))
         except OSError as exc:
-            sys.stderr.write('%s: cannot write --output-file %s: %s\n' % (
-                PROG, args.output_file, exc.strerror or exc))
+            sys.stderr.write(redaction.text(
+                '%s: cannot write --output-file %s: %s\n' % (
+                    PROG, args.output_file, exc.strerror or exc)))
             return report.EXIT_USAGE
         sys.stdout.write(render(outcome, 'text'))
     else:
@@ -165,8 +167,8 @@ def main(argv=None):
     try:
         return run(args)
     except Exception as exc:  # noqa: B902 - the promised one line
-        message = 'internal error: %s: %s' % (
-            type(exc).__name__, errors.one_line(exc))
+        message = redaction.text('internal error: %s: %s' % (
+            type(exc).__name__, errors.one_line(exc)))
         sys.stderr.write('%s: %s\n' % (PROG, message))
         return internal_error(args, message)
 

@@ -31,6 +31,7 @@ from keystoneauth1 import session as ks_session
 
 from glance_multiapi_kernel import clouds_yaml
 from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.common import trust
 from glance_multiapi_tests.doctor import report
 from glance_multiapi_tests.doctor import settings
@@ -112,7 +113,12 @@ def from_cloud(name, region=None, cafile=None):
             name, getattr(loader, 'config_filename', None) or
             'no usable clouds.yaml', _cause(exc))) from None
     auth = cloud.config.get('auth') or {}
+    # NOTE: keystoneauth's and requests' errors may quote any of them.
+    redaction.remember(*[value for key, value in auth.items()
+                         if redaction.is_secret_key(key)])
     auth_url = auth.get('auth_url')
+    if isinstance(auth_url, str):
+        redaction.remember_url(auth_url)
     if not auth_url:
         raise settings.ConfigProblem('clouds.yaml %s: cloud %s has no '
                                      'auth.auth_url' % (

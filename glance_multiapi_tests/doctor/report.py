@@ -24,6 +24,7 @@ import dataclasses
 import json
 
 from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import redaction
 
 OK = 'OK'
 FAIL = 'FAIL'
@@ -151,7 +152,7 @@ def verdict(checks, prog, first=True):
     if first:
         text += '; first: %s' % brief(
             next(c for c in checks if c.status == FAIL))
-    return text
+    return redaction.text(text)
 
 
 def brief(check):
@@ -170,9 +171,10 @@ def line(check):
 
 
 def as_text(checks, prog):
-    """One line per check, then the verdict line."""
-    return '\n'.join([line(check) for check in checks] +
-                     [verdict(checks, prog, first=False)]) + '\n'
+    """One line per check, then the verdict line; no secret in them."""
+    return redaction.text('\n'.join(
+        [line(check) for check in checks] +
+        [verdict(checks, prog, first=False)])) + '\n'
 
 
 def deployment_dict(deployment):
@@ -199,7 +201,9 @@ def as_json(checks, deployment=None):
                    for check in checks],
         'deployment': deployment_dict(deployment),
     }
-    return json.dumps(document, indent=2, sort_keys=True) + '\n'
+    # NOTE: a URL of the config or of the catalog may hold a userinfo.
+    return json.dumps(redaction.value(document), indent=2,
+                      sort_keys=True) + '\n'
 
 
 def exit_code_help():

@@ -29,6 +29,7 @@ from glance_multiapi_kernel import documents
 from glance_multiapi_tests import config
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import redaction
 from glance_multiapi_kernel import values
 
 # NOTE: the same names, types and defaults as tempest's own options; only
@@ -241,6 +242,9 @@ def credentials(conf, path):
                 name if name.startswith('[') else '[auth] ' + name
                 for name in missing)))
     domain = auth.admin_domain_name
+    # NOTE: keystoneauth's and requests' errors may quote either.
+    redaction.remember(auth.admin_password)
+    redaction.remember_url(conf.identity.uri_v3)
     return Credentials(
         auth_url=conf.identity.uri_v3, username=auth.admin_username,
         password=auth.admin_password, project_name=auth.admin_project_name,

@@ -17,6 +17,7 @@ import sys
 
 from glance_multiapi_kernel import errors as cli_errors
 from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_kernel import image_errors
@@ -190,7 +191,7 @@ def main(argv=None):
     try:
         result = loader.run(inputs)
     except image_errors.ImageCheckError as exc:
-        sys.stderr.write('%s: %s\n' % (PROG, exc))
+        sys.stderr.write(redaction.text('%s: %s\n' % (PROG, exc)))
         return exc.exit_code
     finally:
         if api is not None:

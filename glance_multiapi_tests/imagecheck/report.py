@@ -10,10 +10,17 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Text and JSON renderings of a check.Report, without I/O."""
+"""Text and JSON renderings of a check.Report, without I/O.
+
+NOTE: a source is named by where it was read: a get command's line (it
+may carry --token), the Kubernetes API's URL; both renderings go through
+the kernel redaction.
+"""
 
 import dataclasses
 import json
+
+from glance_multiapi_kernel import redaction
 
 COLUMNS = (('target', 'TARGET'), ('field', 'FIELD'), ('source', 'SOURCE'),
            ('reference', 'REFERENCE'), ('digest', 'DIGEST'),
@@ -51,7 +58,7 @@ def as_text(report):
     if report.notes:
         parts.append('\n'.join('note: %s' % note for note in report.notes))
     parts.append(summary(report))
-    return '\n\n'.join(parts) + '\n'
+    return redaction.text('\n\n'.join(parts)) + '\n'
 
 
 def as_json(report):
@@ -64,4 +71,5 @@ def as_json(report):
                      for finding in report.findings],
         'notes': list(report.notes),
     }
-    return json.dumps(document, indent=2, sort_keys=True) + '\n'
+    return json.dumps(redaction.value(document), indent=2,
+                      sort_keys=True) + '\n'

@@ -27,6 +27,7 @@ import os
 import sys
 
 from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import redaction
 from glance_multiapi_kernel import version
 from glance_multiapi_tests.results.gate import required_groups
 from glance_multiapi_tests.results.gate import verdict
@@ -64,7 +65,8 @@ EXIT_CODES = (
                       'metrics.json) cannot be read or is no metrics.json'
                       % recorder.RECORDS_SUBDIR),
     (EXIT_WRITE, 'an output could not be written (OUT_DIR cannot be made: '
-                 'a regular file, a path under one, a symlink loop)'),
+                 'a regular file, a path under one, a symlink loop; or '
+                 'another run held it for 300 s)'),
     (EXIT_INTERNAL, 'internal error'),
 )
 
@@ -106,6 +108,11 @@ longer, a rate lower) and the change is larger than the figure's noise:
        '\n'.join('  %-30s x%g, noise %s' % (
            key, figure.tolerance, metrics.display(key, figure.noise))
            for key, figure in sorted(metrics.FIGURES.items())))
+
+
+def _say(text, stream=None):
+    """Print one line of the report, with no secret in it."""
+    print(redaction.text(str(text)), file=stream or sys.stdout)
 
 
 def build_parser():
@@ -182,10 +189,10 @@ def judge(args, required):
     except verdict.VerdictError as exc:
         raise errors.CliError('%s: %s' % (PROG, exc), EXIT_NO_RECORDS)
     for line in result.failure_lines():
-        print(line)
+        _say(line)
     if not (result.passed or result.failed):
-        print('FAILED: no test result in %s' % args.path)
-    print(result.summary())
+        _say('FAILED: no test result in %s' % args.path)
+    _say(result.summary())
     if result.damaged:
         # NOTE: what was read is above; the stream was not read whole, so
         # no verdict of it can pass, and stderr says where it broke.
@@ -233,7 +240,7 @@ def _baseline(args):
         figures = comparison.load(args.baseline)
     except comparison.BaselineError as exc:
         raise errors.CliError('%s: %s' % (PROG, exc), EXIT_NO_RECORDS)
-    return {'source': args.baseline, 'figures': figures,
+    return {'source': redaction.url(args.baseline), 'figures': figures,
             'tolerances': tolerances}
 
 
@@ -242,7 +249,7 @@ def _report_comparison(args, rows, source):
     found = comparison.lines(rows, source)
     if not args.quiet or comparison.regressed(rows):
         for line in found:
-            print(line)
+            _say(line)
     if args.fail_on_regression and comparison.regressed(rows):
         return EXIT_REGRESSED
     return EXIT_OK
@@ -306,8 +313,8 @@ def run(args):
                                      tests=tests, outcomes=outcomes,
                                      baseline=baseline)
     if not args.quiet:
-        print('%s: wrote %s' % (PROG, ', '.join(written)))
-        print('%s: %s' % (PROG, _summary(facts)))
+        _say('%s: wrote %s' % (PROG, ', '.join(written)))
+        _say('%s: %s' % (PROG, _summary(facts)))
     if baseline is None:
         return EXIT_OK
     return _report_comparison(args, facts['comparison']['rows'],
@@ -319,17 +326,18 @@ def main(argv=None):
     try:
         return run(args)
     except errors.CliError as exc:
-        print(exc.message, file=sys.stderr)
+        _say(exc.message, sys.stderr)
         return exc.exit_code
     except records.RecordsError as exc:
-        print('%s: %s' % (PROG, exc), file=sys.stderr)
+        _say('%s: %s' % (PROG, exc), sys.stderr)
         return EXIT_NO_RECORDS
     except publish.PublishError as exc:
-        print('%s: %s' % (PROG, exc), file=sys.stderr)
+        _say('%s: %s' % (PROG, exc), sys.stderr)
         return EXIT_WRITE
     except Exception as exc:  # noqa: B902 - one line, never a traceback
-        print('%s: internal error: %s: %s' % (PROG, type(exc).__name__,
-                                              exc), file=sys.stderr)
+        _say('%s: internal error: %s: %s' % (PROG, type(exc).__name__,
+                                             errors.one_line(exc)),
+             sys.stderr)
         return EXIT_INTERNAL
 
 

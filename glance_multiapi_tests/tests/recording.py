@@ -47,6 +47,7 @@ from oslo_log import log as logging
 from tempest import config
 from tempest.lib import exceptions as lib_exc
 
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.multiapi import catalog as catalog_rules
 from glance_multiapi_tests.results.runmap import inventory
 from glance_multiapi_tests.results.runmap import metrics
@@ -54,7 +55,7 @@ from glance_multiapi_tests.results.runmap import model
 from glance_multiapi_tests.results.runmap import recorder as recorder_mod
 
 CONF = config.CONF
-LOG = logging.getLogger(__name__)
+LOG = redaction.logger(logging.getLogger(__name__))
 _state = {'recorder': None, 'warned': False}
 _lock = threading.Lock()
 

@@ -52,11 +52,12 @@ from tempest import config
 
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import kube
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.common import own_pod
 
 CONF = config.CONF
-LOG = logging.getLogger(__name__)
+LOG = redaction.logger(logging.getLogger(__name__))
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
 # NOTE: how often the watcher looks at the worker's ancestors.
 WATCH_INTERVAL = 0.5

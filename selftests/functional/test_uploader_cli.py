@@ -21,6 +21,7 @@ import copy
 import functools
 import hashlib
 import http.server
+import json
 import os
 import signal
 import ssl
@@ -82,16 +83,17 @@ class TestUploaderCli(uploader_runs.UploaderRunTestCase):
         return key, self._info(yaml.safe_dump({'os_images': {key: {
             'uri': uri, 'md5': md5, 'image-format': 'raw'}}}))
 
-    def _run(self, info, cloud='demo', *extra, env=None):
+    def _run(self, info, cloud='demo', *extra, env=None, quiet=True):
         environ = dict(os.environ, TMPDIR=self.temp_dir)
         for name in ('SSL_CERT_FILE', 'REQUESTS_CA_BUNDLE',
                      'INSECURE_CLIENT'):
             environ.pop(name, None)
         environ.update(env or {})
         return subprocess.run(
-            [UPLOADER, '--quiet', '--images-info', info, '--os-cloud', cloud,
-             '--os-client-config-file', self.clouds, '--temp-dir',
-             self.temp_dir] + list(extra),
+            [UPLOADER] + (['--quiet'] if quiet else []) + [
+                '--images-info', info, '--os-cloud', cloud,
+                '--os-client-config-file', self.clouds, '--temp-dir',
+                self.temp_dir] + list(extra),
             capture_output=True, text=True, timeout=300, cwd=self.cwd,
             env=environ)
 
@@ -175,6 +177,29 @@ class TestUploaderCli(uploader_runs.UploaderRunTestCase):
                                 'refused the credentials', key)
         self.assertCleanFailure(self._run(info, 'nosuchcloud'), 22,
                                 'no cloud named nosuchcloud', key)
+
+    def test_source_credentials_never_reach_the_image(self):
+        uri, md5 = self.serve(1 << 20, 'uploader-cli')
+        secrets = ('Pl4nted-S3cret', 'Pl4nted-Sig', 'Pl4nted-Key')
+        planted = uri.replace('//', '//reader:%s@' % secrets[0], 1) + (
+            '?X-Amz-Signature=%s&file=x' % secrets[1])
+        key = 'uploader-cli-%s' % uuid.uuid4().hex[:12]
+        info = self._info(yaml.safe_dump({'os_images': {key: {
+            'uri': planted, 'md5': md5, 'image-format': 'raw',
+            'password': secrets[2]}}}))
+        self.addCleanup(self._delete_named, key)
+        proc = self._run(info, quiet=False)
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        image_id, = self._images_named(key)
+        image = self._admin.image.get_image(image_id)
+        stored = json.dumps(image.to_dict(), default=str)
+        for secret in secrets:
+            self.assertNotIn(secret, proc.stdout + proc.stderr)
+            self.assertNotIn(secret, stored)
+        self.assertEqual(uri + '?...', image.properties['sylva/uri'])
+        self.assertNotIn('sylva/password', image.properties)
+        self.assertEqual([], os.listdir(self.temp_dir))
+        self.assertEqual([], os.listdir(self.cwd))
 
     def test_https_source_trusts_the_ca_it_is_given(self):
         uri, md5, ca = self._serve_https(1 << 20)

@@ -103,6 +103,15 @@ FACTS = (
     Fact('glance-operator', 'api/v1beta1/glance_webhook.go',
          'if api.Type != APIEdge && r.KeystoneEndpoint == name {',
          'keystoneEndpoint must name a non-edge API'),
+    Fact('glance-operator', 'api/v1beta1/glance_types.go',
+         '// +kubebuilder:validation:Minimum=1\n\t// Default APITimeout',
+         "the spec's apiTimeout is an integer of at least 1 "
+         '(glance_cr.api_timeout_problem)'),
+    Fact('glance-operator', 'api/v1beta1/common_types.go',
+         '// +kubebuilder:validation:Minimum=1\n\t// APITimeout for '
+         'HAProxy',
+         "an API's apiTimeout is an integer of at least 1 "
+         '(glance_cr.api_timeout_problem)'),
     Fact('glance-operator', 'api/v1beta1/common_types.go',
          'Override APIOverrideSpec `json:"override,omitempty"`',
          'grow/shrink does not copy an API\'s service overrides'),

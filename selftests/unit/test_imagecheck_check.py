@@ -154,3 +154,45 @@ class CheckTest(testtools.TestCase):
                                 MAPPING, [], targets=['heat/heat-all'])
         self.assertEqual(image_errors.EXIT_USAGE, exc.exit_code)
         self.assertIn('heat/heat-all is not in m.yaml', str(exc))
+
+
+def _ring(size):
+    """A mapping of size targets, each field listed under two of them."""
+    return image_mappings.parse_mapping(''.join(
+        's%d/s%d: [f%dImage, f%dImage]\n' % (i, i, i, (i + 1) % size)
+        for i in range(size)), 'ring.yaml')
+
+
+class LinearTest(testtools.TestCase):
+    """The row x verdict step looks at a row's own findings only."""
+
+    def looked_at(self, size):
+        seen = []
+        real = check._verdict
+
+        def verdict(target, field, label, findings):
+            seen.append(len(findings))
+            return real(target, field, label, findings)
+
+        self.patch(check, '_verdict', verdict)
+        report = check.check(_ring(size))
+        self.assertEqual(size, len(report.findings))
+        self.assertEqual(2 * size, len(report.rows))
+        self.assertEqual({'doubly-assigned'},
+                         {row.verdict for row in report.rows})
+        return sum(seen)
+
+    def test_findings_looked_at_grow_with_the_rows(self):
+        small, large = self.looked_at(200), self.looked_at(2000)
+        self.assertEqual(400, small)
+        self.assertEqual(10 * small, large)
+
+    def test_targets_chosen_by_name_without_a_scan_each(self):
+        mapping = _ring(3000)
+        calls = []
+        self.patch(image_mappings.Mapping, 'target',
+                   lambda self, name: calls.append(name))
+        report = check.check(mapping, targets=['s%d/s%d' % (i, i)
+                                               for i in range(3000)])
+        self.assertEqual(6000, len(report.rows))
+        self.assertEqual([], calls)

@@ -14,6 +14,7 @@
 
 import os
 
+import fixtures
 import testtools
 
 from glance_multiapi_cloud.kubeapi.embedded import rbac as kuberbac
@@ -115,3 +116,24 @@ class MalformedTest(testtools.TestCase):
             '  resources: [pods]\n  verbs: [get]\n', 'r.yaml')], 'osp')
         self.assertEqual(1, len(kuberbac.account_rules(rbac, 'anyone')))
         self.assertIsNone(kuberbac.default_account(rbac))
+
+
+class KeptManifestsTest(testtools.TestCase):
+
+    def test_token_a_user_wrote_is_not_kept(self):
+        from glance_multiapi_cloud.components import kubeapi
+        from glance_multiapi_cloud import state as state_mod
+        text = shipped('rbac.yaml')[0][0].replace(
+            'kubernetes.io/service-account.name: glance-multiapi-tests\n',
+            'kubernetes.io/service-account.name: glance-multiapi-tests\n'
+            'stringData:\n  token: Pl4nted-Token\n', 1)
+        self.assertIn('Pl4nted-Token', text)
+        folder = self.useFixture(fixtures.TempDir()).path
+        state = state_mod.State(folder)
+        kubeapi.install_rbac(state, [(text, 'rbac.yaml')])
+        with open(state.path(kuberbac.ROLE_FILE)) as f:
+            kept = f.read()
+        self.assertNotIn('Pl4nted-Token', kept)
+        self.assertEqual(
+            {'glance-multiapi-tests-token': GATE},
+            kuberbac.parse_rbac([(kept, 'kept')], 'osp').token_secrets)

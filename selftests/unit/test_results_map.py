@@ -13,13 +13,16 @@
 """deployment-map.html on recorded runs: self-contained, every fact
 there, a failure marked with a symbol and a word; and the CLI."""
 
+import fcntl
 import html
 import io
+import json
 import os
 import re
 import stat
 import subprocess
 import sys
+import threading
 from unittest import mock
 
 import fixtures
@@ -166,6 +169,76 @@ class PublishTest(testtools.TestCase):
             self.assertRaises(RuntimeError, runs.rebuild, self.dir)
         with open(path) as f:
             self.assertEqual(before, f.read())
+
+
+class OutDirLockTest(testtools.TestCase):
+    """Two rebuilds into one OUT_DIR: each one's four files, never a mix."""
+
+    def setUp(self):
+        super().setUp()
+        root = self.useFixture(fixtures.TempDir()).path
+        self.out = os.path.join(root, 'out')
+        self.first = os.path.join(root, 'first')
+        self.second = os.path.join(root, 'second')
+        runs.healthy(self.first)
+        runs.api_down(self.second)
+
+    def test_second_run_waits_until_the_first_has_written_all(self):
+        order = []
+        second_wrote = threading.Event()
+        first_started = threading.Event()
+        real = publish.write_atomically
+
+        def write(path, text):
+            run = threading.current_thread().name
+            order.append(run)
+            if run == 'first':
+                first_started.set()
+                # NOTE: without the lock the second run writes now, and
+                # the first then overwrites part of what it wrote; with
+                # it, this wait runs out and the second run waits.
+                second_wrote.wait(3)
+            real(path, text)
+            if run == 'second':
+                second_wrote.set()
+
+        self.patch(publish, 'write_atomically', write)
+        threads = {name: threading.Thread(
+            target=runs.rebuild, args=(folder,), kwargs={'out_dir': self.out},
+            name=name)
+            for name, folder in (('first', self.first),
+                                 ('second', self.second))}
+        threads['first'].start()
+        self.assertTrue(first_started.wait(60))
+        threads['second'].start()
+        for thread in threads.values():
+            thread.join(120)
+        self.assertEqual(['first'] * 4 + ['second'] * 4, order)
+        expected = runs.rebuild(self.second)[0]
+        self.assertNotEqual(runs.rebuild(self.first)[0]['counts'],
+                            expected['counts'])
+        with open(os.path.join(self.out, 'metrics.json')) as f:
+            metrics = json.load(f)
+        with open(os.path.join(self.out, 'deployment-map.json')) as f:
+            facts = json.load(f)
+        self.assertEqual(expected['counts'], metrics['tests'])
+        self.assertEqual(expected['counts'], facts['counts'])
+
+    def test_a_stuck_holder_is_named_after_the_timeout(self):
+        os.makedirs(self.out)
+        holder = os.open(self.out, os.O_RDONLY)
+        self.addCleanup(os.close, holder)
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        with publish.out_dir_lock(self.first, timeout=1):
+            pass
+        error = self.assertRaises(publish.PublishError, self._locked, 0.3)
+        self.assertIn('another glance-multiapi-report run', str(error))
+        fcntl.flock(holder, fcntl.LOCK_UN)
+        self._locked(0.3)
+
+    def _locked(self, timeout):
+        with publish.out_dir_lock(self.out, timeout=timeout):
+            return True
 
 
 class CliTest(testtools.TestCase):

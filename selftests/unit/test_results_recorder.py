@@ -62,6 +62,18 @@ class RecorderTest(testtools.TestCase):
         self.assertEqual(os.path.join(self.dir, recorder.RECORDS_SUBDIR),
                          os.path.dirname(rec.path))
 
+    def test_records_hold_no_secret(self):
+        rec = recorder.Recorder(self.dir, run='r', label='lab', pid=7,
+                                clock=recorded_runs.Clock())
+        self.assertTrue(rec.write(
+            'verdict', test='a', element='glance', status='failed',
+            message='http://admin:Pl4nted@127.0.0.1:5000/v3 refused',
+            labels={'password': 'Pl4nted'}, extra=object()))
+        with open(rec.path) as f:
+            text = f.read()
+        self.assertNotIn('Pl4nted', text)
+        self.assertIn('http://admin:***@127.0.0.1:5000/v3 refused', text)
+
     def test_unwritable_folder_never_raises_and_logs_once(self):
         blocker = os.path.join(self.dir, 'file')
         open(blocker, 'w').close()

@@ -66,6 +66,17 @@ class TestParseImages(testtools.TestCase):
              'sylva/commit-tag': '0.2.2', 'sylva/sha256': 'abc'},
             ubuntu.properties)
 
+    def test_properties_hold_no_credential(self):
+        spec, = inputs.parse_images(
+            'os_images:\n  cirros:\n    uri: "https://u:Pl4nted@127.0.0.1:'
+            '8/c.img?X-Amz-Signature=Pl4nted2&file=c"\n    md5: %s\n'
+            '    image-format: raw\n    auth-token: Pl4nted3\n'
+            '    note: kept\n' % MD5)
+        self.assertEqual({'sylva/uri': 'https://127.0.0.1:8/c.img?...',
+                          'sylva/md5': MD5, 'sylva/image-format': 'raw',
+                          'sylva/note': 'kept'}, spec.properties)
+        self.assertIn('Pl4nted', spec.uri)
+
     def test_numeric_commit_tag_is_text(self):
         spec, = inputs.parse_images(
             'os_images: {a: {uri: "http://x/a", md5: %s, image-format: raw,'

@@ -27,12 +27,14 @@ The comparison is one dict per paired figure, in the facts as
 ``comparison`` (so deployment-map.json holds it and the map shows it).
 """
 
+import base64
 import json
 import math
 import urllib.error
 import urllib.request
 
 from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.results.runmap import metrics
 
 REGRESSED, WITHIN, NEW, GONE = 'regressed', 'within', 'new', 'gone'
@@ -75,16 +77,35 @@ def tolerance_of(key, tolerances=None):
     return figure.tolerance if figure is not None else None
 
 
+def request_of(source):
+    """The urllib Request of a baseline URL: its userinfo as a header.
+
+    NOTE: urllib sends "user:password@host" to the resolver as a host
+    name; the host of the Request is the URL's host, and the userinfo
+    becomes HTTP basic authentication, which a redirect does not carry
+    on (an unredirected header, as urllib's own basic auth handler
+    sends it).
+    """
+    url, user, password = redaction.split_userinfo(source)
+    request = urllib.request.Request(url)
+    if user is not None:
+        token = base64.b64encode(('%s:%s' % (user, password or '')).encode(
+            'utf-8')).decode('ascii')
+        request.add_unredirected_header('Authorization', 'Basic ' + token)
+    return request
+
+
 def _read(source):
     """The bytes of a file, or of an http(s) URL."""
     if source.startswith(('http://', 'https://')):
         try:
-            with urllib.request.urlopen(source,
+            with urllib.request.urlopen(request_of(source),
                                         timeout=URL_TIMEOUT) as answer:
                 return answer.read(MAX_BYTES + 1)
         except (urllib.error.URLError, OSError, ValueError) as exc:
             raise BaselineError('baseline %s could not be fetched: %s' % (
-                source, getattr(exc, 'reason', None) or exc))
+                redaction.url(source), redaction.text(str(
+                    getattr(exc, 'reason', None) or exc))))
     # NOTE: the one bounded reader: a FIFO or a device is refused, not
     # waited on or read without end.
     try:
@@ -115,9 +136,15 @@ def parse(text, source):
                               item.get('value'))
         if not isinstance(key, str) or not isinstance(labels, dict) or \
                 isinstance(value, bool) or not isinstance(
-                    value, (int, float)) or not math.isfinite(value):
+                    value, (int, float)):
             raise BaselineError('%s wants "figure" (text), "labels" (an '
                                 'object) and a finite "value"' % where)
+        # NOTE: names of their grammar (a name is printed in a line of
+        # its own), a finite value of zero or more: a negative duration
+        # would be judged a regression of anything.
+        wrong = metrics.problem(key, labels, value)
+        if wrong:
+            raise BaselineError('%s: %s' % (where, wrong))
         found.append({'figure': key, 'value': float(value),
                       'labels': {str(k): str(v)
                                  for k, v in labels.items()}})
@@ -127,6 +154,7 @@ def parse(text, source):
 def load(source):
     """The figures of the metrics.json at source (a path or a URL)."""
     data = _read(source)
+    source = redaction.url(source)
     if len(data) > MAX_BYTES:
         raise BaselineError('baseline %s is over %d MiB: not a '
                             'metrics.json' % (source, MAX_BYTES >> 20))

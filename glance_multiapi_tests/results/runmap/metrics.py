@@ -23,13 +23,32 @@ the bound option (``min_upload_mib_per_second``), which people set.
 textfile collector reads: one HELP and TYPE per family, gauges only, no
 timestamps (the collector refuses them), one sample per label set (the
 last one recorded wins).
+
+A figure is read from the records and from a baseline: its name, its
+labels' names and its value are held to their grammar there
+(``problem``), so that nothing a record says can add a line to
+metrics.prom: a metric name and a label name as OpenMetrics' ABNF has
+them (specification/OpenMetrics.md: ``metricname``, ``label-name``),
+without what it reserves (colons in a family name, a label name
+starting with "_"); a value finite and not negative (a duration, a
+rate; values.figure_problem).
 """
 
 import collections
 import json
+import re
+
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import values
 
 PREFIX = 'glance_multiapi_'
 MIB = 1024 * 1024
+# NOTE: OpenMetrics' metricname is [a-zA-Z_:][a-zA-Z0-9_:]*, colons
+# reserved; the figure is the part after PREFIX.
+FIGURE_NAME_RE = re.compile(r'[a-zA-Z0-9_]+')
+# NOTE: OpenMetrics' label-name is [a-zA-Z_][a-zA-Z0-9_]*, "_" first
+# reserved.
+LABEL_NAME_RE = re.compile(r'[a-zA-Z][a-zA-Z0-9_]*')
 
 Figure = collections.namedtuple(
     'Figure', 'metric unit help labels element bound tolerance noise')
@@ -83,6 +102,40 @@ FIGURES = {
         ('source', 'outcome'), 'uploader',
         ('image_uploader', 'max_saving_wait_seconds', 'max', 1), 1.5, 2.0),
 }
+
+
+def name_problem(key):
+    """Why key cannot name a figure (a metric PREFIX + key), or None."""
+    if not isinstance(key, str) or not FIGURE_NAME_RE.fullmatch(key):
+        return 'figure %s is no metric name (letters, digits and "_")' % (
+            documents.short(repr(key)))
+    return None
+
+
+def labels_problem(labels):
+    """Why labels cannot label a figure, or None.
+
+    Names as OpenMetrics' label-name; values any text (escaped when
+    written).
+    """
+    if labels is None:
+        return None
+    if not isinstance(labels, dict):
+        return 'labels %s are no object' % documents.short(repr(labels))
+    for name in labels:
+        if not isinstance(name, str) or not LABEL_NAME_RE.fullmatch(name):
+            return 'label %s is no label name (a letter, then letters, ' \
+                'digits and "_")' % documents.short(repr(name))
+    return None
+
+
+def problem(key, labels, value):
+    """Why a figure (its key, labels and value) cannot be used, or None."""
+    found = name_problem(key) or labels_problem(labels)
+    if found:
+        return found
+    found = values.figure_problem(value)
+    return 'figure %s: %s' % (key, found) if found else None
 
 
 def labels_text(labels):
@@ -161,11 +214,11 @@ def collect(records):
             continue
         key = record.get('figure')
         figure = FIGURES.get(key)
-        labels = {k: str(v) for k, v in (record.get('labels') or {}).items()}
-        try:
-            value = float(record.get('value'))
-        except (TypeError, ValueError):
+        if problem(key, record.get('labels'), record.get('value')):
+            # NOTE: records.read names it; never a line of metrics.prom.
             continue
+        labels = {k: str(v) for k, v in (record.get('labels') or {}).items()}
+        value = float(record.get('value'))
         metric = figure.metric if figure else PREFIX + str(key)
         item = {'figure': key, 'name': metric,
                 'unit': figure.unit if figure else None,

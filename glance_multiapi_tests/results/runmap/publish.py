@@ -16,14 +16,21 @@
 and the run's subunit stream when the run has ended (the tests write
 records only). Every output is written to a temporary file in its
 folder and renamed over the old one, so a reader (a CI artifact upload,
-a browser) sees the old file or the new one, never half of one.
+a browser) sees the old file or the new one, never half of one; and one
+run at a time holds the output folder (``out_dir_lock``), so two runs
+into one folder never leave one's map beside the other's metrics.
 """
 
+import contextlib
+import errno
+import fcntl
 import json
 import os
 import tempfile
 import time
 
+from glance_multiapi_kernel import polling
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.results.runmap import comparison
 from glance_multiapi_tests.results.runmap import deployment_map
 from glance_multiapi_tests.results.runmap import metrics
@@ -57,7 +64,14 @@ def write_atomically(path, text):
 
 
 def render(facts):
-    """{output name: text} of the facts."""
+    """{output name: text} of the facts, with no secret in any.
+
+    NOTE: a record may quote a URL with its userinfo or a config line
+    with a password (a failure message, a catalog entry); the records
+    are redacted when written, the facts again here for records of
+    another version.
+    """
+    facts = redaction.value(facts)
     return {
         'deployment-map.html': deployment_map.render(facts),
         'deployment-map.json': json.dumps(facts, indent=2, sort_keys=True)
@@ -74,6 +88,51 @@ def make_out_dir(out_dir):
     except OSError as exc:
         raise PublishError('cannot make %s: %s' % (out_dir, exc.strerror
                                                    or exc)) from None
+
+
+# NOTE: how long a run waits for another that writes into the same
+# folder; one takes seconds, so a holder past this is stuck.
+LOCK_TIMEOUT = 300
+# NOTE: a file system without flock (some NFS mounts) answers these:
+# the runs are then not serialised, as before.
+_NO_LOCKS = (errno.ENOLCK, errno.EOPNOTSUPP, errno.EBADF, errno.EINVAL)
+
+
+@contextlib.contextmanager
+def out_dir_lock(out_dir, timeout=LOCK_TIMEOUT):
+    """Hold out_dir while one run writes its files.
+
+    An exclusive flock of the folder itself: nothing is left in it, and
+    the kernel releases it when the process ends, however it ends.
+    """
+    try:
+        fd = os.open(out_dir, os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0) |
+                     getattr(os, 'O_CLOEXEC', 0))
+    except OSError as exc:
+        raise PublishError('cannot open %s: %s' % (
+            out_dir, exc.strerror or exc)) from None
+    try:
+        def taken():
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            except OSError as exc:
+                if exc.errno in _NO_LOCKS:
+                    return True
+                raise PublishError('cannot lock %s: %s' % (
+                    out_dir, exc.strerror or exc)) from None
+            return True
+
+        try:
+            polling.poll(taken, what='%s, which another glance-multiapi-'
+                         'report run is writing into' % out_dir,
+                         timeout=timeout, interval=0.05, max_interval=1)
+        except polling.PollTimeout as exc:
+            raise PublishError(str(exc)) from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def compare(facts, baseline):
@@ -112,13 +171,15 @@ def rebuild(results_dir, out_dir=None, *, tests=None, now=None,
                         outcomes=outcomes)
     if baseline is not None:
         compare(facts, baseline)
+    outputs = render(facts)
     make_out_dir(out_dir)
-    written = []
-    for name, text in render(facts).items():
-        path = os.path.join(out_dir, name)
-        try:
-            write_atomically(path, text)
-        except OSError as exc:
-            raise PublishError('cannot write %s: %s' % (path, exc))
-        written.append(path)
+    with out_dir_lock(out_dir):
+        written = []
+        for name, text in outputs.items():
+            path = os.path.join(out_dir, name)
+            try:
+                write_atomically(path, text)
+            except OSError as exc:
+                raise PublishError('cannot write %s: %s' % (path, exc))
+            written.append(path)
     return facts, written

@@ -24,6 +24,7 @@ default. Pure.
 import jsonschema
 
 from glance_multiapi_kernel import documents
+from glance_multiapi_tests.results.runmap import metrics
 
 LAST_SECOND = 253402300800
 
@@ -120,6 +121,13 @@ def problem(record):
     for field in REQUIRED.get(kind, ()):
         if record.get(field) is None:
             return 'a %s record without %s' % (kind, field)
+    if kind == 'figure':
+        # NOTE: what becomes a line of metrics.prom and a figure of
+        # metrics.json: names of their grammar, a finite value >= 0.
+        found = metrics.problem(record['figure'], record.get('labels'),
+                                record.get('value'))
+        if found:
+            return found
     if _VALIDATOR.is_valid(record):
         return None
     errors = sorted(_VALIDATOR.iter_errors(record),

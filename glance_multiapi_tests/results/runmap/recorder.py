@@ -25,14 +25,15 @@ not be written, later ones are counted and dropped.
 """
 
 import json
-import logging
 import os
 import threading
 import time
 
 import psutil
 
-LOG = logging.getLogger(__name__)
+from glance_multiapi_kernel import redaction
+
+LOG = redaction.logger(__name__)
 RECORDS_SUBDIR = 'glance-multiapi-records'
 SCHEMA = 1
 # NOTE: a record is one line of one write; a message is cut so that a
@@ -140,7 +141,11 @@ class Recorder(object):
                           pid=self.pid, seq=self._seq, run=self.run,
                           run_label=self.label)
             try:
-                line = (json.dumps(record, sort_keys=True, default=str) +
+                # NOTE: a message may quote a URL with its userinfo or a
+                # config line with a password.
+                record = redaction.value(record)
+                line = (json.dumps(record, sort_keys=True, default=lambda o:
+                                   redaction.text(str(o))) +
                         '\n').encode('utf-8')
                 if self._fd is None:
                     self._fd = self._open()

@@ -14,12 +14,13 @@ from oslo_log import log as logging
 from tempest import config
 from tempest.lib import decorators
 
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import readiness
 from glance_multiapi_tests.tests import base
 
 CONF = config.CONF
-LOG = logging.getLogger(__name__)
+LOG = redaction.logger(logging.getLogger(__name__))
 
 
 class OperatorReadinessTest(base.BasePluginTest):

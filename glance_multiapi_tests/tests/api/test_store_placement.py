@@ -17,11 +17,12 @@ from oslo_log import log as logging
 from tempest import config
 from tempest.lib import decorators
 
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.multiapi import locations
 from glance_multiapi_tests.tests.multiapi import base
 
 CONF = config.CONF
-LOG = logging.getLogger(__name__)
+LOG = redaction.logger(logging.getLogger(__name__))
 
 
 class StorePlacementTest(base.MultiApiTest):

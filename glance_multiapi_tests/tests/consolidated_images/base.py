@@ -21,13 +21,14 @@ from oslo_log import log as logging
 from tempest import config
 
 from glance_multiapi_kernel import image_errors
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import report
 from glance_multiapi_tests.tests import base
 
 CONF = config.CONF
-LOG = logging.getLogger(__name__)
+LOG = redaction.logger(logging.getLogger(__name__))
 
 
 def uses_builtin_groups():

@@ -37,6 +37,7 @@ from tempest.lib import exceptions as lib_exc
 from urllib3 import exceptions as urllib3_exc
 
 from glance_multiapi_kernel import imagedata
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import probes
@@ -45,7 +46,7 @@ from glance_multiapi_tests.tests import base
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
-LOG = logging.getLogger(__name__)
+LOG = redaction.logger(logging.getLogger(__name__))
 
 
 def sha256(data):

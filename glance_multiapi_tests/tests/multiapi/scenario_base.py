@@ -27,6 +27,7 @@ from oslo_log import log as logging
 from tempest import config
 
 from glance_multiapi_kernel import polling
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.multiapi import patching
@@ -35,7 +36,7 @@ from glance_multiapi_tests.tests.multiapi import base
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
-LOG = logging.getLogger(__name__)
+LOG = redaction.logger(logging.getLogger(__name__))
 
 
 class MultiApiScenarioTest(base.MultiApiTest):

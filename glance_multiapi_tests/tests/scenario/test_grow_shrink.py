@@ -27,6 +27,7 @@ from tempest.lib import decorators
 from tempest.lib import exceptions
 
 from glance_multiapi_kernel import polling
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.multiapi import catalog
 from glance_multiapi_tests.multiapi import discovery
 from glance_multiapi_tests.tests.multiapi import base
@@ -36,7 +37,7 @@ from glance_multiapi_tests.tests import restoration
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
-LOG = logging.getLogger(__name__)
+LOG = redaction.logger(logging.getLogger(__name__))
 
 
 # NOTE: what an API's spec says about what it serves and where it stores;

@@ -30,13 +30,14 @@ from tempest import config
 from tempest.lib import decorators
 
 from glance_multiapi_kernel import polling
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.common import commands
 from glance_multiapi_tests.tests import disturbance as disturbance_mod
 from glance_multiapi_tests.tests.heat import base
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
-LOG = logging.getLogger(__name__)
+LOG = redaction.logger(logging.getLogger(__name__))
 SLOW = 'slow'
 AFTER = 'after'
 LOST_WORK_HINT = (

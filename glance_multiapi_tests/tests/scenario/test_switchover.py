@@ -18,12 +18,13 @@ from tempest import exceptions
 from tempest.lib import decorators
 import testtools
 
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.tests.multiapi import base
 from glance_multiapi_tests.tests.multiapi import scenario_base
 from glance_multiapi_tests.tests import restoration
 
 CONF = config.CONF
-LOG = logging.getLogger(__name__)
+LOG = redaction.logger(logging.getLogger(__name__))
 
 
 @decorators.serial

@@ -23,13 +23,14 @@ from tempest import config
 from tempest.lib import decorators
 
 from glance_multiapi_kernel import polling
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.tests.uploader import base
 from glance_multiapi_tests.tests.uploader import components
 from glance_multiapi_tests.tests.uploader import gates
 from glance_multiapi_tests.tests import waiters
 
 CONF = config.CONF
-LOG = logging.getLogger(__name__)
+LOG = redaction.logger(logging.getLogger(__name__))
 
 
 class UploaderSavingTest(base.UploaderScenarioTest):
