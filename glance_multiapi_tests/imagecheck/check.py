@@ -14,18 +14,20 @@
 
 A consolidated image serves several OpenStackVersion fields (heat-api and
 heat-api-cfn from one image, as s2i builds them). In every source of deployed
-references those fields must name the same image: the same repository,
-and the same digest where digests are given. A reference pinned by digest
-beside one that only has a tag is a disagreement, since the tag can move.
-Two references with the same repository and digest agree even when their
-tags differ: the runtime pulls by digest and ignores the tag. The images
-the running Deployments use are held to the same rules, and each must
-also be the one status.containerImages names for its field.
+references those fields must name the same image -- the same image name,
+whatever registry or mirror path keeps it (identity.py) -- and the same
+digest where digests are given. A reference pinned by digest beside one
+that only has a tag is a disagreement, since the tag can move. Two
+references of one image with the same digest agree even when their tags
+or registries differ: the runtime pulls by digest and ignores the tag.
+The images the running Deployments use are held to the same rules, and
+each must also be the one status.containerImages names for its field.
 """
 
 import dataclasses
 
 from glance_multiapi_kernel import image_errors
+from glance_multiapi_tests.imagecheck import identity
 from glance_multiapi_tests.imagecheck import sources as sources_mod
 
 DOUBLY_ASSIGNED = 'doubly-assigned'
@@ -47,7 +49,7 @@ KINDS = {
     UNKNOWN_NAME: 'an image name the known names do not hold',
     MISSING: 'a mapped field absent from status or the env listing',
     PARTIAL_OVERRIDE: 'spec overrides only some fields of one image',
-    DIFFERENT_IMAGE: 'fields of one image name different repositories',
+    DIFFERENT_IMAGE: 'fields of one image name different images',
     TAG_VS_DIGEST: 'one field pinned by digest, another only by tag',
     DIGEST_MISMATCH: 'fields of one image pinned to different digests',
     TAG_MISMATCH: 'fields of one image with different tags, no digests',
@@ -232,7 +234,7 @@ def _compare(target, source, present, where):
     if len(present) < 2:
         return
     fields = tuple(field for field, _ in present)
-    if len({ref.repository for _, ref in present}) > 1:
+    if len({identity.image_of(ref) for _, ref in present}) > 1:
         yield Finding(
             DIFFERENT_IMAGE, '%s: fields name different images: %s'
             % (where, _listing(source, present)),
@@ -272,14 +274,6 @@ def _listing(source, present):
     return ', '.join(parts)
 
 
-def same_image(first, second):
-    """True when two pullspecs make the runtime pull the same image."""
-    if first.text == second.text:
-        return True
-    return bool(first.digest and first.repository == second.repository and
-                first.digest == second.digest)
-
-
 def _drift(selected, sources, versions, notes):
     by_label = {source.label: source for source in sources}
     status = by_label.get(sources_mod.STATUS)
@@ -307,7 +301,7 @@ def _drift(selected, sources, versions, notes):
                 expected, whence = env.references[field], env
             else:
                 continue
-            if same_image(actual, expected):
+            if identity.same_build(actual, expected):
                 continue
             yield Finding(
                 DRIFT, '%s: %s has %s=%s but %s sets %s=%s (%s)' % (
@@ -335,7 +329,7 @@ def _running(selected, running, sources, notes):
     for field in sorted(running.references):
         actual = running.references[field]
         expected = status.references.get(field)
-        if expected is not None and same_image(actual, expected):
+        if expected is not None and identity.same_build(actual, expected):
             continue
         if expected is None:
             against = 'but %s has no %s (%s)' % (status.label, field,

@@ -16,15 +16,16 @@ Upstream ships heat in three layouts (heat_images.LAYOUTS): the operators'
 default three images, s2i's two, and all in one. Which one a deployment
 runs is what it declares, so no group is fixed here: in each source of
 references, the fields (of the built-in ones) whose references name the
-same repository are one image, and must pin the same digest -- or the same
-tag, never a tag beside a digest. Fields naming different repositories
-are different images, each still held to its Deployment and to status.
+same image are one image (identity.py: the image name, whatever registry
+or mirror path keeps it), and must pin the same digest -- or the same
+tag, never a tag beside a digest. Fields naming different images are
+different images, each still held to its Deployment and to status.
 
 Across sources, what is compared is what can be compared without a
 mapping:
 
 * status.containerImages, the RELATED_IMAGE defaults and the overrides
-  are each grouped by their own repositories (an override may declare
+  are each grouped by their own image names (an override may declare
   another layout than the operator's defaults, and that is no finding);
 * spec.customContainerImages overrides all or none of the fields of one
   image of the defaults (the RELATED_IMAGE env, else status);
@@ -35,21 +36,20 @@ mapping:
 Pure logic: the sources come parsed (sources.py).
 """
 
-import collections
 import dataclasses
 
 from glance_multiapi_kernel import heat_images
-from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_kernel import image_errors
 from glance_multiapi_kernel import image_mappings
+from glance_multiapi_tests.imagecheck import check
+from glance_multiapi_tests.imagecheck import identity
 from glance_multiapi_tests.imagecheck import sources as sources_mod
 
 
 @dataclasses.dataclass(frozen=True)
 class Image(image_mappings.Target):
-    """One image a source declares: the fields naming its repository."""
+    """One image a source declares: the fields naming it."""
 
-    repository: str = None
     image: str = None
 
     @property
@@ -58,26 +58,15 @@ class Image(image_mappings.Target):
 
 
 def images(source, fields):
-    """The Images of source: its references of fields, by repository.
+    """The Images of source: its references of fields, by image name.
 
-    In the order the fields are given; an Image is named after its image
-    (the repository's last component), or after its whole repository
-    when two repositories of the source end alike.
+    In the order the fields are given; a field naming another service's
+    image (heatCfnapiImage on openstack-heat-api) is one of that image's
+    fields, wherever its copy is kept (identity.py).
     """
-    by_repository = collections.OrderedDict()
-    for field in fields:
-        ref = source.references.get(field)
-        if ref is not None:
-            by_repository.setdefault(ref.repository, []).append(field)
-    short = collections.Counter(
-        repository.rsplit('/', 1)[-1] for repository in by_repository)
-    found = []
-    for repository, members in by_repository.items():
-        image = repository.rsplit('/', 1)[-1]
-        found.append(Image(name=image if short[image] == 1 else repository,
-                           fields=tuple(members), repository=repository,
-                           image=image))
-    return found
+    return [Image(name=image, fields=tuple(members), image=image)
+            for image, members in identity.by_image(
+                source.references, fields).items()]
 
 
 def select_fields(targets):
@@ -172,20 +161,33 @@ def _unknown_name(image, source, present, where, known_names):
 
 
 def _partial_overrides(custom, defaults, fields):
-    for image in images(defaults, fields):
-        overridden = [f for f in image.fields if f in custom.references]
-        kept = [f for f in image.fields if f not in custom.references]
-        if not (overridden and kept):
+    """Overrides that leave another field of their image on the default.
+
+    An override naming image N at one build, while a field it leaves
+    alone keeps its default on N at another build, makes one image run
+    as two builds. Overriding every field of an image, or moving a field
+    to an image of its own (a layout changed by override), does not.
+    """
+    kept = [f for f in fields
+            if f not in custom.references and f in defaults.references]
+    for image, overridden in identity.by_image(custom.references,
+                                               fields).items():
+        apart = [f for f in kept
+                 if identity.image_of(defaults.references[f]) == image and
+                 not all(identity.same_build(custom.references[o],
+                                             defaults.references[f])
+                         for o in overridden)]
+        if not apart:
             continue
         yield check.Finding(
             check.PARTIAL_OVERRIDE, '%s in %s (%s): overrides %s but not '
             '%s, which %s serves from the same image %s, so one image '
             'would run as several' % (
-                image.name, custom.label, custom.where, check._listing(
+                image, custom.label, custom.where, check._listing(
                     custom, [(f, custom.references[f]) for f in overridden]),
-                ', '.join(kept), defaults.label,
-                defaults.references[kept[0]].text),
-            fields=image.fields, source=custom.label)
+                ', '.join(apart), defaults.label,
+                defaults.references[apart[0]].text),
+            fields=tuple(overridden) + tuple(apart), source=custom.label)
 
 
 def _deployed(found, fields):

@@ -54,7 +54,10 @@ class CheckTest(testtools.TestCase):
         self.assertTrue(report.consistent, report.findings)
 
     def test_different_repositories(self):
-        other = 'quay.io/other/openstack-heat-api@' + A.split('@')[1]
+        # NOTE: another repository holding another image name; the same
+        # name under another registry or path is the same image (a
+        # mirror, test_imagecheck_identity).
+        other = 'quay.io/other/openstack-heat-all@' + A.split('@')[1]
         report = check.check(MAPPING, [status(
             heatAPIImage=A, heatCfnapiImage=other, heatEngineImage=A)])
         self.assertEqual([check.DIFFERENT_IMAGE], kinds(report))
