@@ -94,10 +94,8 @@ def build_parser():
         '--mappings', metavar='FILE',
         help='s2i-openstack-containers containers/image-mappings.yaml (or '
              'a flat map of target to field list). Without it: heat\'s '
-             'fields as the deployment groups them, with tcib\'s and '
-             's2i\'s heat image names as the known names unless '
-             '--known-names or --known-name give others; --target then '
-             'names s2i\'s heat targets (heat/heat-api, heat/heat-engine).')
+             'fields as the deployment groups them; --target then names '
+             's2i\'s heat targets (heat/heat-api, heat/heat-engine).')
     cr = parser.add_mutually_exclusive_group()
     cr.add_argument('--version-file', metavar='FILE',
                     help='OpenStackVersion CR as JSON or YAML.')
@@ -121,7 +119,9 @@ def build_parser():
                      help='RELATED_IMAGE_* pairs inline, comma-separated.')
     parser.add_argument('--known-names', metavar='FILE',
                         help='image names the build system knows, one a '
-                             'line (e.g. openstack-heat-api).')
+                             'line (e.g. openstack-heat-api); an image no '
+                             'name holds is then a finding. Without it and '
+                             '--known-name, image names are not checked.')
     parser.add_argument('--known-name', action='append', default=[],
                         metavar='NAME', help='a known image name; '
                                              'repeatable.')

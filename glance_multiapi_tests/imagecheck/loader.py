@@ -20,7 +20,6 @@ plain dicts, and everything after reading is in the pure modules.
 
 import dataclasses
 
-from glance_multiapi_kernel import heat_images
 from glance_multiapi_kernel import input_files
 from glance_multiapi_kernel import kube
 from glance_multiapi_tests.common import commands
@@ -38,7 +37,7 @@ class Inputs:
     mappings_file: str
     # NOTE: without mappings_file, the fields of the built-in groups
     # (heat_images.py) are judged as the deployment groups them
-    # (declared.py), with the built-in known names.
+    # (declared.py).
     builtin: bool = False
     version_file: str = None
     version_command: str = None
@@ -115,6 +114,9 @@ def run(inputs):
     elif inputs.env_list:
         found.append(sources.parse_env_listing(inputs.env_list,
                                                inputs.env_list_name))
+    # NOTE: the name check is the user's: without known names there is
+    # none, even judged without a mapping (a product names its images
+    # openstack-<service>-rhel9, a mirror keeps them elsewhere).
     known = None
     if inputs.known_names_file or inputs.known_names:
         known = set(inputs.known_names)
@@ -123,8 +125,6 @@ def run(inputs):
                 read_text(inputs.known_names_file, 'known image names'),
                 inputs.known_names_file)
         known = frozenset(known)
-    elif inputs.builtin and not inputs.mappings_file:
-        known = heat_images.KNOWN_NAMES
     if image_mapping is None:
         return declared.check_declared(found, fields, known_names=known,
                                        versions=versions, running=running)

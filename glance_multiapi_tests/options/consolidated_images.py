@@ -34,9 +34,10 @@ ConsolidatedImagesGroup = [
                     'are judged as the deployment declares them -- fields '
                     'naming one repository are one image and must pin one '
                     'digest -- so tcib\'s three images, s2i\'s two and one '
-                    'image all pass when consistent; tcib\'s and s2i\'s heat '
-                    'image names are the known names. In a pod, mount a '
-                    'file from a ConfigMap (extraMounts) to name one.'),
+                    'image all pass when consistent, under any registry, '
+                    'mirror or vendor name (openstack-heat-api-rhel9). In a '
+                    'pod, mount a file from a ConfigMap (extraMounts) to '
+                    'name one.'),
     cfg.BoolOpt('kubernetes_api', default=False,
                 help='Read the OpenStackVersion and the running Deployments '
                      'through the Kubernetes API, with the access '
@@ -74,8 +75,12 @@ ConsolidatedImagesGroup = [
     cfg.ListOpt('known_image_names', default=[],
                 help='Image names the build system knows, e.g. '
                      'openstack-heat-api,openstack-heat-api-cfn,'
-                     'openstack-heat-engine. Empty (and no '
-                     'known_image_names_file) skips the name check.'),
+                     'openstack-heat-engine: a name check you opt into; '
+                     'an image no name holds is then a finding of '
+                     'test_image_mapping_assigns_fields_once_to_known_images. '
+                     'Empty (and no known_image_names_file) skips the name '
+                     'check, with a mapping file or without: no name is '
+                     'built in.'),
     cfg.StrOpt('known_image_names_file',
                help='File of known image names, one a line.'),
     cfg.ListOpt('targets', default=[],

@@ -18,12 +18,17 @@ image (heatCfnapiImage on openstack-heat-api) are judged by the image
 name; two builds of one image fail wherever each copy is kept.
 """
 
+import json
+import os
+
+import fixtures
 import testtools
 
 from glance_multiapi_kernel import heat_images
 from glance_multiapi_tests.imagecheck import check
 from glance_multiapi_tests.imagecheck import declared
 from glance_multiapi_tests.imagecheck import identity
+from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import pullspec
 from glance_multiapi_tests.imagecheck import sources
 from selftests.unit import test_imagecheck_check as by_mapping
@@ -173,3 +178,33 @@ class MappingIdentityTest(testtools.TestCase):
             heatEngineImage=by_mapping.A)])
         self.assertEqual([check.DIGEST_MISMATCH],
                          by_mapping.kinds(report))
+
+
+class KnownNamesTest(testtools.TestCase):
+    """The name check is one the user opts into; none is built in."""
+
+    def version_file(self, refs):
+        folder = self.useFixture(fixtures.TempDir()).path
+        path = os.path.join(folder, 'osv.json')
+        with open(path, 'w') as out:
+            json.dump({'kind': 'OpenStackVersion',
+                       'spec': {'targetVersion': '18.0.0'},
+                       'status': {'containerImages': refs}}, out)
+        return path
+
+    def test_product_names_pass_without_known_names(self):
+        report = loader.run(loader.Inputs(
+            mappings_file=None, builtin=True,
+            version_file=self.version_file(product())))
+        self.assertTrue(report.consistent,
+                        [f.message for f in report.findings])
+
+    def test_known_names_given_are_checked(self):
+        report = loader.run(loader.Inputs(
+            mappings_file=None, builtin=True,
+            version_file=self.version_file(product()),
+            known_names=tuple(sorted(heat_images.KNOWN_NAMES))))
+        self.assertEqual([check.UNKNOWN_NAME] * 3,
+                         [f.kind for f in report.findings])
+        self.assertIn('names image openstack-heat-api-rhel9',
+                      report.findings[0].message)

@@ -21,7 +21,8 @@ heat's fields are judged as the deployment declares them
 (imagecheck/declared.py): the fields naming one repository are one image,
 so heat in tcib's three images, s2i's two or one image passes alike; the
 mapping test then asks the deployed OpenStackVersion whether it still
-serves every heat field under a known image name.
+serves every heat field, and, when known image names are configured,
+under one of them.
 """
 
 from tempest import config
@@ -58,8 +59,8 @@ class ConsolidatedImageMappingTest(base.ConsolidatedImageTest):
         # NOTE: without a file there is no mapping to be wrong; what can
         # be wrong is the deployment's agreement with the built-in facts:
         # a heat field its OpenStackVersion no longer has (an operator of
-        # another version) or an image name the build system does not
-        # know.
+        # another version), or, when known names are configured, an
+        # image name they do not hold.
         stale = (check.MISSING, check.UNKNOWN_NAME) if builtin else ()
         self.assertNoFindings(
             result, [f for f in result.findings
