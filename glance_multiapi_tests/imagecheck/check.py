@@ -122,13 +122,18 @@ def check(mapping, sources=(), known_names=None, targets=None,
     """
     selected = _select(mapping, targets)
     findings = list(_double_assignments(mapping))
-    notes = []
+    sources, defaults, notes = settle(sources, versions)
+    findings.extend(_defaults_agree(sources))
+    by_label = {source.label: source for source in sources}
+    overridden = overridden_fields(sources)
     if known_names is not None:
         findings.extend(_unknown_target_names(selected, known_names))
     for target in selected:
         for source in sources:
-            findings.extend(_check_source(target, source, known_names))
-    findings.extend(_drift(selected, sources, versions, notes))
+            findings.extend(_check_source(
+                target, source, known_names, overridden,
+                by_label.get(sources_mod.STATUS)))
+    findings.extend(_drift(selected, sources, defaults))
     if running is not None:
         findings.extend(_running(selected, running, sources, notes))
         if not mapping.targets:
@@ -146,6 +151,77 @@ def check(mapping, sources=(), known_names=None, targets=None,
                  ordered)
     return Report(mapping=mapping.where, rows=tuple(rows),
                   findings=tuple(ordered), notes=tuple(notes))
+
+
+def settle(found, versions):
+    """(the sources to judge, the defaults of the version, notes).
+
+    The defaults an override is judged against are the target version's:
+    status.containerImageVersionDefaults[spec.targetVersion], which the
+    operator keeps for each version it ran, when the CR holds them. The
+    RELATED_IMAGE env describes the version its operator ships
+    (OPENSTACK_RELEASE_VERSION, else status.availableVersion, the running
+    operator's): it is judged only when that is the target version;
+    otherwise it is named "not compared" and used for no finding, since
+    during an update (targetVersion != availableVersion) it describes the
+    next version, not the deployed one. Without either, status stands for
+    the defaults of the fields no override names.
+    """
+    notes = []
+    by_label = {source.label: source for source in found}
+    env = by_label.get(sources_mod.ENV)
+    defaults = by_label.get(sources_mod.DEFAULTS)
+    target = versions.target if versions is not None else None
+    if target and defaults is None and versions.with_defaults:
+        notes.append('%s has no entry for targetVersion %s (it holds %s)'
+                     % (sources_mod.DEFAULTS, target,
+                        ', '.join(versions.with_defaults)))
+    if env is not None and target:
+        version = env.version or versions.available
+        if version is not None and version != target:
+            guessed = '' if env.version else (
+                ' (it names no %s; availableVersion, the running '
+                'operator\'s, is %s)' % (sources_mod.ENV_VERSION, version))
+            notes.append('%s (%s) not compared: version %s, not '
+                         'targetVersion %s%s' % (env.label, env.where,
+                                                 version, target, guessed))
+            found = [source for source in found if source is not env]
+            env = None
+    return list(found), defaults or env, notes
+
+
+def _defaults_agree(found):
+    """The env of the target version against the CR's own defaults."""
+    by_label = {source.label: source for source in found}
+    env = by_label.get(sources_mod.ENV)
+    defaults = by_label.get(sources_mod.DEFAULTS)
+    if env is None or defaults is None:
+        return
+    for field in sorted(set(env.references) & set(defaults.references)):
+        mine, theirs = env.references[field], defaults.references[field]
+        if identity.same_build(mine, theirs):
+            continue
+        yield Finding(
+            DRIFT, '%s (%s) sets %s=%s but %s=%s (%s): the env is not '
+            'the one the operator recorded for version %s' % (
+                env.label, env.where, env.origin(field), mine.text,
+                defaults.origin(field), theirs.text, defaults.where,
+                defaults.version),
+            fields=(field,), source=env.label)
+
+
+def overridden_fields(found):
+    """The fields spec.customContainerImages of found overrides.
+
+    Their defaults (the version's, the env's) are not deployed, so the
+    defaults are judged as an image only on the other fields: a layout
+    changed by override leaves defaults grouped otherwise, and that is
+    no finding.
+    """
+    for source in found:
+        if source.label == sources_mod.SPEC:
+            return frozenset(source.references)
+    return frozenset()
 
 
 def _select(mapping, targets):
@@ -192,9 +268,20 @@ def _known(known_names):
     return 'not among the %d known names' % len(known_names)
 
 
-def _check_source(target, source, known_names):
+def _check_source(target, source, known_names, overridden=(),
+                  status=None):
+    """The findings of one target in one source.
+
+    overridden: the fields spec.customContainerImages names, whose
+    defaults are not deployed and so not judged as the target's image;
+    status: the status.containerImages Source, if given, which says what
+    the fields an override leaves alone run.
+    """
+    judged = [field for field in target.fields
+              if not (source.label in sources_mod.DEFAULT_SOURCES and
+                      field in overridden)]
     present = [(field, source.references[field])
-               for field in target.fields if field in source.references]
+               for field in judged if field in source.references]
     absent = [field for field in target.fields
               if field not in source.references]
     where = '%s in %s (%s)' % (target.name, source.label, source.where)
@@ -204,7 +291,8 @@ def _check_source(target, source, known_names):
             'image' % (where, ', '.join(
                 _spell_absent(source, field) for field in absent)),
             target=target.name, fields=tuple(absent), source=source.label)
-    if not source.complete and present and absent:
+    if source.label == sources_mod.SPEC and present and absent and (
+            _splits(present, absent, status)):
         yield Finding(
             PARTIAL_OVERRIDE, '%s: overrides %s but not %s, which keep '
             'their defaults, so one image would run as several'
@@ -222,6 +310,22 @@ def _check_source(target, source, known_names):
                                _known(known_names)),
                 target=target.name, fields=tuple(f for f, _ in named),
                 source=source.label)
+
+
+def _splits(present, absent, status):
+    """Whether the fields an override leaves alone run another build.
+
+    Without status that is not known, and an override of only some
+    fields of one image is taken to split it.
+    """
+    if status is None:
+        return True
+    for field in absent:
+        kept = status.references.get(field)
+        if kept is None or not all(identity.same_build(ref, kept)
+                                   for _field, ref in present):
+            return True
+    return False
 
 
 def _spell_absent(source, field):
@@ -274,22 +378,13 @@ def _listing(source, present):
     return ', '.join(parts)
 
 
-def _drift(selected, sources, versions, notes):
+def _drift(selected, sources, defaults):
+    """Status against the override of each field, else its default."""
     by_label = {source.label: source for source in sources}
     status = by_label.get(sources_mod.STATUS)
     custom = by_label.get(sources_mod.SPEC)
-    env = by_label.get(sources_mod.ENV)
-    if status is None or (custom is None and env is None):
+    if status is None or (custom is None and defaults is None):
         return
-    if env is not None and versions is not None and versions.target and (
-            versions.available and versions.target != versions.available):
-        # NOTE: the operator's environment holds the defaults of its
-        # available version; status follows the target version.
-        notes.append('%s not compared with %s: targetVersion %s differs '
-                     'from availableVersion %s' % (
-                         sources_mod.ENV, status.label, versions.target,
-                         versions.available))
-        env = None
     for target in selected:
         for field in target.fields:
             actual = status.references.get(field)
@@ -297,17 +392,19 @@ def _drift(selected, sources, versions, notes):
                 continue
             if custom is not None and field in custom.references:
                 expected, whence = custom.references[field], custom
-            elif env is not None and field in env.references:
-                expected, whence = env.references[field], env
+            elif defaults is not None and field in defaults.references:
+                expected, whence = defaults.references[field], defaults
             else:
                 continue
             if identity.same_build(actual, expected):
                 continue
+            origin = whence.origin(field)
+            if not origin.startswith(whence.label):
+                origin = '%s sets %s' % (whence.label, origin)
             yield Finding(
-                DRIFT, '%s: %s has %s=%s but %s sets %s=%s (%s)' % (
+                DRIFT, '%s: %s has %s=%s but %s=%s (%s)' % (
                     target.name, status.label, field, actual.text,
-                    whence.label, whence.origin(field), expected.text,
-                    whence.where),
+                    origin, expected.text, whence.where),
                 target=target.name, fields=(field,), source=status.label)
 
 

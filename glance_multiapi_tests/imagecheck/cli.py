@@ -45,13 +45,21 @@ sources of deployed references (any of them, or none for a mapping-only
 check):
   status.containerImages       of the OpenStackVersion (what is deployed;
                                must list every mapped field)
-  spec.customContainerImages   of the OpenStackVersion (overrides; all or
-                               none of the fields of one image)
+  spec.customContainerImages   of the OpenStackVersion (overrides; one
+                               naming an image a field it leaves alone keeps
+                               must pin that default's build)
+  status.containerImageVersionDefaults[spec.targetVersion]
+                               of the OpenStackVersion: the defaults
+                               overrides and status are judged against
   RELATED_IMAGE env            openstack-operator defaults; must list every
                                mapped field. RELATED_IMAGE_HEAT_API_IMAGE_
                                URL_DEFAULT sets heatAPIImage: drop the prefix
                                and _URL_DEFAULT, capitalise each word, join,
                                spell Api as API, lower-case the first letter.
+                               Judged only when it belongs to
+                               spec.targetVersion (its OPENSTACK_RELEASE_
+                               VERSION, else status.availableVersion);
+                               otherwise "not compared: version X".
   running Deployments          --kubernetes with --running DEPLOYMENT=FIELD:
                                the image of the Deployment's container named
                                like it (else its only one); the Deployments

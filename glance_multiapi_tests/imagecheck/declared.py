@@ -94,11 +94,17 @@ def check_declared(found, fields=heat_images.FIELDS, known_names=None,
     :param running: the sources.RUNNING Source, if the Deployments were
         read.
     """
+    found, defaults, notes = check.settle(found, versions)
     by_label = {source.label: source for source in found}
-    findings, notes = [], []
+    custom = by_label.get(sources_mod.SPEC)
+    overridden = check.overridden_fields(found)
+    findings = list(_untargeted(check._defaults_agree(found)))
     for source in found:
         findings.extend(_missing(source, fields))
-        for image in images(source, fields):
+        judged = fields
+        if source.label in sources_mod.DEFAULT_SOURCES:
+            judged = [f for f in fields if f not in overridden]
+        for image in images(source, judged):
             present = [(f, source.references[f]) for f in image.fields]
             where = '%s in %s (%s)' % (image.name, source.label,
                                        source.where)
@@ -107,14 +113,13 @@ def check_declared(found, fields=heat_images.FIELDS, known_names=None,
             if known_names is not None:
                 findings.extend(_unknown_name(image, source, present,
                                               where, known_names))
-    custom = by_label.get(sources_mod.SPEC)
-    defaults = by_label.get(sources_mod.ENV) or by_label.get(
-        sources_mod.STATUS)
-    if custom is not None and defaults is not None:
-        findings.extend(_partial_overrides(custom, defaults, fields))
+    # NOTE: without the version's defaults, status stands for them: a
+    # field no override names is deployed from its default.
+    kept = defaults or by_label.get(sources_mod.STATUS)
+    if custom is not None and kept is not None:
+        findings.extend(_partial_overrides(custom, kept, fields))
     deployed = _deployed(found, fields)
-    findings.extend(_untargeted(check._drift(deployed, found, versions,
-                                             notes)))
+    findings.extend(_untargeted(check._drift(deployed, found, defaults)))
     if running is not None:
         findings.extend(_untargeted(check._running(deployed, running, found,
                                                    notes)))

@@ -12,15 +12,21 @@
 
 """Where deployed image references come from, parsed without any I/O.
 
-Three sources name an image per OpenStackVersion field, and a fourth
+Four sources name an image per OpenStackVersion field, and a fifth
 shows what actually runs:
 
 * ``status.containerImages`` of the OpenStackVersion CR: what the operator
   deploys; it lists every field.
 * ``spec.customContainerImages`` of the same CR: the overrides a user set;
   it lists only the overridden fields.
+* ``status.containerImageVersionDefaults[spec.targetVersion]`` of the same
+  CR: the defaults of the version deployed, which the operator keeps per
+  version (openstack-operator ``internal/controller/core/
+  openstackversion_controller.go``: containerImages are the overrides,
+  else these).
 * the ``RELATED_IMAGE_*_URL_DEFAULT`` environment of openstack-operator:
-  the default of every field for the operator's available version.
+  the default of every field for the version the operator ships, its
+  ``OPENSTACK_RELEASE_VERSION`` (which becomes status.availableVersion).
 * the running Deployments (``heat-api``, ``heat-cfnapi``, ``heat-engine``):
   the image of the container named like the Deployment (else of its only
   container), under the field a configured map gives each Deployment.
@@ -43,8 +49,16 @@ from glance_multiapi_tests.imagecheck import pullspec
 
 STATUS = 'status.containerImages'
 SPEC = 'spec.customContainerImages'
+DEFAULTS = 'status.containerImageVersionDefaults'
 ENV = 'RELATED_IMAGE env'
 RUNNING = 'running Deployments'
+# NOTE: the sources that hold defaults, as opposed to what is deployed.
+DEFAULT_SOURCES = (DEFAULTS, ENV)
+
+# NOTE: openstack-operator takes the version its defaults belong to from
+# this variable of its manager (openstackversion_controller.go
+# SetupVersionDefaults).
+ENV_VERSION = 'OPENSTACK_RELEASE_VERSION'
 
 ENV_PREFIX = 'RELATED_IMAGE_'
 ENV_SUFFIX = '_URL_DEFAULT'
@@ -65,6 +79,9 @@ class Source:
     references: dict
     origins: dict
     complete: bool
+    # NOTE: the OpenStack version a source of defaults belongs to, when
+    # it says (OPENSTACK_RELEASE_VERSION; the key of the version map).
+    version: str = None
 
     def origin(self, field):
         """Where this source spells the field (env name or CR path)."""
@@ -78,6 +95,8 @@ class Versions:
     target: str = None
     available: str = None
     deployed: str = None
+    # NOTE: the versions status.containerImageVersionDefaults holds.
+    with_defaults: tuple = ()
 
 
 def field_for_env_name(name):
@@ -107,11 +126,15 @@ def parse_env_listing(text, where):
         pairs = _env_pairs_from_lines(text, where)
     seen = {}
     references, origins = {}, {}
+    version = None
     for name, value, place in pairs:
         if name in seen:
             raise image_errors.MalformedInput(
                 where, name, 'set twice (%s and %s)' % (seen[name], place))
         seen[name] = place
+        if name == ENV_VERSION:
+            version = _version_value(value, where, '%s (%s)' % (name, place))
+            continue
         field = field_for_env_name(name)
         if field is None:
             continue
@@ -127,7 +150,19 @@ def parse_env_listing(text, where):
         raise image_errors.MalformedInput(
             where, None, 'no %s*%s variable found' % (ENV_PREFIX, ENV_SUFFIX))
     return Source(label=ENV, where=where, references=references,
-                  origins=origins, complete=True)
+                  origins=origins, complete=True, version=version)
+
+
+def _version_value(value, where, field):
+    # NOTE: YAML reads an unquoted 18.0 as a number; the CRD's is a string.
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip() or any(
+            c.isspace() for c in value):
+        raise image_errors.MalformedInput(
+            where, field, 'expected a version such as 0.0.1, got %s'
+            % documents.short(repr(value)))
+    return value
 
 
 def _env_pairs_from_lines(text, where):
@@ -166,7 +201,8 @@ def _env_pairs_from_list(text, where):
         if 'value' not in entry:
             # NOTE: valueFrom entries cannot be resolved offline; they are
             # only a problem if they name an image the mapping needs.
-            if field_for_env_name(entry['name']) is not None:
+            if field_for_env_name(entry['name']) is not None or (
+                    entry['name'] == ENV_VERSION):
                 raise image_errors.MalformedInput(
                     where, entry['name'], 'has no literal value')
             continue
@@ -209,10 +245,36 @@ def parse_version(document, where):
         raise image_errors.MalformedInput(
             where, None, 'has neither %s nor %s; nothing to check'
             % (STATUS, SPEC))
-    versions = Versions(target=spec.get('targetVersion'),
-                        available=status.get('availableVersion'),
-                        deployed=status.get('deployedVersion'))
+    versions = Versions(
+        target=_optional_version(spec, 'targetVersion', where, 'spec.'),
+        available=_optional_version(status, 'availableVersion', where,
+                                    'status.'),
+        deployed=_optional_version(status, 'deployedVersion', where,
+                                   'status.'))
+    by_version = _section(status, 'containerImageVersionDefaults', where,
+                          'status.')
+    versions = dataclasses.replace(versions, with_defaults=tuple(
+        sorted(str(key) for key in by_version)))
+    defaults = by_version.get(versions.target)
+    if versions.target is not None and defaults is not None:
+        path = '%s[%s]' % (DEFAULTS, versions.target)
+        if not isinstance(defaults, dict):
+            raise image_errors.MalformedInput(
+                where, path, 'expected a map, got a %s'
+                % type(defaults).__name__)
+        # NOTE: the defaults are not deployed as such (an override wins),
+        # so a field they lack is no finding of theirs.
+        found.append(dataclasses.replace(
+            _cr_source(DEFAULTS, defaults, where, complete=False,
+                       path=path), version=versions.target))
     return found, versions
+
+
+def _optional_version(parent, key, where, prefix):
+    value = parent.get(key)
+    if value is None:
+        return None
+    return _version_value(value, where, prefix + key)
 
 
 def _single_version(document, where):
@@ -250,16 +312,16 @@ def _section(parent, key, where, prefix=''):
     return value
 
 
-def _cr_source(label, images, where, complete):
+def _cr_source(label, images, where, complete, path=None):
     references, origins = {}, {}
     for field, value in images.items():
         # NOTE: cinderVolumeImages and manilaShareImages are maps per
         # backend, which the scalar s2i mapping cannot name; skip them.
         if value is None or isinstance(value, dict):
             continue
-        path = '%s.%s' % (label, field)
-        references[field] = _pullspec(value, where, path)
-        origins[field] = path
+        path_of = '%s.%s' % (path or label, field)
+        references[field] = _pullspec(value, where, path_of)
+        origins[field] = path_of
     return Source(label=label, where=where, references=references,
                   origins=origins, complete=complete)
 

@@ -97,6 +97,33 @@ FACTS = (
          'openstack-heat-api-cfn:current-podified',
          'the operators default heat to three tcib images (layout tcib)'),
     Fact('openstack-operator',
+         'internal/controller/core/openstackversion_controller.go',
+         'instance.Status.ContainerImageVersionDefaults[envAvailableVersion]'
+         ' = defaults',
+         "each version's defaults are kept in status."
+         'containerImageVersionDefaults (imagecheck/check.py settle)'),
+    Fact('openstack-operator',
+         'internal/controller/core/openstackversion_controller.go',
+         'val, ok := instance.Status.ContainerImageVersionDefaults['
+         'instance.Spec.TargetVersion]',
+         'status.containerImages are the overrides, else the defaults of '
+         'spec.targetVersion: what overrides are judged against '
+         '(sources.DEFAULTS)'),
+    Fact('openstack-operator',
+         'internal/controller/core/openstackversion_controller.go',
+         'if envArr[0] == "OPENSTACK_RELEASE_VERSION" {',
+         'the RELATED_IMAGE env belongs to its OPENSTACK_RELEASE_VERSION '
+         '(sources.ENV_VERSION; judged only for that version)'),
+    Fact('openstack-operator', 'api/core/v1beta1/openstackversion_types.go',
+         'ContainerImageVersionDefaults map[string]*ContainerDefaults '
+         '`json:"containerImageVersionDefaults,omitempty"`',
+         'the version map the image check reads (sources.parse_version)'),
+    Fact('openstack-operator',
+         'docs/assemblies/proc_deploying-in-disconnected-environments.adoc',
+         'registry.redhat.io/rhoso/openstack-frr-rhel9',
+         'product images are registry.redhat.io/rhoso/openstack-<service>'
+         '-rhel9: no image name is built in (imagecheck/identity.py)'),
+    Fact('openstack-operator',
          'api/core/v1beta1/openstackcontrolplane_webhook.go',
          'Only one OpenStackControlPlane instance per namespace',
          "rbac-disruptive.yaml's patch rule names no control plane"),

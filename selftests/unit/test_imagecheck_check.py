@@ -121,7 +121,8 @@ class CheckTest(testtools.TestCase):
         upgrading = check.check(MAPPING, [deployed, env],
                                 versions=sources.Versions('1', '2'))
         self.assertTrue(upgrading.consistent, upgrading.findings)
-        self.assertIn('targetVersion 1 differs from availableVersion 2',
+        self.assertIn('RELATED_IMAGE env (RELATED_IMAGE env-file) not '
+                      'compared: version 2, not targetVersion 1',
                       upgrading.notes[0])
 
     def test_unknown_reference_name(self):
