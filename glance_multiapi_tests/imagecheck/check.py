@@ -27,6 +27,7 @@ each must also be the one status.containerImages names for its field.
 import dataclasses
 
 from glance_multiapi_kernel import image_errors
+from glance_multiapi_kernel import openstackversion_fields
 from glance_multiapi_tests.imagecheck import identity
 from glance_multiapi_tests.imagecheck import sources as sources_mod
 
@@ -120,9 +121,10 @@ def check(mapping, sources=(), known_names=None, targets=None,
     :param running: the sources.RUNNING Source, to hold the running
         Deployments' images to each other and to status.containerImages.
     """
-    selected = _select(mapping, targets)
     findings = list(_double_assignments(mapping))
     sources, defaults, notes = settle(sources, versions)
+    mapping = _without_foreign_fields(mapping, sources, notes)
+    selected = _select(mapping, targets)
     findings.extend(_defaults_agree(sources))
     by_label = {source.label: source for source in sources}
     overridden = overridden_fields(sources)
@@ -222,6 +224,31 @@ def overridden_fields(found):
         if source.label == sources_mod.SPEC:
             return frozenset(source.references)
     return frozenset()
+
+
+def _without_foreign_fields(mapping, found, notes):
+    """The mapping less the fields no OpenStackVersion can hold; noted.
+
+    s2i's file lists manilaShareImage, a field of the defaults only (the
+    CR holds manilaShareImages, a map per backend): it is reported, and
+    the rest of the file is judged.
+    """
+    deployed = set()
+    for source in found:
+        if source.complete:
+            deployed |= set(source.references)
+    targets = []
+    for target in mapping.targets:
+        kept = []
+        for field in target.fields:
+            why = openstackversion_fields.not_a_field(field, deployed)
+            if why is None:
+                kept.append(field)
+            else:
+                notes.append('%s lists %s under %s: %s; not checked' % (
+                    mapping.where, field, target.name, why))
+        targets.append(dataclasses.replace(target, fields=tuple(kept)))
+    return dataclasses.replace(mapping, targets=tuple(targets))
 
 
 def _select(mapping, targets):

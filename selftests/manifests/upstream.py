@@ -93,6 +93,14 @@ FACTS = (
          's2i builds heat as two images (the kernel\'s heat_images.py '
          'GROUPS, '
          'the embedded cloud\'s default heat layout s2i)'),
+    Fact('s2i-openstack-containers', 'containers/image-mappings.yaml',
+         '    manila/manila-share:\n      - manilaShareImage\n',
+         "s2i's file lists manilaShareImage, which the image check reports "
+         'and does not judge (kernel openstackversion_fields.py)'),
+    Fact('openstack-operator', 'api/core/v1beta1/openstackversion_types.go',
+         'ManilaShareImage  *string `json:"manilaShareImage,omitempty"`',
+         'only the defaults name manilaShareImage; overrides and status '
+         'hold manilaShareImages per backend (openstackversion_fields.py)'),
     Fact('openstack-operator', 'config/operator/default_images.yaml',
          'openstack-heat-api-cfn:current-podified',
          'the operators default heat to three tcib images (layout tcib)'),
