@@ -87,6 +87,18 @@ def positive_seconds(text):
     return value
 
 
+def non_negative_seconds(text):
+    """argparse type: a finite number of seconds, zero or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError('%r is not a number' % text)
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError('%r is not a number of seconds, '
+                                         'zero or more' % text)
+    return value
+
+
 def exit_code_table(meanings, width=79):
     """[(code, meaning)] as the indented table --help and README show."""
     return '\n'.join(

@@ -358,7 +358,11 @@ class KubernetesAccess(Access):
 
     # -- other objects (KubeError) -----------------------------------------
     def read_pod(self, name):
-        """The Pod called name (the run's own, for the restoration)."""
+        """The Pod called name.
+
+        The run's own, for the restoration; one the image check reads
+        again before it names the digest it runs.
+        """
         return self.client.get(kube.POD, name)
 
     def openstack_version(self, name, option):
@@ -373,6 +377,14 @@ class KubernetesAccess(Access):
                  for name in names}
         return found, 'Kubernetes API at %s, namespace %s' % (
             self.client.server, self.client.namespace)
+
+    def pods_of(self, deployment):
+        """The Pods a Deployment's own spec.selector chooses (a list).
+
+        :raises rollout.RolloutError: the Deployment has no selector.
+        """
+        return self.client.list(kube.POD,
+                                label_selector=rollout.selector(deployment))
 
     def home_namespace(self):
         """Where a client told no namespace works (kubectl's rule).

@@ -10,7 +10,7 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""A Deployment restarted by deleting its pods: its rollout, judged. Pure.
+"""A Deployment's rollout, judged: after a restart, and at any time. Pure.
 
 What a rebuild of a service's image does to its pods, done through the
 Kubernetes API alone (a test-operator pod has no ``oc``): the pods the
@@ -20,6 +20,9 @@ deleted gone, as many new pods Ready as it wants, and status.readyReplicas
 back. The deployment access layer
 (glance_multiapi_tests/deployment_access.py, ``KubernetesAccess.restart``)
 deletes and reads; ``selector`` and ``judge`` say what that means.
+``rolled_out`` says whether a Deployment is still rolling out at all (a
+new template not yet on every pod), as ``kubectl rollout status`` does:
+the image check waits for that before it reads which digests pods run.
 """
 
 import dataclasses
@@ -117,3 +120,48 @@ def judge(deployment, pods, deleted_uids):
     done = (not old and len(ready_new) >= want and ready >= want
             and observed)
     return done, seen
+
+
+def _count(status, key):
+    value = status.get(key)
+    return value if isinstance(value, int) and not isinstance(
+        value, bool) else 0
+
+
+def rolled_out(deployment):
+    """(done, seen) of a Deployment's rollout, as kubectl rollout status.
+
+    Done when the controller has observed the current generation
+    (status.observedGeneration >= metadata.generation), every wanted
+    replica runs the current template (updatedReplicas >= spec.replicas),
+    no old replica is left (replicas <= updatedReplicas) and every updated
+    one is available (availableReplicas >= updatedReplicas).
+    """
+    deployment = deployment if isinstance(deployment, dict) else {}
+    meta = deployment.get('metadata')
+    spec = deployment.get('spec')
+    status = deployment.get('status')
+    meta = meta if isinstance(meta, dict) else {}
+    spec = spec if isinstance(spec, dict) else {}
+    status = status if isinstance(status, dict) else {}
+    generation = _count(meta, 'generation')
+    observed = _count(status, 'observedGeneration')
+    want = spec.get('replicas')
+    want = 1 if not isinstance(want, int) or isinstance(want, bool) \
+        else want
+    updated = _count(status, 'updatedReplicas')
+    replicas = _count(status, 'replicas')
+    available = _count(status, 'availableReplicas')
+    if observed < generation:
+        return False, 'generation %d not observed yet (observedGeneration ' \
+            '%d)' % (generation, observed)
+    if updated < want:
+        return False, 'updatedReplicas %d of %d' % (updated, want)
+    if replicas > updated:
+        return False, '%d old replica(s) still running beside %d updated' \
+            % (replicas - updated, updated)
+    if available < updated:
+        return False, 'availableReplicas %d of %d updated' % (
+            available, updated)
+    return True, 'rolled out (generation %d, %d replica(s))' % (generation,
+                                                                updated)

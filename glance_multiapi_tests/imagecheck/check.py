@@ -42,6 +42,8 @@ TAG_MISMATCH = 'tag-mismatch'
 DRIFT = 'drift'
 NO_MAPPING = 'no image mapping'
 RUNNING_DRIFT = 'running-drift'
+RUNNING_DIGESTS = 'running-digests'
+ROLLOUT = 'rollout'
 
 # NOTE: ordered as a reader should fix them: the mapping first, then what
 # is missing, then what disagrees.
@@ -56,6 +58,10 @@ KINDS = {
     TAG_MISMATCH: 'fields of one image with different tags, no digests',
     DRIFT: 'status differs from the spec override or env default',
     RUNNING_DRIFT: 'a running Deployment is not on the status image',
+    RUNNING_DIGESTS: 'pods of one image run several digests, or another '
+                     'than its pin',
+    ROLLOUT: 'a Deployment (or the OpenStackVersion) still rolling out '
+             'when the wait for it ended',
 }
 
 
@@ -68,6 +74,8 @@ class Finding:
     target: str = None
     fields: tuple = ()
     source: str = None
+    # NOTE: (pod, digest) of the pods a running-digests finding names.
+    pods: tuple = ()
 
     @property
     def about_mapping(self):
@@ -108,7 +116,7 @@ class Report:
 
 
 def check(mapping, sources=(), known_names=None, targets=None,
-          versions=None, running=None):
+          versions=None, running=None, pods=None):
     """Run every check and return a Report.
 
     :param mapping: a mapping.Mapping.
@@ -120,6 +128,8 @@ def check(mapping, sources=(), known_names=None, targets=None,
     :param versions: sources.Versions of the CR, if one was given.
     :param running: the sources.RUNNING Source, to hold the running
         Deployments' images to each other and to status.containerImages.
+    :param pods: sources.Pods of those Deployments, to hold the digests
+        their pods run to each other, image by image, and to the pins.
     """
     findings = list(_double_assignments(mapping))
     sources, defaults, notes = settle(sources, versions)
@@ -137,7 +147,7 @@ def check(mapping, sources=(), known_names=None, targets=None,
                 by_label.get(sources_mod.STATUS)))
     findings.extend(_drift(selected, sources, defaults))
     if running is not None:
-        findings.extend(_running(selected, running, sources, notes))
+        findings.extend(_running(selected, running, sources, notes, pods))
         if not mapping.targets:
             notes.append('%s: the running Deployments were compared with '
                          '%s only, not with each other' % (
@@ -148,9 +158,12 @@ def check(mapping, sources=(), known_names=None, targets=None,
     elif not any(source.complete for source in sources):
         notes.append('only %s given: whether every mapped field exists '
                      'was not checked' % sources_mod.SPEC)
+    if pods is not None:
+        findings.extend(_pods(selected, pods, by_label.get(
+            sources_mod.STATUS), notes))
     ordered = sorted(findings, key=lambda f: list(KINDS).index(f.kind))
     rows = _rows(selected, list(sources) + ([running] if running else []),
-                 ordered)
+                 ordered) + pod_rows(selected, pods, ordered)
     return Report(mapping=mapping.where, rows=tuple(rows),
                   findings=tuple(ordered), notes=tuple(notes))
 
@@ -435,7 +448,15 @@ def _drift(selected, sources, defaults):
                 target=target.name, fields=(field,), source=status.label)
 
 
-def _running(selected, running, sources, notes):
+def _running(selected, running, sources, notes, pods=None):
+    # NOTE: a Deployment still rolling out is named as such (_pods), not
+    # as drift of its template.
+    rolling = frozenset(field for field, name in (
+        pods.deployments.items() if pods is not None else ())
+        if name in pods.unsettled)
+    running = dataclasses.replace(running, references={
+        field: ref for field, ref in running.references.items()
+        if field not in rolling})
     owner = {}
     for target in selected:
         present = [(field, running.references[field])
@@ -466,6 +487,80 @@ def _running(selected, running, sources, notes):
                 owner.get(field, field), running.origin(field),
                 running.where, actual.text, against),
             target=owner.get(field), fields=(field,), source=running.label)
+
+
+def _pods(groups, pods, status, notes):
+    """The digests the pods run, image by image, and rollouts not over.
+
+    groups: the images (a mapping's targets, or status's grouping), each
+    with the fields it serves; the pods of the Deployments of one image's
+    fields must run one digest, and the digest status pins, if it pins
+    one.
+    """
+    for field, name in sorted(pods.deployments.items()):
+        if name in pods.unsettled:
+            yield Finding(
+                ROLLOUT, 'Deployment %s (%s) is still rolling out after '
+                '%.0f s of waiting: %s; its pods were not judged, rather '
+                'than named drift' % (name, pods.where, pods.waited,
+                                      pods.unsettled[name]),
+                fields=(field,), source=sources_mod.PODS)
+    for group in groups:
+        members = [(field, pod) for field in group.fields
+                   if pods.deployments.get(field) not in pods.unsettled
+                   for pod in pods.by_field.get(field, ())]
+        for field, pod in members:
+            if pod.digest is None:
+                notes.append('%s (%s) not judged: %s' % (
+                    pod.describe(), field, pod.waiting))
+        resolved = [(field, pod) for field, pod in members if pod.digest]
+        if len({pod.digest for _f, pod in resolved}) > 1:
+            yield Finding(
+                RUNNING_DIGESTS, '%s: its pods run %d digests, one image '
+                'on two builds (a tag resolved apart, or another build): '
+                '%s (%s)' % (
+                    group.name, len({p.digest for _f, p in resolved}),
+                    '; '.join('%s (%s) runs %s' % (pod.describe(), field,
+                                                   pod.digest)
+                              for field, pod in resolved), pods.where),
+                target=group.name, fields=tuple(sorted(
+                    {field for field, _pod in resolved})),
+                source=sources_mod.PODS, pods=tuple(
+                    (pod.pod, pod.digest) for _f, pod in resolved))
+        pinned = status.references if status is not None else {}
+        for field, pod in resolved:
+            ref = pinned.get(field)
+            if ref is None or not ref.digest or not pod.manifest or (
+                    pod.digest == ref.digest):
+                continue
+            yield Finding(
+                RUNNING_DIGESTS, '%s: %s runs %s but %s.%s pins %s (%s)'
+                % (group.name, pod.describe(), pod.digest, status.label,
+                   field, ref.digest, pods.where),
+                target=group.name, fields=(field,), source=sources_mod.PODS,
+                pods=((pod.pod, pod.digest),))
+
+
+def pod_rows(groups, pods, findings):
+    """The table's rows of the pods: their names and digests per field."""
+    if pods is None:
+        return []
+    rows = []
+    for group in groups:
+        for field in group.fields:
+            if field not in pods.deployments:
+                continue
+            found = pods.by_field.get(field, ())
+            rolling = pods.deployments[field] in pods.unsettled
+            rows.append(Row(
+                target=group.name, field=field, source=sources_mod.PODS,
+                reference=', '.join(p.pod for p in found) or (
+                    'none' if not rolling else 'rolling out'),
+                digest=', '.join(sorted({p.digest or '-' for p in found}))
+                or '-',
+                verdict=_verdict(group.name, field, sources_mod.PODS,
+                                 findings)))
+    return rows
 
 
 def _rows(selected, sources, findings):

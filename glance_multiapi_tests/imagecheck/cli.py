@@ -65,7 +65,11 @@ check):
                                like it (else its only one); the Deployments
                                of one image must agree, and each must run
                                what status.containerImages names for its
-                               field.
+                               field. Once their rollouts are over (within
+                               --rollout-timeout), their pods: the digest
+                               each runs (containerStatuses imageID) must be
+                               that of every pod of the same image, and the
+                               one status pins.
 
 checks:%(kinds)s
 
@@ -73,7 +77,7 @@ exit codes (each failure is one line on stderr):
   0   consistent
   1   inconsistent (each disagreement is listed with its fields and values)
   2   usage error (bad options, a timeout that is not a positive finite
-      number, unknown --target)
+      number, a --rollout-timeout below 0, unknown --target)
   22  malformed input (mapping, OpenStackVersion, env listing or names
       file: larger than 2 MiB, not UTF-8, not YAML or JSON, nested too
       deep, a key given twice, YAML aliases adding more than 10,000
@@ -158,6 +162,12 @@ def build_parser():
                             help='check the image this Deployment runs '
                                  'against FIELD, e.g. '
                                  'heat-engine=heatEngineImage; repeatable.')
+    kubernetes.add_argument('--rollout-timeout',
+                            type=cli_errors.non_negative_seconds,
+                            default=120.0, metavar='SECONDS',
+                            help='how long the --running Deployments may '
+                                 'still roll out before their pods are read '
+                                 '(default: %(default)s).')
     kubernetes.add_argument('--kube-timeout',
                             type=cli_errors.positive_seconds, default=30.0,
                             metavar='SECONDS',
@@ -195,7 +205,8 @@ def main(argv=None):
         command_timeout=args.command_timeout, kubernetes=api,
         openstackversion_name=args.openstackversion,
         version_name_option='--openstackversion',
-        running_deployments=tuple(running))
+        running_deployments=tuple(running),
+        rollout_timeout=args.rollout_timeout)
     try:
         result = loader.run(inputs)
     except image_errors.ImageCheckError as exc:

@@ -84,7 +84,7 @@ def select_fields(targets):
 
 
 def check_declared(found, fields=heat_images.FIELDS, known_names=None,
-                   versions=None, running=None):
+                   versions=None, running=None, pods=None):
     """Judge fields as the sources declare them; return a check.Report.
 
     :param found: sources.Source objects, in the order to show them.
@@ -93,6 +93,7 @@ def check_declared(found, fields=heat_images.FIELDS, known_names=None,
     :param versions: sources.Versions of the CR, if one was given.
     :param running: the sources.RUNNING Source, if the Deployments were
         read.
+    :param pods: the sources.Pods of those Deployments, if read.
     """
     found, defaults, notes = check.settle(found, versions)
     by_label = {source.label: source for source in found}
@@ -122,7 +123,10 @@ def check_declared(found, fields=heat_images.FIELDS, known_names=None,
     findings.extend(_untargeted(check._drift(deployed, found, defaults)))
     if running is not None:
         findings.extend(_untargeted(check._running(deployed, running, found,
-                                                   notes)))
+                                                   notes, pods)))
+    if pods is not None:
+        findings.extend(_untargeted(check._pods(
+            deployed, pods, by_label.get(sources_mod.STATUS), notes)))
     notes.extend(_layouts(found, fields))
     if not found and running is None:
         notes.append('no deployed references given: nothing was checked')
@@ -131,7 +135,8 @@ def check_declared(found, fields=heat_images.FIELDS, known_names=None,
                      'checked' % sources_mod.SPEC)
     ordered = sorted(findings, key=lambda f: list(check.KINDS).index(f.kind))
     rows = check._rows(deployed, list(found) + ([running] if running
-                                                else []), ordered)
+                                                else []), ordered) + (
+        check.pod_rows(deployed, pods, ordered))
     return check.Report(mapping='the images the deployment declares (%s)'
                         % heat_images.WHERE, rows=tuple(rows),
                         findings=tuple(ordered), notes=tuple(notes))

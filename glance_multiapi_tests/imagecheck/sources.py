@@ -29,7 +29,11 @@ shows what actually runs:
   ``OPENSTACK_RELEASE_VERSION`` (which becomes status.availableVersion).
 * the running Deployments (``heat-api``, ``heat-cfnapi``, ``heat-engine``):
   the image of the container named like the Deployment (else of its only
-  container), under the field a configured map gives each Deployment.
+  container), under the field a configured map gives each Deployment;
+  and their pods (the ones the Deployment's selector chooses, but those
+  being deleted): the digest that container's image resolved to
+  (``status.containerStatuses[].imageID``), which a tag such as
+  ``:current-podified`` only says at pull time.
 
 An environment name becomes a field the way openstack-operator does it:
 drop ``RELATED_IMAGE_`` and ``_URL_DEFAULT``, capitalise each ``_``-separated
@@ -52,6 +56,7 @@ SPEC = 'spec.customContainerImages'
 DEFAULTS = 'status.containerImageVersionDefaults'
 ENV = 'RELATED_IMAGE env'
 RUNNING = 'running Deployments'
+PODS = 'running pods'
 # NOTE: the sources that hold defaults, as opposed to what is deployed.
 DEFAULT_SOURCES = (DEFAULTS, ENV)
 
@@ -357,28 +362,133 @@ def parse_running(deployments, fields, where):
                   origins=origins, complete=False)
 
 
-def running_container(deployment, name, where):
-    """The container named like the Deployment, else its only one."""
-    containers = deployment
-    for key in ('spec', 'template', 'spec', 'containers'):
-        # NOTE: a Deployment of another API version may hold anything.
+def running_container(obj, name, where, kind='Deployment', name_of=None,
+                      path=('spec', 'template', 'spec', 'containers')):
+    """The container named like the Deployment, else its only one.
+
+    obj is the Deployment called name, or (kind 'Pod', path
+    spec.containers) one of its pods, called name_of.
+    """
+    containers = obj
+    for key in path:
+        # NOTE: an object of another API version may hold anything.
         containers = containers.get(key) if isinstance(
             containers, dict) else None
+    here = '%s %s' % (kind, name_of or name)
     if not isinstance(containers, list) or not containers:
         raise image_errors.MalformedInput(
-            where, 'Deployment %s' % name, 'has no '
-            'spec.template.spec.containers list')
+            where, here, 'has no %s list' % '.'.join(path))
     for container in containers:
         if isinstance(container, dict) and container.get('name') == name:
             return container
     if len(containers) == 1 and isinstance(containers[0], dict):
         return containers[0]
     raise image_errors.MalformedInput(
-        where, 'Deployment %s' % name, 'has %d containers (%s) and none is '
+        where, here, 'has %d containers (%s) and none is '
         'named %s, so which one runs the image is unknown' % (
             len(containers), documents.short(', '.join(
                 str(c.get('name')) for c in containers
                 if isinstance(c, dict)), 300), name))
+
+
+@dataclasses.dataclass(frozen=True)
+class PodImage:
+    """The digest one pod's container runs (imageID), or why none yet."""
+
+    pod: str
+    deployment: str
+    digest: str = None
+    # NOTE: a manifest digest (repository@digest) compares with a pin; a
+    # bare image id (a runtime's config digest) only with other pods'.
+    manifest: bool = False
+    waiting: str = None
+
+    def describe(self):
+        return 'pod %s of Deployment %s' % (self.pod, self.deployment)
+
+
+@dataclasses.dataclass(frozen=True)
+class Pods:
+    """The running pods of the Deployments of fields, read after a wait.
+
+    by_field: {field: (PodImage, ...)}; unsettled: {Deployment: what was
+    seen} of those still rolling out (or under an update) when the wait
+    for them ended, whose pods are not judged; waited: its seconds.
+    """
+
+    where: str
+    by_field: dict
+    deployments: dict
+    unsettled: dict = dataclasses.field(default_factory=dict)
+    waited: float = 0.0
+
+
+_IMAGE_ID_RE = re.compile(r'(?:[a-z][a-z0-9+.-]*://)?(?:(.*)@)?'
+                          r'([A-Za-z][A-Za-z0-9]*:[0-9a-fA-F]{32,})$')
+
+
+def image_id_digest(image_id):
+    """(digest, manifest) of a containerStatuses imageID, else (None, False).
+
+    ``quay.io/x/openstack-heat-api@sha256:...`` (CRI-O, containerd) and
+    ``docker-pullable://...@sha256:...`` name the manifest digest; a bare
+    ``sha256:...`` is the runtime's image id, comparable only with the
+    ids of other pods.
+    """
+    if not isinstance(image_id, str):
+        return None, False
+    match = _IMAGE_ID_RE.match(image_id.strip())
+    if not match:
+        return None, False
+    return match.group(2), match.group(1) is not None
+
+
+def parse_pods(pods, fields, where):
+    """Return the Pods of {Deployment: [pod objects]} (pure).
+
+    :param fields: {Deployment name: the OpenStackVersion field}.
+    """
+    by_field, deployments = {}, {}
+    for name in sorted(pods):
+        field = fields[name]
+        deployments[field] = name
+        found = []
+        for pod in pods[name]:
+            if not isinstance(pod, dict):
+                raise image_errors.MalformedInput(
+                    where, 'pods of Deployment %s' % name,
+                    'expected Pod objects')
+            meta = pod.get('metadata')
+            meta = meta if isinstance(meta, dict) else {}
+            if meta.get('deletionTimestamp'):
+                continue
+            found.append(_pod_image(pod, str(meta.get('name') or '?'),
+                                    name, where))
+        by_field[field] = tuple(found)
+    return Pods(where=where, by_field=by_field, deployments=deployments)
+
+
+def _pod_image(pod, pod_name, deployment, where):
+    container = running_container(pod, deployment, where, kind='Pod',
+                                  name_of=pod_name,
+                                  path=('spec', 'containers'))
+    status = pod.get('status')
+    statuses = status.get('containerStatuses') if isinstance(
+        status, dict) else None
+    for entry in statuses if isinstance(statuses, list) else []:
+        if isinstance(entry, dict) and entry.get('name') == container.get(
+                'name'):
+            digest, manifest = image_id_digest(entry.get('imageID'))
+            if digest:
+                return PodImage(pod_name, deployment, digest, manifest)
+            state = entry.get('state')
+            waiting = state.get('waiting') if isinstance(state,
+                                                         dict) else None
+            reason = waiting.get('reason') if isinstance(
+                waiting, dict) else None
+            return PodImage(pod_name, deployment,
+                            waiting=str(reason or 'no imageID yet'))
+    return PodImage(pod_name, deployment, waiting='no container status yet')
 
 
 def parse_known_names(text, where):

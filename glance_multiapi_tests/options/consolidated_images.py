@@ -49,14 +49,27 @@ ConsolidatedImagesGroup = [
                help='Name of the OpenStackVersion CR read through the '
                     'Kubernetes API. Unset: the only one in the namespace '
                     '(listed).'),
+    cfg.IntOpt('rollout_timeout', default=120, min=0,
+               help='Seconds the running image check waits for the '
+                    'running_deployments to roll out (status.'
+                    'observedGeneration, updatedReplicas, '
+                    'availableReplicas; and an update of the '
+                    'OpenStackVersion, deployedVersion != targetVersion) '
+                    'before it reads which digests their pods run; one '
+                    'still rolling out then is a "rollout" finding, not '
+                    'drift. 0: not waited for.'),
     cfg.DictOpt('running_deployments',
                 default={'heat-api': 'heatAPIImage',
                          'heat-cfnapi': 'heatCfnapiImage',
                          'heat-engine': 'heatEngineImage'},
                 help='Deployment name to the OpenStackVersion field its '
                      'image must match (the container named like the '
-                     'Deployment, else its only container). Empty skips '
-                     'the running image check.'),
+                     'Deployment, else its only container). Its pods '
+                     '(found by its spec.selector) are read too: the '
+                     'digest each runs (status.containerStatuses[].imageID) '
+                     'must be the one of every pod of the same image, and '
+                     'the one status pins. Empty skips the running image '
+                     'check.'),
     cfg.StrOpt('version_command',
                help='Command printing the OpenStackVersion CR as JSON, e.g. '
                     '"oc get openstackversion openstack -o json"; its '

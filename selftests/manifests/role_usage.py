@@ -38,11 +38,12 @@ _NOT_AUTHORISED = (401, 403)
 # whose run makes that request, from the plugin's calls (all through
 # glance_multiapi_tests/deployment_access.py): discovery lists the Glance
 # CRs (tests/multiapi/base.py), the readiness check gets the GlanceAPI CRs, the
-# consolidated-image check lists the OpenStackVersions and gets the heat
-# Deployments, the switchover and grow/shrink patch the control plane,
-# every disruptive scenario reads its own pod (common/own_pod.py) and
-# the heat-engine restart lists and deletes pods and reads its
-# Deployment. A grant missing here is needed by every run.
+# consolidated-image check lists the OpenStackVersions, gets the heat
+# Deployments and lists their pods (getting one only when it is still
+# pulling or named on another digest), the switchover and grow/shrink
+# patch the control plane, every disruptive scenario reads its own pod
+# (common/own_pod.py) and the heat-engine restart lists and deletes pods
+# and reads its Deployment. A grant missing here is needed by every run.
 NEEDED_BY = {
     ('list', 'glances'): ('multiapi', 'switchover', 'grow_shrink'),
     ('get', 'glanceapis'): ('multiapi',),
@@ -50,7 +51,7 @@ NEEDED_BY = {
     ('get', 'deployments'): ('consolidated_images', 'heat_engine_restart'),
     ('patch', 'openstackcontrolplanes'): ('switchover', 'grow_shrink'),
     ('get', 'pods'): ('switchover', 'grow_shrink', 'heat_engine_restart'),
-    ('list', 'pods'): ('heat_engine_restart',),
+    ('list', 'pods'): ('consolidated_images', 'heat_engine_restart'),
     ('delete', 'pods'): ('heat_engine_restart',),
 }
 

@@ -135,6 +135,12 @@ class TestImageCheckBadInput(testscenarios.WithScenarios,
         _row('running_not_a_pair', ['--mappings', '{work}/mappings.yaml',
                                     '--kubernetes', '--running', 'x'], 2,
              '--running'),
+        _row('rollout_timeout_negative',
+             ['--mappings', '{work}/mappings.yaml', '--kubernetes',
+              '--rollout-timeout', '-1'], 2, '--rollout-timeout'),
+        _row('rollout_timeout_nan',
+             ['--mappings', '{work}/mappings.yaml', '--kubernetes',
+              '--rollout-timeout', 'nan'], 2, '--rollout-timeout'),
     ]
 
 

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from glance_multiapi_kernel import kube
 from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.common import own_pod
+from glance_multiapi_tests.common import rollout
 from glance_multiapi_kernel import image_errors as check_errors
 from glance_multiapi_tests.imagecheck import loader
 from glance_multiapi_tests.imagecheck import sources
@@ -52,6 +53,14 @@ POD = {'apiVersion': 'v1', 'kind': 'Pod', 'metadata': {
     'name': 'glance-multiapi', 'namespace': 'openstack',
     'deletionTimestamp': '2026-01-01T00:00:00Z',
     'deletionGracePeriodSeconds': 60}}
+HEAT_POD = {
+    'apiVersion': 'v1', 'kind': 'Pod',
+    'metadata': {'name': 'heat-engine-5d8f-x1', 'namespace': 'openstack'},
+    'spec': {'containers': [{'name': 'heat-engine',
+                             'image': test_fuzz_inputs.IMAGE}]},
+    'status': {'containerStatuses': [{
+        'name': 'heat-engine', 'imageID': 'quay.io/x/openstack-heat-engine'
+        '@sha256:' + 'a' * 64, 'state': {'running': {}}}]}}
 WHERE = 'Deployment openstack/heat-engine via the Kubernetes API'
 CONDITIONED = dict(GLANCE, status=dict(
     GLANCE['status'], conditions=conditions.glance_conditions([], 'api1')))
@@ -113,6 +122,23 @@ class TestObjectFuzzing(kube_cases.KubeTestCase):
             fuzzing.check_refusal(self, exc, WHERE)
             return
         self.assertEqual(['heatEngineImage'], list(found.references))
+
+    @given(_objects(HEAT_POD), _objects(DEPLOYMENT))
+    def test_heat_pod_is_a_digest_or_malformed(self, pod, deployment):
+        # NOTE: what the running image check reads of a pod and of its
+        # Deployment's rollout, from an operator of any version.
+        done, seen = rollout.rolled_out(deployment)
+        self.assertIsInstance(done, bool)
+        self.assertNotIn('\n', seen)
+        try:
+            found = sources.parse_pods({'heat-engine': [pod]},
+                                       {'heat-engine': 'heatEngineImage'},
+                                       WHERE)
+        except check_errors.MalformedInput as exc:
+            fuzzing.check_refusal(self, exc, WHERE)
+            return
+        for image in found.by_field['heatEngineImage']:
+            self.assertTrue(image.digest or image.waiting)
 
     @given(_objects(POD))
     def test_pod_deletion_is_a_line_or_none(self, obj):

@@ -20,12 +20,17 @@ from both or lacking a field; an update in progress or not; the version
 map present or not. Every optional input that agrees with that CR -- the
 RELATED_IMAGE env of the target version, an env of another version, the
 known names of every image it names, the running Deployments on what
-status names, a mapping file grouping the fields as status does -- is
+status names and their pods on one digest per image (its pin, else what
+its tag resolved to), a mapping file grouping the fields as status does
+-- is
 then given or left out in every combination, and the verdict must not
 change: the same pass or fail, and but for a mapping file (whose targets
-name the findings their own way) the same kinds of finding.
+name the findings their own way) and the pods (which follow a status
+already split) the same kinds of finding.
 """
 
+import dataclasses
+import hashlib
 import itertools
 
 from hypothesis import given
@@ -55,7 +60,12 @@ NAMES = ('openstack-heat-api', 'openstack-heat-api-cfn',
 DEPLOYMENTS = {'heat-api': heat_images.API,
                'heat-cfnapi': heat_images.CFNAPI,
                'heat-engine': heat_images.ENGINE}
-OPTIONAL = ('env', 'env_of_next', 'known_names', 'running', 'mapping')
+OPTIONAL = ('env', 'env_of_next', 'known_names', 'running', 'pods',
+            'mapping')
+# NOTE: inputs whose findings are phrased their own way (a mapping's
+# targets, the pods of an image status already splits): for them only
+# the verdict itself is held the same.
+OWN_WORDS = ('mapping', 'pods')
 
 
 def references(suffix):
@@ -130,7 +140,29 @@ def optional_inputs(document):
                for image, fields in by_image.items()]
     targets += [image_mappings.Target('heat/' + field, (field,))
                 for field in FIELDS if field not in deployed]
+    # NOTE: the pods of one image run one digest: its pin, else the one
+    # its tag resolved to.
+    resolved = {}
+    for image, fields in by_image.items():
+        pins = [pullspec.parse(deployed[f]).digest for f in fields]
+        resolved[image] = next((pin for pin in pins if pin), 'sha256:' +
+                               hashlib.sha256(image.encode()).hexdigest())
+    pod_objects = {}
+    for name, field in DEPLOYMENTS.items():
+        if field not in deployed:
+            continue
+        ref = pullspec.parse(deployed[field])
+        pod_objects[name] = [{
+            'metadata': {'name': name + '-x'},
+            'spec': {'containers': [{'name': name, 'image': ref.text}]},
+            'status': {'containerStatuses': [{
+                'name': name, 'imageID': '%s@%s' % (
+                    ref.repository, resolved[identity.image_of(ref)])}]}}]
+    pods = sources.parse_pods(pod_objects, DEPLOYMENTS, 'api')
     return {
+        'pods': dataclasses.replace(pods, deployments={
+            field: name for name, field in DEPLOYMENTS.items()
+            if name in pod_objects}),
         'env': _env(defaults, TARGET),
         'env_of_next': _env({f: NAMES[0] + ':x' for f in FIELDS}, NEXT),
         'known_names': frozenset(named),
@@ -152,7 +184,8 @@ def verdict(document, inputs, given_names):
                   known_names=inputs['known_names']
                   if 'known_names' in given_names else None,
                   running=inputs['running']
-                  if 'running' in given_names else None)
+                  if 'running' in given_names else None,
+                  pods=inputs['pods'] if 'pods' in given_names else None)
     if 'mapping' in given_names:
         return check.check(inputs['mapping'], found, **kwargs)
     return declared.check_declared(found, **kwargs)
@@ -176,6 +209,6 @@ class VerdictInvarianceTest(testtools.TestCase):
                     alone.consistent, report.consistent,
                     (given_names, sorted(findings(alone)),
                      sorted(findings(report))))
-                if 'mapping' not in given_names:
+                if not set(OWN_WORDS) & set(given_names):
                     self.assertEqual(findings(alone), findings(report),
                                      given_names)

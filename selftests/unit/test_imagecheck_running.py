@@ -37,14 +37,41 @@ WHERE = 'Kubernetes API at http://127.0.0.1:1, namespace openstack'
 
 
 def deployment(name, *containers):
-    """A Deployment whose containers are (name, image) pairs."""
+    """A rolled out Deployment whose containers are (name, image) pairs."""
     if not containers:
         containers = ((name, A),)
     return {'apiVersion': 'apps/v1', 'kind': 'Deployment',
-            'metadata': {'name': name, 'namespace': 'openstack'},
-            'spec': {'replicas': 1, 'template': {'spec': {'containers': [
-                {'name': c, 'image': image} for c, image in containers]}}},
-            'status': {'replicas': 1, 'readyReplicas': 1}}
+            'metadata': {'name': name, 'namespace': 'openstack',
+                         'generation': 1},
+            'spec': {'replicas': 1,
+                     'selector': {'matchLabels': {'app': name}},
+                     'template': {
+                         'metadata': {'labels': {'app': name}},
+                         'spec': {'containers': [
+                             {'name': c, 'image': image}
+                             for c, image in containers]}}},
+            'status': {'observedGeneration': 1, 'replicas': 1,
+                       'updatedReplicas': 1, 'readyReplicas': 1,
+                       'availableReplicas': 1}}
+
+
+def pod(deployment_name, image=A, image_id=None, suffix='x1'):
+    """A running pod of the Deployment, its image resolved to image_id."""
+    name = '%s-5d8f-%s' % (deployment_name, suffix)
+    if image_id is None:
+        image_id = image.split(':')[0].rsplit('@', 1)[0] + '@' + (
+            image.split('@')[1] if '@' in image else 'sha256:' + '0' * 64)
+    return {'apiVersion': 'v1', 'kind': 'Pod',
+            'metadata': {'name': name, 'namespace': 'openstack',
+                         'labels': {'app': deployment_name}},
+            'spec': {'containers': [{'name': deployment_name,
+                                     'image': image}]},
+            'status': {'phase': 'Running', 'containerStatuses': [{
+                'name': deployment_name, 'image': image, 'imageID': image_id,
+                'ready': True}]}}
+
+
+POD_PATH = '/api/v1/namespaces/openstack/pods/'
 
 
 def running(**images):
@@ -186,11 +213,15 @@ class ApiStubCase(testtools.TestCase):
         for name in FIELDS:
             self.stub.objects['/apis/apps/v1/namespaces/openstack/'
                               'deployments/' + name] = deployment(name)
+            self.put_pod(pod(name))
         folder = self.useFixture(fixtures.TempDir()).path
         self.mappings = folder + '/m.yaml'
         with open(self.mappings, 'w') as f:
             f.write('heat/heat-api: [heatAPIImage, heatCfnapiImage, '
                     'heatEngineImage]\n')
+
+    def put_pod(self, obj):
+        self.stub.objects[POD_PATH + obj['metadata']['name']] = obj
 
     def inputs(self, **values):
         base = dict(mappings_file=self.mappings,
@@ -212,8 +243,11 @@ class ReadThroughApiTest(ApiStubCase):
             ['GET /apis/core.openstack.org/v1beta1/namespaces/openstack/'
              'openstackversions'] + [
                 'GET /apis/apps/v1/namespaces/openstack/deployments/' + n
-                for n in sorted(FIELDS)],
-            ['%s %s' % (r['method'], r['path'].split('?')[0])
+                for n in sorted(FIELDS)] + [
+                'GET /api/v1/namespaces/openstack/pods?labelSelector=app%3D'
+                + n for n in sorted(FIELDS)],
+            ['%s %s' % (r['method'], r['path'] if 'pods' in r['path']
+                        else r['path'].split('?')[0])
              for r in self.stub.requests])
         self.assertIn(sources.RUNNING, {row.source for row in report.rows})
 

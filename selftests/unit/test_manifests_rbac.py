@@ -34,6 +34,8 @@ READS = [
     'get deployments.apps/heat-api',
     'get deployments.apps/heat-cfnapi',
     'get deployments.apps/heat-engine',
+    'get pods',
+    'list pods',
 ]
 
 
@@ -67,8 +69,6 @@ class ShippedRbacTest(testtools.TestCase):
             both(), DISRUPTIVE_ACCOUNT)]
         self.assertEqual(READS + [
             'patch openstackcontrolplanes.core.openstack.org',
-            'get pods',
-            'list pods',
             'delete pods',
         ], labels)
 

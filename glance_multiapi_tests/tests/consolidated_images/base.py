@@ -83,6 +83,7 @@ class ConsolidatedImageTest(base.BasePluginTest):
         if with_running:
             kwargs['running_deployments'] = tuple(sorted(
                 (opts.running_deployments or {}).items()))
+            kwargs['rollout_timeout'] = float(opts.rollout_timeout)
         return loader.Inputs(
             mappings_file=opts.mappings_file,
             builtin=not opts.mappings_file,
