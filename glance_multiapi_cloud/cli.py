@@ -127,7 +127,7 @@ def build_parser():
                          'busy (default: any free ports)')
     up.add_argument('-q', '--quiet', action='store_true',
                     help='print only errors, not the status table')
-    settings.add('heat', 'heat_layout', 'tls', 'heat_profile',
+    settings.add('heat', 'heat_state', 'tls', 'heat_profile',
                  'heat_rpc_timeout')
     up.add_argument('--kube-role', metavar='FILE', action='append',
                     default=[],
@@ -166,10 +166,11 @@ def build_parser():
                        help=fault_help)
     patch.add_argument('--clear-faults', action='store_true',
                        help='remove every injected fault first')
-    patch.add_argument('--heat-layout', choices=kubeheat.LAYOUTS,
-                       help='deploy heat from the images of this layout '
-                            'from now on, as an operator whose defaults '
-                            'changed would (see up --heat-layout)')
+    patch.add_argument('--heat-state', choices=tuple(kubeheat.STATES),
+                       help='put heat\'s images in this state from now on, '
+                            'as an operator whose defaults changed, a user '
+                            'who overrides them or an update would (see up '
+                            '--heat-state)')
     return parser
 
 
@@ -315,14 +316,14 @@ def run(args, out):
             yaml.safe_dump(doc, out, default_flow_style=False)
     elif args.verb == 'patch':
         if args.patch is None and not (args.fault or args.clear_faults or
-                                       args.heat_layout):
+                                       args.heat_state):
             raise errors.CloudError('patch needs -p JSON, --fault, '
-                                    '--clear-faults or --heat-layout',
+                                    '--clear-faults or --heat-state',
                                     errors.EXIT_USAGE)
         acted = cloud.patch(state, patch_text=args.patch,
                             fault_args=args.fault,
                             clear_faults=args.clear_faults,
-                            heat_layout=args.heat_layout)
+                            heat_state=args.heat_state)
         out.write('glance.glance.openstack.org/glance patched%s\n' % (
             '' if acted else ' (not reconciled: fault patch-not-reconciled)'))
     return 0

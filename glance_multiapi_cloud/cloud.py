@@ -117,7 +117,7 @@ def up(state, request, log=print):
     with it; then the others; then the cloud is reconciled to its spec
     like after a patch (the catalog, tempest.conf). request: an
     UpRequest; its options say which components run and how (heat's
-    profile (heatconf.py), layout (kubeheat.LAYOUTS) and RPC timeout,
+    profile (heatconf.py), images' state (kubeheat.STATES) and RPC timeout,
     https (tlsmode.py), the control plane's namespace and the service
     account the kubeconfig acts as (default: the one kube_roles bind)).
     """
@@ -148,7 +148,7 @@ def up(state, request, log=print):
     if options.heat_profile not in heatconf.PROFILES:
         raise errors.Invalid('unknown heat profile %r; known: %s' % (
             options.heat_profile, ', '.join(sorted(heatconf.PROFILES))))
-    _check_layout(options.heat_layout)
+    _check_heat_state(options.heat_state)
     if request.base_port is not None:
         ports.check_base_port(request.base_port)
     # NOTE: speed: the scenarios' holds in tempest.conf (speed.py).
@@ -272,15 +272,15 @@ def reconcile(state):
     tempestconf.write_all(state)
 
 
-def _check_layout(heat_layout):
-    if heat_layout not in kubeheat.LAYOUTS:
-        raise errors.Invalid('unknown heat layout %r; known: %s' % (
-            heat_layout, ', '.join(kubeheat.LAYOUTS)))
+def _check_heat_state(heat_state):
+    if heat_state not in kubeheat.STATES:
+        raise errors.Invalid('unknown heat state %r; known: %s' % (
+            heat_state, ', '.join(kubeheat.STATES)))
 
 
 def patch(state, *, patch_text=None, fault_args=(), clear_faults=False,
-          heat_layout=None):
-    """Apply a merge patch (and fault or layout changes), reconcile."""
+          heat_state=None):
+    """Apply a merge patch (and fault or heat state changes), reconcile."""
     state.load()
     with locked(state):
         if not processes.pid_of(state, 'keystone'):
@@ -302,12 +302,12 @@ def patch(state, *, patch_text=None, fault_args=(), clear_faults=False,
         if spec != record.spec:
             # NOTE: metadata.generation of the Kubernetes objects.
             record.kube.generation += 1
-        if heat_layout is not None:
+        if heat_state is not None:
             if not heat.enabled(state):
-                raise errors.Invalid('--heat-layout needs heat (up '
+                raise errors.Invalid('--heat-state needs heat (up '
                                      '--with-heat)')
-            _check_layout(heat_layout)
-            record.options.heat_layout = heat_layout
+            _check_heat_state(heat_state)
+            record.options.heat_state = heat_state
         record.spec = spec
         record.faults = records
         state.save()

@@ -198,9 +198,23 @@ class Fault(object):
         return reference
 
     @hook(last_given)
-    def custom_image(self, field, default):
-        """spec.customContainerImages' override of field (None: none)."""
+    def custom_image(self, field, default, deployed):
+        """spec.customContainerImages' override of field (None: none).
+
+        default: what the heat state deploys for field; deployed: that of
+        every heat field.
+        """
         return None
+
+    @hook(any)
+    def pod_digest_drifts(self, deployment):
+        """Whether the heat Deployment's pod resolved another digest."""
+        return False
+
+    @hook(any)
+    def rollout_stuck(self, deployment):
+        """Whether the heat Deployment's rollout never progresses."""
+        return False
 
     @hook(all)
     def replaces_pod(self, deployment):

@@ -312,10 +312,60 @@ class VersionPartialOverride(_VersionField):
             'the Deployment of FIELD follow it, the image\'s other fields '
             'keep the default')
 
-    def custom_image(self, field, default):
+    def custom_image(self, field, default, deployed):
         if field != self.arg:
             return None
         return kubeheat.redigested(default, 'override of %s' % field)
+
+
+@fault_hooks.fault
+class SecondBuild(_VersionField):
+    name = 'second-build'
+    help = ('spec.customContainerImages overrides FIELD with the image '
+            'heatAPIImage is deployed from, but from another registry path '
+            'and at another digest: a second build of a shared image '
+            '(e.g. second-build=heatCfnapiImage: heat-api-cfn on '
+            'openstack-heat-api, off heatAPIImage\'s pin)')
+
+    def check_arg(self):
+        super().check_arg()
+        if self.arg == kubeheat.API:
+            raise errors.Invalid('fault %s needs a field other than %s, '
+                                 'whose image it copies' % (self.name,
+                                                            kubeheat.API))
+
+    def custom_image(self, field, default, deployed):
+        if field != self.arg:
+            return None
+        api = deployed[kubeheat.API]
+        host, _sep, path = api.partition('/')
+        name = path.rsplit('/', 1)[-1].split('@')[0].split(':')[0]
+        return kubeheat.redigested('%s/second-build/%s' % (host, name),
+                                   'a second build of %s' % name)
+
+
+@fault_hooks.fault
+class PodDigestDrift(_HeatDeployment):
+    name = 'pod-digest-drift'
+    help = ('that heat Deployment\'s pod runs another digest of its image '
+            'than the image\'s other pods: its tag (:current-podified, '
+            'master-latest) resolved to another build when it was pulled '
+            '(with a pinned reference: a digest the pin does not name)')
+
+    def pod_digest_drifts(self, deployment):
+        return deployment == self.arg
+
+
+@fault_hooks.fault
+class HeatRolloutStuck(_HeatDeployment):
+    name = 'heat-rollout-stuck'
+    help = ('that heat Deployment\'s rollout never progresses: its template '
+            'names what status names (generation 2, observed), but its pod '
+            'is still the previous ReplicaSet\'s, on another digest '
+            '(updatedReplicas 0)')
+
+    def rollout_stuck(self, deployment):
+        return deployment == self.arg
 
 
 @fault_hooks.fault

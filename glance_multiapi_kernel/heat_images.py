@@ -69,7 +69,6 @@ LAYOUTS = {
             ('openstack-heat-engine', (ENGINE,))),
     'one': (('openstack-heat-api', (API, CFNAPI, ENGINE)),),
 }
-DEFAULT_LAYOUT = 's2i'
 
 
 def layout_named(partition):

@@ -73,6 +73,16 @@ class Mapping:
         return dict(owners)
 
 
+def image_name(reference):
+    """The image a reference names: its repository's last component.
+
+    Without tag or digest: the name the build system gave the image
+    (openstack-heat-api), whatever registry or mirror path keeps it.
+    """
+    repository = reference.split('@', 1)[0]
+    return repository.rsplit('/', 1)[-1].split(':', 1)[0]
+
+
 def load_yaml(text, where):
     """Parse YAML (or JSON) text, refusing duplicate keys and alias bombs."""
     try:

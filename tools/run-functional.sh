@@ -57,7 +57,8 @@ export GLANCE_MULTIAPI_FUNCTIONAL_ARTIFACTS="$ARTIFACTS_DIR"
 # They wait on their clouds much of the time (a serial run keeps the two
 # cores a fifth busy), so the four together take about the longest one's
 # time. SERIAL=1: one worker.
-OWN_CLOUD='test_heat|test_kubeapi_heat|test_tls|test_kubeapi_rbac'
+OWN_CLOUD='test_heat|test_kubeapi_heat|test_heat_states|test_tls'
+OWN_CLOUD+='|test_kubeapi_rbac'
 OWN_CLOUD+='|test_dcn_layout|test_role_without_patch|test_cli_bad_input'
 OWN_CLOUD+='|test_restarts_under_load|test_cloud_secrets'
 UPLOADER='test_uploader_scenarios|test_uploader_chaos|test_uploader_cli'

@@ -148,14 +148,14 @@ COMPONENTS = (
                 'also run heat-api, heat-api-cfn and heat-engine (one '
                 'openstack-heat package) with RabbitMQ',
                 controlplane='heat'),
-        Setting('heat_layout', str, kubeheat.DEFAULT_LAYOUT,
-                '--heat-layout',
-                'the images heat is deployed from, as the OpenStackVersion '
-                'and the Deployments show them: "tcib" three (the '
-                'operators\' defaults), "s2i" heat-api and heat-api-cfn '
-                'from one image, heat-engine from its own (what s2i '
-                'landed), "one" all three from one (default: '
-                '%(default)s)', choices=kubeheat.LAYOUTS),
+        Setting('heat_state', str, kubeheat.DEFAULT_STATE,
+                '--heat-state',
+                'the state of heat\'s images, as the OpenStackVersion, the '
+                'Deployments and their pods show them: %s (default: '
+                '%%(default)s)' % '; '.join(
+                    '"%s" %s' % (name, help_text) for name, (help_text, _m)
+                    in kubeheat.STATES.items()),
+                choices=tuple(kubeheat.STATES)),
         Setting('heat_profile', str, heatconf.DEFAULT_PROFILE,
                 '--heat-profile',
                 'heat.conf of --with-heat: "operator" as the heat-operator '

@@ -51,13 +51,17 @@ NAME = 'kubeapi'
 KUBECONFIG = 'kubeconfig'
 MAPPINGS = 'image-mappings.yaml'
 KNOWN_NAMES = 'known-image-names.txt'
+# NOTE: the manager env of the cloud's openstack-operator (its
+# RELATED_IMAGE defaults and OPENSTACK_RELEASE_VERSION).
+MANAGER_ENV = 'related-images.env'
 CONTEXT = 'glance-multiapi-cloud'
 USER = 'glance-multiapi-tests'
 # NOTE: its CA, serving certificate and key (certmint.py says why TLS).
 TLS_DIR = 'kubeapi'
 # NOTE: and what the stand-in keeps in the state dir: the RBAC manifests,
 # the audit log, the stored Pods and ConfigMaps, heat's deleted pods.
-ENTRIES = (KUBECONFIG, MAPPINGS, KNOWN_NAMES, TLS_DIR, kuberbac.ROLE_FILE,
+ENTRIES = (KUBECONFIG, MAPPINGS, KNOWN_NAMES, MANAGER_ENV, TLS_DIR,
+           kuberbac.ROLE_FILE,
            kuberbac.AUDIT_LOG, kubepods.FILE, kubeapi_server.CONFIGMAPS_DIR,
            heatpods.STORE)
 
@@ -156,15 +160,17 @@ def _identities(state, account, namespace):
     return own, tokens, secrets, rules
 
 
-def image_mappings(layout):
-    """s2i's image-mappings.yaml for heat's images in the cloud's layout.
+def image_mappings(images):
+    """s2i's image-mappings.yaml for heat's images as the cloud deploys them.
 
-    One build target per image, named heat/<image dir> as s2i names its
-    targets (s2i's own file for layout s2i).
+    One build target per image status deploys, named heat/<image dir> as
+    s2i names its targets (s2i's own heat entries in state s2i).
     """
     targets = {}
-    for name, fields in kubeheat.layout_images(layout):
-        target = 'heat/' + name[len(s2i_mappings.IMAGE_NAME_PREFIX):]
+    prefix = s2i_mappings.IMAGE_NAME_PREFIX
+    for name, fields in kubeheat.by_image(kubeheat.deployed(images)):
+        target = 'heat/' + (name[len(prefix):] if name.startswith(prefix)
+                            else name)
         targets[target] = list(fields)
     return {'openstack_version': {'custom_container_images': targets}}
 
@@ -239,15 +245,17 @@ def register(state, admin):
 
 
 def reconcile(state):
-    """With heat: the image mapping and known names of its layout."""
+    """With heat: its image mapping, known names and manager env."""
     if not state.record.options.heat:
         return
+    images = kubeheat.images_of(state.record)
     _write_private(state.path(MAPPINGS), yaml.safe_dump(
-        image_mappings(state.record.options.heat_layout),
-        default_flow_style=False))
+        image_mappings(images), default_flow_style=False))
     _write_private(state.path(KNOWN_NAMES), ''.join(
-        name + '\n' for name, _fields in kubeheat.layout_images(
-            state.record.options.heat_layout)))
+        name + '\n' for name, _fields in kubeheat.by_image(
+            kubeheat.deployed(images))))
+    _write_private(state.path(MANAGER_ENV), ''.join(
+        '%s=%s\n' % pair for pair in kubeheat.manager_env(images)))
 
 
 def stop(state):

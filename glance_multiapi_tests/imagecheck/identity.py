@@ -31,10 +31,12 @@ reference is pullspec.py's, not this module's.
 
 import collections
 
+from glance_multiapi_kernel import image_mappings
+
 
 def image_of(ref):
     """The image a reference names: its repository's last component."""
-    return ref.repository.rsplit('/', 1)[-1]
+    return image_mappings.image_name(ref.repository)
 
 
 def same_build(first, second):

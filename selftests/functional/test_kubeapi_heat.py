@@ -14,10 +14,12 @@
 
 On the heat cloud of test_heat (its own, or GLANCE_MULTIAPI_HEAT_CLOUD):
 the three Deployments run the image references OpenStackVersion names in
-the cloud's heat layout (s2i by default: heat-api and heat-api-cfn from
-one image, heat-engine from its own), the drift faults make one differ,
-and the consolidated image checks pass on what the cloud writes and
-serves, in each of upstream's layouts, and catch each kind of drift.
+the cloud's heat state (upstream's default by default: tcib's three
+images by tag), the drift faults make one differ, and the consolidated
+image checks pass on what the cloud writes and serves, in each of
+upstream's layouts, and catch each kind of drift, in the Deployments and
+in the digests their pods run. test_heat_states judges every state from
+the CLI.
 """
 
 import contextlib
@@ -73,23 +75,27 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
 
     @contextlib.contextmanager
     def layout(self, name):
-        """Deploy heat in layout name for the block, then s2i again."""
-        self.cli('patch', '--heat-layout', name, check=True)
+        """Put heat in state name for the block, then the default again."""
+        self.cli('patch', '--heat-state', name, check=True)
         try:
             yield
         finally:
-            self.cli('patch', '--heat-layout', kubeheat.DEFAULT_LAYOUT,
+            self.cli('patch', '--heat-state', kubeheat.DEFAULT_STATE,
                      check=True)
 
     def test_deployments_run_the_s2i_images(self):
-        found, images = self.images()
+        # NOTE: s2i's images reach a cluster through the overrides.
+        with self.layout('s2i'):
+            found, images = self.images()
         for name, field in DEPLOYMENTS.items():
             self.assertEqual((images[field], 1), found[name])
         api = images['heatAPIImage']
         self.assertEqual(api, images['heatCfnapiImage'])
-        self.assertIn('/podified/openstack-heat-api@sha256:', api)
+        self.assertIn('/openstack-k8s-operators/openstack-heat-api@sha256:',
+                      api)
         engine = images['heatEngineImage']
-        self.assertIn('/podified/openstack-heat-engine@sha256:', engine)
+        self.assertIn('/openstack-k8s-operators/openstack-heat-engine'
+                      '@sha256:', engine)
         self.assertNotEqual(api.split('@')[1], engine.split('@')[1])
 
     def test_each_layout_runs_its_images(self):
@@ -101,16 +107,20 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
                              sorted(image for image, _r in found.values()))
 
     def test_image_drift_fault_changes_one_deployment(self):
-        with self.fault('heat-image-drift=heat-engine'):
-            found, images = self.images()
-        self.assertEqual(images['heatAPIImage'], found['heat-api'][0])
-        self.assertEqual(images['heatAPIImage'], found['heat-cfnapi'][0])
-        engine = found['heat-engine'][0]
-        self.assertNotEqual(images['heatEngineImage'], engine)
-        self.assertEqual(images['heatEngineImage'].split('@')[0],
-                         engine.split('@')[0])
-        found, _images = self.images()
-        self.assertEqual(images['heatEngineImage'], found['heat-engine'][0])
+        # NOTE: in s2i's layout, where heat-api and heat-cfnapi share one.
+        with self.layout('s2i'):
+            with self.fault('heat-image-drift=heat-engine'):
+                found, images = self.images()
+            self.assertEqual(images['heatAPIImage'], found['heat-api'][0])
+            self.assertEqual(images['heatAPIImage'],
+                             found['heat-cfnapi'][0])
+            engine = found['heat-engine'][0]
+            self.assertNotEqual(images['heatEngineImage'], engine)
+            self.assertEqual(images['heatEngineImage'].split('@')[0],
+                             engine.split('@')[0])
+            found, _images = self.images()
+            self.assertEqual(images['heatEngineImage'],
+                             found['heat-engine'][0])
 
     def test_image_check_passes_on_what_the_cloud_writes(self):
         kubectl = shutil.which('kubectl')
@@ -130,7 +140,8 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
             capture_output=True, text=True, timeout=120,
             env=dict(os.environ, HOME=home))
         self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
-        self.assertIn('CONSISTENT: 3 field reference(s)', proc.stdout)
+        # NOTE: three in status, three in the version's defaults.
+        self.assertIn('CONSISTENT: 6 field reference(s)', proc.stdout)
 
     # NOTE: no mapping file, as in a test-operator pod: heat's fields are
     # judged as the cloud's OpenStackVersion groups them. One test per
@@ -147,7 +158,8 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
                          results)
 
     def test_builtin_groups_catch_api_and_cfn_on_two_digests(self):
-        with self.fault('version-digest-drift=heatCfnapiImage'):
+        with self.layout('s2i'), self.fault(
+                'version-digest-drift=heatCfnapiImage'):
             results = self.run_tempest(CONSOLIDATED, overrides=self.BUILTIN)
         self.assertOutcome(results, REFERENCES, 'fail', 'digest-mismatch',
                            'openstack-heat-api in status.containerImages',
@@ -157,8 +169,11 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
                            'running-drift')
 
     def test_builtin_groups_catch_missing_field_and_partial_override(self):
-        with self.fault('version-field-missing=heatEngineImage',
-                        'version-partial-override=heatAPIImage'):
+        # NOTE: defaults serving heat-api and heat-api-cfn from one image,
+        # of which the user overrides one field.
+        with self.layout('proposed'), self.fault(
+                'version-field-missing=heatEngineImage',
+                'version-partial-override=heatAPIImage'):
             results = self.run_tempest(CONSOLIDATED, overrides=self.BUILTIN)
         self.assertOutcome(results, MAPPING, 'fail', 'missing',
                            'lacks heatEngineImage', 'openstackversion_types')
@@ -193,6 +208,39 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
             'one', 'version-digest-drift=heatEngineImage')
         self.assertOutcome(results, REFERENCES, 'fail', 'digest-mismatch',
                            'heatAPIImage=', 'heatEngineImage=')
+
+    def test_tag_resolved_apart_fails_naming_both_pods(self):
+        # NOTE: s2i's images by their rolling tag: the heat-api and
+        # heat-cfnapi pods, one image, resolved master-latest apart.
+        results = self.healthy_then_broken('s2i-latest',
+                                           'pod-digest-drift=heat-cfnapi')
+        self.assertOutcome(results, RUNNING, 'fail', 'running-digests',
+                           'its pods run 2 digests', 'of Deployment heat-api '
+                           '(heatAPIImage) runs sha256:', 'of Deployment '
+                           'heat-cfnapi (heatCfnapiImage) runs sha256:')
+        self.assertOutcome(results, REFERENCES, 'success')
+
+    def test_product_names_pass_and_two_builds_fail(self):
+        results = self.healthy_then_broken('product',
+                                           'second-build=heatCfnapiImage')
+        self.assertOutcome(results, REFERENCES, 'fail', 'digest-mismatch',
+                           'heatAPIImage=registry.redhat.io/rhoso/openstack-'
+                           'heat-api-rhel9@sha256:', 'heatCfnapiImage='
+                           'registry.redhat.io/second-build/openstack-heat-'
+                           'api-rhel9@sha256:')
+        self.assertOutcome(results, RUNNING, 'fail', 'running-digests')
+
+    def test_stuck_rollout_fails_as_a_rollout_not_drift(self):
+        overrides = {'consolidated_images': dict(
+            self.BUILTIN['consolidated_images'], rollout_timeout=3)}
+        with self.fault('heat-rollout-stuck=heat-engine'):
+            results = self.run_tempest(CONSOLIDATED, overrides=overrides)
+        details = self.assertOutcome(results, RUNNING, 'fail', 'rollout: ',
+                                     'Deployment heat-engine',
+                                     'is still rolling out after')
+        self.assertNotIn('running-drift', details)
+        self.assertNotIn('running-digests', details)
+        self.assertOutcome(results, REFERENCES, 'success')
 
     def test_consolidated_checks_pass_then_catch_drift(self):
         with self.fault():

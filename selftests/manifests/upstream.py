@@ -91,8 +91,14 @@ FACTS = (
          '    heat/heat-api:\n      - heatAPIImage\n      - heatCfnapiImage\n'
          '    heat/heat-engine:\n      - heatEngineImage\n',
          's2i builds heat as two images (the kernel\'s heat_images.py '
-         'GROUPS, '
-         'the embedded cloud\'s default heat layout s2i)'),
+         'GROUPS, the embedded cloud\'s heat state s2i)'),
+    Fact('s2i-openstack-containers', 'docs/design.md',
+         'Container images are published to '
+         '`quay.io/openstack-k8s-operators/`',
+         "where the embedded cloud's s2i states name s2i's images "
+         '(kubeapi/embedded/heat.py S2I)'),
+    Fact('s2i-openstack-containers', 'docs/design.md', '`master-latest`',
+         "s2i's rolling tag, the embedded cloud's state s2i-latest"),
     Fact('s2i-openstack-containers', 'containers/image-mappings.yaml',
          '    manila/manila-share:\n      - manilaShareImage\n',
          "s2i's file lists manilaShareImage, which the image check reports "
@@ -103,7 +109,8 @@ FACTS = (
          'hold manilaShareImages per backend (openstackversion_fields.py)'),
     Fact('openstack-operator', 'config/operator/default_images.yaml',
          'openstack-heat-api-cfn:current-podified',
-         'the operators default heat to three tcib images (layout tcib)'),
+         'the operators default heat to three tcib images by tag (the '
+         'embedded cloud\'s default heat state, kubeapi/embedded/heat.py)'),
     Fact('openstack-operator',
          'internal/controller/core/openstackversion_controller.go',
          'instance.Status.ContainerImageVersionDefaults[envAvailableVersion]'

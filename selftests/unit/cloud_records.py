@@ -29,16 +29,25 @@ TOKEN = 'the-token'
 class FakeFaults(object):
     """What world() asks of the faults."""
 
-    def __init__(self, drifted=(), versions=None, custom=None):
+    def __init__(self, drifted=(), versions=None, custom=None, apart=(),
+                 rolling=()):
         self.drifted = drifted
         self.versions = versions or {}
         self.custom = custom or {}
+        self.apart = apart
+        self.rolling = rolling
 
-    def custom_image(self, field, default):
+    def custom_image(self, field, default, deployed):
         return self.custom.get(field)
 
     def image_drifts(self, deployment):
         return deployment in self.drifted
+
+    def pod_digest_drifts(self, deployment):
+        return deployment in self.apart
+
+    def rollout_stuck(self, deployment):
+        return deployment in self.rolling
 
     def version_image(self, field, reference):
         return self.versions.get(field, reference)

@@ -112,6 +112,33 @@ class FaultsTest(testtools.TestCase):
                           [['heat-image-drift', 'heat-api']], SPEC,
                           with_heat=False)
 
+    def test_pod_digest_drift_and_stuck_rollout(self):
+        active = faults.Faults([['pod-digest-drift', 'heat-cfnapi'],
+                                ['heat-rollout-stuck', 'heat-engine']], SPEC)
+        self.assertEqual((False, True, False), tuple(
+            active.pod_digest_drifts(name)
+            for name in ('heat-api', 'heat-cfnapi', 'heat-engine')))
+        self.assertEqual((False, False, True), tuple(
+            active.rollout_stuck(name)
+            for name in ('heat-api', 'heat-cfnapi', 'heat-engine')))
+        for name in ('pod-digest-drift', 'heat-rollout-stuck'):
+            self.assertRaises(errors.Invalid, faults.Faults,
+                              [[name, 'heatAPIImage']], SPEC)
+
+    def test_second_build_copies_the_api_image_elsewhere(self):
+        active = faults.Faults([['second-build', 'heatCfnapiImage']], SPEC)
+        deployed = {'heatAPIImage': 'registry.redhat.io/rhoso/openstack-'
+                                    'heat-api-rhel9@sha256:' + 'a' * 64}
+        other = active.custom_image('heatCfnapiImage', 'x', deployed)
+        self.assertRegex(other, r'^registry\.redhat\.io/second-build/'
+                                r'openstack-heat-api-rhel9@sha256:'
+                                r'[0-9a-f]{64}$')
+        self.assertNotIn('a' * 64, other)
+        self.assertIsNone(active.custom_image('heatEngineImage', 'x',
+                                              deployed))
+        self.assertRaises(errors.Invalid, faults.Faults,
+                          [['second-build', 'heatAPIImage']], SPEC)
+
     def test_described_in_help(self):
         text = faults.describe()
         self.assertIn('kube-forbid=VERB:RESOURCE', text)

@@ -137,21 +137,19 @@ class ObjectsTest(testtools.TestCase):
         world = kubeobjects.world(data, self.document(data), pods, 105.0,
                                   FakeFaults(drifted=['heat-cfnapi']))
         images, status, custom = self.images(world)
-        # NOTE: the default layout, s2i: api and cfn from one image.
-        api = status['heatAPIImage']
-        engine = status['heatEngineImage']
-        self.assertIn('127.0.0.1:20001/podified/openstack-heat-api@sha256:',
-                      api)
-        self.assertIn('/podified/openstack-heat-engine@sha256:', engine)
-        self.assertEqual(api, status['heatCfnapiImage'])
-        self.assertNotEqual(api.split('@')[1], engine.split('@')[1])
+        # NOTE: the default state, tcib's: three images by tag, as
+        # openstack-operator's default_images.yaml ships them.
+        tcib = 'quay.io/podified-antelope-centos9/openstack-heat-'
+        self.assertEqual({
+            'heatAPIImage': tcib + 'api:current-podified',
+            'heatCfnapiImage': tcib + 'api-cfn:current-podified',
+            'heatEngineImage': tcib + 'engine:current-podified'}, status)
+        api, engine = status['heatAPIImage'], status['heatEngineImage']
         self.assertEqual({}, custom)
         self.assertEqual(api, images['heat-api'])
         self.assertEqual(engine, images['heat-engine'])
-        self.assertNotEqual(api, images['heat-cfnapi'])
-        self.assertEqual(api.split('@')[0],
-                         images['heat-cfnapi'].split('@')[0])
-        wanted = api
+        cfn = status['heatCfnapiImage']
+        self.assertTrue(images['heat-cfnapi'].startswith(cfn + '@sha256:'))
         ready = {d['metadata']['name']: d['status'].get('readyReplicas')
                  for d in world['deployments']}
         # NOTE: heat-engine's probe passes 10 s after its start only.
@@ -160,17 +158,29 @@ class ObjectsTest(testtools.TestCase):
         pod_images = {p['metadata']['name']:
                       p['spec']['containers'][0]['image']
                       for p in world['pods']}
-        self.assertEqual({'heat-api-x-1': wanted,
+        self.assertEqual({'heat-api-x-1': api,
                           'heat-engine-x-2': engine}, pod_images)
+        # NOTE: the tag resolved to one digest of the image's own.
+        ids = {p['metadata']['name']:
+               p['status']['containerStatuses'][0]['imageID']
+               for p in world['pods']}
+        self.assertRegex(ids['heat-api-x-1'], r'^quay\.io/podified-antelope-'
+                         r'centos9/openstack-heat-api@sha256:[0-9a-f]{64}$')
+        self.assertNotEqual(ids['heat-api-x-1'].split('@')[1],
+                            ids['heat-engine-x-2'].split('@')[1])
 
     def test_every_layout_declares_its_images(self):
-        for layout, per_image in (('tcib', 3), ('s2i', 2), ('one', 1)):
+        for layout, per_image in (('tcib', 3), ('s2i', 2), ('one', 1),
+                                  ('s2i-latest', 2), ('product', 3),
+                                  ('mirror', 2), ('update', 3),
+                                  ('proposed', 2)):
             data = state_data(heat=True)
-            data.options.heat_layout = layout
+            data.options.heat_state = layout
             world = kubeobjects.world(data, self.document(data), {}, 105.0,
                                       FakeFaults())
             images, status, _custom = self.images(world)
-            self.assertEqual(per_image, len(set(status.values())), layout)
+            self.assertEqual(per_image, len(kubeheat.by_image(status)),
+                             layout)
             self.assertEqual(sorted(status.values()),
                              sorted(images.values()), layout)
 
@@ -186,6 +196,77 @@ class ObjectsTest(testtools.TestCase):
         self.assertEqual(override, status['heatAPIImage'])
         self.assertEqual(override, images['heat-api'])
         self.assertNotEqual(override, status['heatCfnapiImage'])
+
+    def state(self, name, faults=None, pods=None):
+        data = state_data(heat=True)
+        data.options.heat_state = name
+        return kubeobjects.world(data, self.document(data), pods or {},
+                                 105.0, faults or FakeFaults())
+
+    def test_update_keeps_each_versions_defaults(self):
+        version = self.state('update')['openstackversions'][0]
+        self.assertEqual(('0.0.1', '0.0.2', '0.0.1'), (
+            version['spec']['targetVersion'],
+            version['status']['availableVersion'],
+            version['status']['deployedVersion']))
+        by_version = version['status']['containerImageVersionDefaults']
+        self.assertEqual(['0.0.1', '0.0.2'], sorted(by_version))
+        nxt = by_version['0.0.2']
+        self.assertEqual(nxt['heatAPIImage'], nxt['heatCfnapiImage'])
+        hotfix = version['spec']['customContainerImages']['heatAPIImage']
+        self.assertIn('/openstack-heat-api@sha256:', hotfix)
+        self.assertEqual(dict(by_version['0.0.1'], heatAPIImage=hotfix),
+                         version['status']['containerImages'])
+
+    def test_product_and_mirror_names(self):
+        status = self.state('product')['openstackversions'][0]['status']
+        self.assertEqual(
+            ['openstack-heat-api-cfn-rhel9', 'openstack-heat-api-rhel9',
+             'openstack-heat-engine-rhel9'],
+            sorted(name for name, _f in kubeheat.by_image(
+                status['containerImages'])))
+        self.assertTrue(all(ref.startswith('registry.redhat.io/rhoso/')
+                            for ref in status['containerImages'].values()))
+        version = self.state('mirror')['openstackversions'][0]
+        cfn = version['spec']['customContainerImages']['heatCfnapiImage']
+        api = version['status']['containerImages']['heatAPIImage']
+        self.assertTrue(cfn.startswith('127.0.0.1:20001/rhoso/'))
+        self.assertEqual(api.rsplit('/', 1)[1], cfn.rsplit('/', 1)[1])
+
+    def test_pod_digest_drift_and_stuck_rollout(self):
+        pods = {name: [kubeheat.PodFact(name + '-x-1', 50.0, True, None, 0,
+                                        None)]
+                for name in kubeheat.DEPLOYMENTS}
+        world = self.state('s2i-latest', FakeFaults(
+            apart=['heat-cfnapi'], rolling=['heat-engine']), pods)
+        ids = {p['metadata']['name']:
+               p['status']['containerStatuses'][0]['imageID']
+               for p in world['pods']}
+        api, cfn = ids['heat-api-x-1'], ids['heat-cfnapi-x-1']
+        self.assertEqual(api.split('@')[0], cfn.split('@')[0])
+        self.assertNotEqual(api.split('@')[1], cfn.split('@')[1])
+        engine = {d['metadata']['name']: d
+                  for d in world['deployments']}['heat-engine']
+        self.assertEqual(2, engine['metadata']['generation'])
+        self.assertEqual(2, engine['status']['observedGeneration'])
+        self.assertNotIn('updatedReplicas', engine['status'])
+        template = engine['spec']['template']['spec']['containers'][0][
+            'image']
+        pod, = [p for p in world['pods']
+                if p['metadata']['name'] == 'heat-engine-x-1']
+        self.assertNotEqual(template, pod['spec']['containers'][0]['image'])
+
+    def test_manager_env_is_the_available_versions(self):
+        images = kubeheat.HeatImages('update', 'ab' * 32, 20001)
+        env = dict(kubeheat.manager_env(images))
+        self.assertEqual('0.0.2', env['OPENSTACK_RELEASE_VERSION'])
+        self.assertEqual(env['RELATED_IMAGE_HEAT_API_IMAGE_URL_DEFAULT'],
+                         env['RELATED_IMAGE_HEAT_CFNAPI_IMAGE_URL_DEFAULT'])
+        tcib = dict(kubeheat.manager_env(images._replace(state='tcib')))
+        self.assertEqual('0.0.1', tcib['OPENSTACK_RELEASE_VERSION'])
+        self.assertEqual('quay.io/podified-antelope-centos9/'
+                         'openstack-heat-engine:current-podified',
+                         tcib['RELATED_IMAGE_HEAT_ENGINE_IMAGE_URL_DEFAULT'])
 
     def test_template_patch(self):
         patch = kubeobjects.template_patch(

@@ -18,7 +18,7 @@ import os
 import fixtures
 import testtools
 
-from glance_multiapi_kernel import heat_images
+from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import state as state_mod
@@ -55,8 +55,8 @@ class RecordTest(testtools.TestCase):
         self.assertEqual(3, record.kube.generation)
         self.assertFalse(record.options.heat)
         # NOTE: a field it did not write takes its default.
-        self.assertEqual(heat_images.DEFAULT_LAYOUT,
-                         record.options.heat_layout)
+        self.assertEqual(kubeheat.DEFAULT_STATE,
+                         record.options.heat_state)
         self.assertIsNone(record.deployed)
         again = record_mod.Record.from_json(record.to_json())
         self.assertEqual(record, again)

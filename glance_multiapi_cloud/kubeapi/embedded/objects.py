@@ -42,8 +42,9 @@ NAMESPACE = embedded.NAMESPACE
 GLANCE_NAME = 'glance'
 CONTROLPLANE_NAME = 'openstack'
 VERSION_NAME = 'openstack'
-# NOTE: the version the operators would report; nothing compares it.
-OPENSTACK_VERSION = '0.0.1'
+# NOTE: the version the operators report (the heat state update makes
+# another available).
+OPENSTACK_VERSION = kubeheat.VERSION
 # NOTE: the service account the kubeconfig acts as when no RBAC
 # manifest names one (rbac.yaml's).
 ACCOUNT = 'glance-multiapi-tests'
@@ -167,27 +168,38 @@ def glanceapis(record, document, glance_obj):
 def heat_images(record, faults=None):
     """(overrides, deployed) of heat's OpenStackVersion fields.
 
-    overrides: {field: reference} of spec.customContainerImages (a fault
-    may set some); deployed: {field: reference} the operator deploys, the
-    override else the default of the cloud's heat layout. What status
-    says is deployed() passed through the faults' version_image.
+    overrides: {field: reference} of spec.customContainerImages, the heat
+    state's (kubeheat.STATES) and a fault's; deployed: {field: reference}
+    the operator deploys, the override else the default of the target
+    version. What status says is deployed() passed through the faults'
+    version_image.
     """
     overrides, deployed = {}, {}
     if not record.options.heat:
         return overrides, deployed
+    state = kubeheat.declared(kubeheat.images_of(record))
+    plain = dict(state.defaults, **state.custom)
     for heat in kubeheat.DEPLOYMENTS.values():
-        default = kubeheat.default_reference(kubeheat.images_of(record),
-                                             heat.field)
-        custom = faults.custom_image(heat.field, default) if (
-            faults is not None) else None
+        field = heat.field
+        custom = state.custom.get(field)
+        if faults is not None:
+            custom = faults.custom_image(field, plain[field],
+                                         plain) or custom
         if custom is not None:
-            overrides[heat.field] = custom
-        deployed[heat.field] = custom or default
+            overrides[field] = custom
+        deployed[field] = custom or state.defaults[field]
     return overrides, deployed
 
 
 def openstackversion(record, faults=None):
-    """The OpenStackVersion; faults may change a field's reference."""
+    """The OpenStackVersion; faults may change a field's reference.
+
+    As openstack-operator keeps it: each version's defaults in
+    status.containerImageVersionDefaults, status.containerImages from
+    the overrides, else the target version's defaults; an update makes
+    a newer version available (availableVersion) before targetVersion
+    moves to it.
+    """
     kube = record.kube
     overrides, deployed = heat_images(record, faults)
     images = {}
@@ -196,15 +208,23 @@ def openstackversion(record, faults=None):
             reference = faults.version_image(field, reference)
         if reference is not None:
             images[field] = reference
+    status = {'availableVersion': OPENSTACK_VERSION,
+              'deployedVersion': OPENSTACK_VERSION,
+              'containerImages': images,
+              'conditions': [_condition(True, 'Setup complete')]}
+    if record.options.heat:
+        state = kubeheat.declared(kubeheat.images_of(record))
+        by_version = {OPENSTACK_VERSION: dict(state.defaults)}
+        if state.next is not None:
+            status['availableVersion'] = kubeheat.NEXT_VERSION
+            by_version[kubeheat.NEXT_VERSION] = dict(state.next)
+        status['containerImageVersionDefaults'] = by_version
     obj = {'apiVersion': 'core.openstack.org/v1beta1',
            'kind': 'OpenStackVersion',
            'metadata': _metadata(kube, 'OpenStackVersion', VERSION_NAME),
            'spec': {'targetVersion': OPENSTACK_VERSION,
                     'customContainerImages': overrides},
-           'status': {'availableVersion': OPENSTACK_VERSION,
-                      'deployedVersion': OPENSTACK_VERSION,
-                      'containerImages': images,
-                      'conditions': [_condition(True, 'Setup complete')]}}
+           'status': status}
     return objectmeta.versioned(obj)
 
 
@@ -212,17 +232,24 @@ def heat_objects(record, pods, now, drifted=(), faults=None):
     """(Deployments, Pods) of heat: pods is {Deployment: [PodFact]}.
 
     Each Deployment runs what the operator deploys for its field
-    (heat_images), or another digest of it when drifted names it.
+    (heat_images), or another digest of it when drifted names it; its
+    pods what a fault makes of that (a stuck rollout, a tag resolved
+    apart).
     """
     _overrides, deployed = heat_images(record, faults)
     images = kubeheat.images_of(record)
+    apart = [name for name in kubeheat.DEPLOYMENTS
+             if faults is not None and faults.pod_digest_drifts(name)]
+    rolling = [name for name in kubeheat.DEPLOYMENTS
+               if faults is not None and faults.rollout_stuck(name)]
     deployments, items = [], []
     for name, heat in kubeheat.DEPLOYMENTS.items():
-        reference = deployed.get(heat.field)
+        run = kubeheat.running(images, name, deployed.get(heat.field),
+                               drifted, apart, rolling)
         facts = pods.get(name, [])
         meta = _metadata(record.kube, 'Deployment', name)
         deployments.append(objectmeta.versioned(kubeheat.deployment(
-            images, name, facts, now, meta, drifted, reference)))
+            name, facts, now, meta, run)))
         for fact in facts:
             pod_meta = _metadata(record.kube, 'Pod', fact.name)
             del pod_meta['generation']
@@ -230,7 +257,7 @@ def heat_objects(record, pods, now, drifted=(), faults=None):
                 pod_meta['creationTimestamp'] = objectmeta.timestamp(
                     fact.started)
             items.append(objectmeta.versioned(kubeheat.pod(
-                images, name, fact, now, pod_meta, drifted, reference)))
+                images, name, fact, now, pod_meta, run)))
     return deployments, items
 
 
@@ -250,7 +277,8 @@ def world(record, document, heat_pods=None, now=None, faults=None):
     document: the Glance ``get`` document; heat_pods: {heat Deployment:
     [kubeheat.PodFact]} of the processes that play its pods; now:
     time.time(); faults: what a fault makes differ (image_drifts,
-    version_image), else None.
+    version_image, custom_image, pod_digest_drifts, rollout_stuck), else
+    None.
     """
     drifted = [name for name in kubeheat.DEPLOYMENTS
                if faults is not None and faults.image_drifts(name)]
