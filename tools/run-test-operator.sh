@@ -40,6 +40,10 @@
 # tools/tcib_pod.py doctor; the CR's git URL; its own /tmp), whose
 # glance-multiapi-doctor --strict must find the cloud healthy (result
 # doctor, its output in doctor.log).
+# Then, in the same pod, the CR's consolidated image tests again in each
+# state of heat's images the cloud plays (selftests/manifests/
+# heat_states.py: healthy ones pass, a fault's fails naming what it
+# broke; results heat_state.<case>), the cloud put back after.
 # Then, against the same cloud, the images of tcib's main branch
 # (podified-master-*), which install the plugin under OpenStack master's
 # upper-constraints (tools/constraints/openstack-master.txt), unless
@@ -77,7 +81,8 @@
 # interpreter's own), TEST_OPERATOR_MASTER_PODS (0: no pods of tcib's main
 # branch), TEST_OPERATOR_FRESH=1 (make
 # the venvs anew), TEST_OPERATOR_VENV_MAX_AGE (hours a venv is reused,
-# default 24; 0 never), KEEP_STATE=1 (keep the work folder).
+# default 24; 0 never), TEST_OPERATOR_HEAT_STATES (0: not the heat
+# states' runs), KEEP_STATE=1 (keep the work folder).
 set -uo pipefail
 . "$(dirname "$0")/cloud-cleanup.sh" || exit 1
 cd "$(dirname "$0")/.."
@@ -366,13 +371,14 @@ before=$("$VENV/bin/python" tools/tcib_pod.py deployment \
     --state-dir "$state") || before=""
 
 # -- the pod -------------------------------------------------------------
-# run_pod DIR PLUGIN_VENV CONSTRAINTS REQUIRE [DOCTOR]: one pod (the
-# doctor's Job first, with DOCTOR), its exit status in pod_rc.
+# run_pod DIR PLUGIN_VENV CONSTRAINTS REQUIRE [DOCTOR [RERUN]]: one pod
+# (the doctor's Job first, with DOCTOR; with RERUN, only the tests that
+# regex selects again), its exit status in pod_rc.
 run_pod() {
     local started=$SECONDS
     setsid unshare -m --propagation private -- env -i "${pod_env[@]}" \
         bash tools/test-operator-pod.sh "$1" "$ROOT/$VENV/bin/python" \
-        "$ROOT/tools" "$2" "$3" "$4" "${5:-}" &
+        "$ROOT/tools" "$2" "$3" "$4" "${5:-}" "${6:-}" &
     pod_pid=$!
     wait "$pod_pid"
     pod_rc=$?
@@ -404,6 +410,53 @@ elif grep -q '^discover_tempest_config ok' "$pod/steps.txt"; then
         "$(cat "$pod/tempest_run.rc" 2>/dev/null): $(grep . \
         "$pod/tempest-run.log" 2>/dev/null | tail -1); the pod exited" \
         "$main_rc)"
+fi
+
+# -- heat's states, judged by the CR's consolidated image tests ---------
+# NOTE: the cloud put in each state of heat's images a real cluster is in
+# (and a fault for each kind of drift: selftests/manifests/heat_states.py),
+# the CR's consolidated image tests run again in the same pod (its
+# tempest.conf, token and Role), each run judged: every healthy state
+# passes, each broken one fails the test that looks at what it broke.
+# Then the cloud is put back as it was. TEST_OPERATOR_HEAT_STATES=0: not.
+if [ "${TEST_OPERATOR_HEAT_STATES:-1}" = 1 ] && \
+        [ -s "$pod/home/openshift/etc/tempest.conf" ]; then
+    mkdir -p "$OUT/heat-states"
+    heat_regex=$("$VENV/bin/python" tools/tcib_pod.py heat-cases --regex)
+    heat_started=$SECONDS
+    while read -r heat_case heat_state heat_faults; do
+        heat_args=(--clear-faults --heat-state "$heat_state")
+        for heat_fault in $heat_faults; do
+            heat_args+=(--fault "$heat_fault")
+        done
+        if ! "$VENV/bin/glance-multiapi-cloud" --state-dir "$state" patch \
+                "${heat_args[@]}" > "$OUT/heat-states/$heat_case.patch.log" \
+                2>&1; then
+            record fail "heat_state.$heat_case" "glance-multiapi-cloud" \
+                "patch ${heat_args[*]} failed: $(tail -1 \
+                "$OUT/heat-states/$heat_case.patch.log")"
+            continue
+        fi
+        rm -f "$pod/rerun.subunit" "$pod/rerun.log"
+        run_pod "$pod" "$plugin" "$pod_constraints" "" "" "$heat_regex"
+        cp "$pod/rerun.subunit" "$OUT/heat-states/$heat_case.subunit" \
+            2> /dev/null
+        cp "$pod/rerun.log" "$OUT/heat-states/$heat_case.log" 2> /dev/null
+        if heat_said=$("$VENV/bin/python" tools/tcib_pod.py heat-verdict \
+                --case "$heat_case" "$pod/rerun.subunit" 2>&1); then
+            record success "heat_state.$heat_case"
+        else
+            record fail "heat_state.$heat_case" "$heat_said"
+        fi
+        echo "test-operator: heat_state.$heat_case ($pod_seconds s):" \
+            "$heat_said"
+    done < <("$VENV/bin/python" tools/tcib_pod.py heat-cases)
+    "$VENV/bin/glance-multiapi-cloud" --state-dir "$state" patch \
+        --clear-faults --heat-state tcib > /dev/null ||
+        record fail heat_state_restored "could not put heat back in state" \
+            "tcib"
+    echo "test-operator: heat's states judged in $((SECONDS - heat_started))" \
+        "s (results in $OUT/heat-states)"
 fi
 
 # -- the pods of tcib's main branch (podified-master-*) ----------------

@@ -57,6 +57,14 @@ Usage:
   tcib_pod.py compare-pods --default FILE --other FILE --other-name TEXT
       one line: whether every test that passed in the other pod's results
       passed in the default pod's (exit 0) or which did not (exit 1).
+  tcib_pod.py heat-cases [--regex]
+      the heat cases the stage plays (selftests/manifests/heat_states.py),
+      one a line: NAME STATE [FAULT ...]; --regex: the regex of the tests
+      each case runs.
+  tcib_pod.py heat-verdict --case NAME FILE
+      one line: whether the gate CR's consolidated tests in FILE (a
+      subunit v2 stream of their run in case NAME) got the verdict the
+      case wants (exit 0) or what differed (exit 1).
 Exit status: 0, 1 when run_tempest.sh would fail there (the reason on
 stderr), 2 for bad usage.
 """
@@ -73,6 +81,7 @@ import yaml
 import checkout_path  # noqa: F401 (selftests/ on sys.path)
 from glance_multiapi_tests.results.gate import subunit_stream
 from selftests.manifests import doctor_manifest
+from selftests.manifests import heat_states
 from selftests.manifests import pod_install
 from selftests.manifests import rbac
 from selftests.manifests import tcib_pod
@@ -262,6 +271,32 @@ def cmd_compare_pods(args):
     return 0 if ok else 1
 
 
+def cmd_heat_cases(args):
+    if args.regex:
+        print(heat_states.REGEX)
+        return 0
+    for case in heat_states.CASES:
+        print(' '.join((case.name, case.state) + case.faults))
+    return 0
+
+
+def cmd_heat_verdict(args):
+    try:
+        case = heat_states.case(args.case)
+    except KeyError as exc:
+        print('tcib_pod.py: %s' % exc.args[0], file=sys.stderr)
+        return 2
+    try:
+        with open(args.file, 'rb') as stream:
+            results = subunit_stream.parse_subunit(stream)
+    except OSError as exc:
+        results = {}
+        print('%s: %s' % (args.file, exc.strerror), file=sys.stderr)
+    ok, line = heat_states.judge(case, results)
+    print(line)
+    return 0 if ok else 1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     sub = parser.add_subparsers(dest='command')
@@ -297,6 +332,11 @@ def main(argv=None):
     compare.add_argument('--default', required=True)
     compare.add_argument('--other', required=True)
     compare.add_argument('--other-name', required=True)
+    heat_cases = sub.add_parser('heat-cases')
+    heat_cases.add_argument('--regex', action='store_true')
+    heat_verdict = sub.add_parser('heat-verdict')
+    heat_verdict.add_argument('--case', required=True)
+    heat_verdict.add_argument('file')
     args = parser.parse_args(argv)
     commands = {'env': cmd_env, 'discover-argv': cmd_discover_argv,
                 'tempest-argv': cmd_tempest_argv, 'clouds': cmd_clouds,
@@ -304,7 +344,9 @@ def main(argv=None):
                 'deployment': cmd_deployment, 'doctor': cmd_doctor,
                 'python39-verdict': cmd_python39_verdict,
                 'prefix-stream': cmd_prefix_stream,
-                'compare-pods': cmd_compare_pods}
+                'compare-pods': cmd_compare_pods,
+                'heat-cases': cmd_heat_cases,
+                'heat-verdict': cmd_heat_verdict}
     if args.command not in commands:
         parser.print_usage(sys.stderr)
         return 2

@@ -10,7 +10,8 @@
 # run_tempest, generate_test_results.
 #
 # Usage: test-operator-pod.sh POD_DIR PROJECT_PYTHON TOOLS PLUGIN_VENV
-#                             CONSTRAINTS [REQUIRED_GROUPS [DOCTOR_DIR]]
+#                             CONSTRAINTS [REQUIRED_GROUPS [DOCTOR_DIR
+#                             [RERUN_REGEX]]]
 # POD_DIR holds what run-test-operator.sh prepared: etc-test_operator/
 # (the CR's ConfigMap files), openstack/ (clouds.yaml, secure.yaml), sa/
 # (token, ca.crt, namespace), bundle.pem (the pod's system trust),
@@ -38,10 +39,14 @@
 # conf-dir, pip-cache/ kept between runs): with the pod's token,
 # clouds.yaml and CA bundle, its ConfigMap mounted, its own /tmp (its
 # HOME); its output in POD_DIR/doctor.log, its step doctor.
+# RERUN_REGEX: instead of all that, after the same mounts, the tests it
+# selects run again in the workspace, tempest.conf and plugin venv an
+# earlier run of this pod left (the stage's heat cases): what tempest
+# printed in POD_DIR/rerun.log, its stream in POD_DIR/rerun.subunit.
 # Nothing mounted here outlives the namespace.
 set -uo pipefail
 POD=$1 HELPER_PY=$2 TOOLS=$3 PLUGIN_VENV=$4 CONSTRAINTS=$5 REQUIRE=${6:-}
-DOCTOR=${7:-}
+DOCTOR=${7:-} RERUN=${8:-}
 STEPS=$POD/steps.txt
 
 say() { echo "test-operator-pod: $*"; }
@@ -118,6 +123,17 @@ mkdir -p /var/lib/tempest/external-plugins/.venv &&
 # The image's own commands (python3, discover-tempest-config, stestr, ...).
 mount --bind "$POD/image-bin" /usr/local/bin || die "cannot mount image-bin"
 [ ! -e "$HOME/.kube" ] || die "$HOME/.kube exists: a pod has no kubeconfig"
+
+# -- a rerun of some of the CR's tests, in what the first run left -------
+if [ -n "$RERUN" ]; then
+    cd /var/lib/tempest/openshift || die "no tempest workspace to rerun in"
+    # shellcheck disable=SC1091
+    . /var/lib/tempest/external-plugins/.venv/bin/activate
+    tempest run --serial --regex "$RERUN" > "$POD/rerun.log" 2>&1
+    echo $? > "$POD/rerun.rc"
+    stestr last --subunit > "$POD/rerun.subunit" 2> /dev/null
+    exit 0
+fi
 
 
 # -- the doctor's Job, before the CR (etc/test-operator/doctor.yaml) ----
