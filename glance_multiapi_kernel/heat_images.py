@@ -52,6 +52,9 @@ GROUPS = (
 FIELDS = tuple(field for _name, fields in GROUPS for field in fields)
 TCIB_NAMES = ('openstack-heat-api', 'openstack-heat-api-cfn',
               'openstack-heat-engine')
+# NOTE: upstream's heat image names, a value for known_image_names: the
+# check applies no name on its own (a product names its images
+# openstack-heat-*-rhel9).
 KNOWN_NAMES = frozenset(TCIB_NAMES) | frozenset(
     image_mappings.Target(name=name, fields=fields).image_name
     for name, fields in GROUPS)

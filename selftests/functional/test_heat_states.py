@@ -31,6 +31,7 @@ import subprocess
 import sys
 
 from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
+from glance_multiapi_kernel import kube
 from selftests.functional import kube_base
 from selftests.functional import test_heat
 
@@ -211,6 +212,23 @@ class HeatStatesCliTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
         partial, = self.findings(report, 'partial-override')
         self.assertNames(partial['message'], 'overrides heatAPIImage=',
                          'but not heatCfnapiImage')
+
+    def test_a_restarts_rollout_is_waited_out(self):
+        # NOTE: a deleted heat-engine pod is replaced at once, and the new
+        # one is Ready 10 s after it started (its probe's delay): until
+        # then the Deployment is rolling out (availableReplicas 0 of 1).
+        with kube.connect(kube.Settings(kubeconfig=self.kubeconfig(),
+                                        namespace=kube_base.NS)) as client:
+            engine, = [kube.name_of(p) for p in client.list(
+                kube.POD, label_selector='service=heat,component=engine')
+                if not kube.metadata(p).get('deletionTimestamp')]
+            client.delete(kube.POD, engine)
+        report = self.assertVerdict(1, rollout_timeout=0)
+        self.assertEqual(['rollout'], [f['kind'] for f in report['findings']])
+        self.assertNames(report['findings'][0]['message'],
+                         'Deployment heat-engine',
+                         'availableReplicas 0 of 1')
+        self.assertVerdict(0, rollout_timeout=60)
 
     def test_a_stuck_rollout_is_named_a_rollout_not_drift(self):
         self.assertVerdict(0, rollout_timeout=2)

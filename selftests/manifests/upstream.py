@@ -215,7 +215,8 @@ FACTS = (
          'the default tempest image (the gate CR names it)'),
     Fact('tcib', 'container-images/tcib/base/os/heat-base/heat-engine/'
          'heat-engine.yaml', 'tcib_actions',
-         'tcib builds openstack-heat-engine (the built-in known names)'),
+         'tcib builds openstack-heat-engine (heat_images.TCIB_NAMES, the '
+         "embedded cloud's tcib state)"),
     Fact('tcib', 'container-images/tcib/base/os/tempest/run_tempest.sh',
          'generate_test_results',
          'the stage plays run_tempest.sh (tools/test-operator-pod.sh)'),
