@@ -202,6 +202,12 @@ else
     passed=$((passed + 1))
 fi
 stage_table "project test stages"
+# NOTE: the figures of this run in $RESULTS/profile.json, beside those of
+# an earlier one when PROFILE_AGAINST names its profile.json (issue 56).
+echo "== where the time went (tools/suite_times.py profile)"
+"$VENV/bin/python" tools/suite_times.py profile "$RESULTS" --top 8 \
+    --save "$RESULTS/profile.json" \
+    ${PROFILE_AGAINST:+--against "$PROFILE_AGAINST"} || true
 echo "== the ten slowest tests (seconds, stream, test)"
 slow_streams=()
 for name in functional unit py39-unit py312-unit coexistence test-operator \
@@ -209,11 +215,5 @@ for name in functional unit py39-unit py312-unit coexistence test-operator \
     slow_streams+=("$RESULTS/$name.subunit")
 done
 "$VENV/bin/python" tools/suite_times.py slowest 10 "${slow_streams[@]}"
-# NOTE: the figures of this run in $RESULTS/profile.json, beside those of
-# an earlier one when PROFILE_AGAINST names its profile.json (issue 56).
-echo "== where the time went (tools/suite_times.py profile)"
-"$VENV/bin/python" tools/suite_times.py profile "$RESULTS" --top 8 \
-    --save "$RESULTS/profile.json" \
-    ${PROFILE_AGAINST:+--against "$PROFILE_AGAINST"} || true
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ] && [ "$passed" -gt 1 ]
