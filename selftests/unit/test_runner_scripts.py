@@ -111,7 +111,10 @@ class RunTestsSummaryTest(testtools.TestCase):
             self.assertEqual(0, rc, out)
             self.assertEqual('8 passed, 0 failed, 2 skipped', line)
             table = out[out.index('== project test stages (seconds)'):
-                        out.index('== the ten slowest tests')]
+                        out.index('== where the time went')]
+            profile = out[out.index('== where the time went'):
+                          out.index('== the ten slowest tests')]
+            self.assertIn('critical path: ', profile)
             self.assertEqual(
                 ['set-up', 'lint', 'unit', 'python-matrix', 'coexistence',
                  'test-operator', 'test-operator-disruptive', 'functional',
