@@ -103,6 +103,14 @@ FACTS = (
     Fact('glance-operator', 'api/v1beta1/glance_webhook.go',
          'if api.Type != APIEdge && r.KeystoneEndpoint == name {',
          'keystoneEndpoint must name a non-edge API'),
+    Fact('glance-operator', 'api/v1beta1/glance_webhook.go',
+         'if r.KeystoneEndpoint == "" && len(r.GlanceAPIs) == 1 {',
+         'an unset keystoneEndpoint defaults only with exactly one API '
+         '(glance_cr.default_keystone_endpoint)'),
+    Fact('glance-operator', 'api/v1beta1/conditions.go',
+         'KeystoneEndpointErrorMessage = "KeystoneEndpoint is assigned to '
+         'an invalid GlanceAPI instance"',
+         "the webhook's words for it (glance_cr.refusals)"),
     Fact('glance-operator', 'api/v1beta1/common_types.go',
          'Override APIOverrideSpec `json:"override,omitempty"`',
          'grow/shrink does not copy an API\'s service overrides'),
