@@ -356,6 +356,28 @@ class TestFaults(testtools.TestCase):
                     'slow-reconcile=601'):
             self.assertRaises(errors.Invalid, self._faults, bad)
 
+    def test_observed_generation_lag(self):
+        self.assertEqual(0, self._faults().status_lag())
+        self.assertEqual(3600.0, self._faults(
+            'observed-generation-lag=3600').status_lag())
+        self.assertEqual(6.0, self._faults(
+            'observed-generation-lag=6', 'observed-generation-lag=2'
+        ).status_lag())
+        for bad in ('observed-generation-lag', 'observed-generation-lag=0',
+                    'observed-generation-lag=x',
+                    'observed-generation-lag=3601'):
+            self.assertRaises(errors.Invalid, self._faults, bad)
+
+    def test_statefulset_not_observed(self):
+        self.assertTrue(self._faults().statefulset_observed('api0'))
+        default = self._faults('statefulset-not-observed')
+        self.assertEqual((False, True), (default.statefulset_observed(
+            'api0'), default.statefulset_observed('api1')))
+        self.assertFalse(self._faults(
+            'statefulset-not-observed=api1').statefulset_observed('api1'))
+        self.assertRaises(errors.Invalid, self._faults,
+                          'statefulset-not-observed=api7')
+
     def test_shared_store_moves_second_store_only(self):
         shared = self._faults('shared-store=ceph0:ceph1')
         self.assertEqual('/g/stores/ceph0',
