@@ -28,6 +28,7 @@ from glance_multiapi_cloud import components
 from glance_multiapi_cloud.components import heat
 from glance_multiapi_cloud.components import keystone
 from glance_multiapi_cloud.components import kubeapi
+from glance_multiapi_cloud import deployed
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import faults as faults_mod
 from glance_multiapi_cloud import heatconf
@@ -310,9 +311,14 @@ def patch(state, *, patch_text=None, fault_args=(), clear_faults=False,
             record.options.heat_state = heat_state
         record.spec = spec
         record.faults = records
-        state.save()
         if not faults.reconciles():
+            # NOTE: the controller still writes a pass (its
+            # observedGeneration catches up) that changes nothing: what
+            # the fault breaks is acting on the spec, not the status.
+            deployed.observe(record, time.time(), faults.status_lag())
+            state.save()
             return False
+        state.save()
         delay = faults.reconcile_delay()
         if delay > 0:
             # NOTE: the fault itself (slow-reconcile: an operator late to

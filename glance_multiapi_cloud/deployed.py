@@ -18,6 +18,12 @@ controller stops its pass at an API it refuses to deploy
 order are not reconciled. Each reconcile of the embedded cloud plays one
 pass (``advance``), kept in the state as ``deployed``; the Glance APIs'
 processes, their route and the catalog follow it, not the spec.
+
+And the generations: the GlanceAPI CRs' metadata.generation (one more
+whenever a pass changes the API), and the status.observedGeneration the
+controllers have written (``observe``, at the end of a reconcile, when
+the APIs are up; a fault may hold it behind for a while, and a patch
+that is not reconciled leaves it behind).
 """
 
 from glance_multiapi_kernel import glance_cr
@@ -44,12 +50,58 @@ def of_record(record):
 
 
 def advance(state):
-    """Play one pass over the spec from the last; keep and return it."""
-    found = glance_cr.reconcile_pass(state.record.spec,
-                                     location_api_on(state),
-                                     state.record.deployed)
-    state.record.deployed = found
+    """Play one pass over the spec from the last; keep and return it.
+
+    An API the pass changes (or makes) gets one more metadata.generation
+    on its GlanceAPI CRs; one the pass leaves out loses its CRs, and a
+    later one of that name starts again at 1.
+    """
+    record = state.record
+    before = of_record(record)['apis']
+    found = glance_cr.reconcile_pass(record.spec, location_api_on(state),
+                                     record.deployed)
+    kept = record.kube.api_generations
+    for api in list(kept):
+        if api not in found['apis']:
+            del kept[api]
+    for api in found['reconciled']:
+        if api not in kept:
+            kept[api] = 1
+        elif found['apis'][api] != before.get(api):
+            kept[api] += 1
+    record.deployed = found
     return found
+
+
+def generations(record):
+    """{'glance': n, 'apis': {api: n}}: each CR's metadata.generation."""
+    return {'glance': record.kube.generation,
+            'apis': {api: record.kube.api_generations.get(api, 1)
+                     for api in of_record(record)['apis']}}
+
+
+def observed(record, now):
+    """What status.observedGeneration says at time now (generations())."""
+    kube = record.kube
+    found = kube.observed if now >= kube.observed_after else (
+        kube.observed_before)
+    return {'glance': found.get('glance', 0),
+            'apis': dict(found.get('apis') or {})}
+
+
+def observe(record, now, lag=0):
+    """The controllers write a pass over the current generations.
+
+    NOTE: glance-operator sets observedGeneration at the start of a pass
+    and writes it with the conditions at its end; the embedded cloud
+    writes it when the reconcile is over (the APIs are up, the catalog
+    written). With lag (a fault) the status says what it said before
+    for lag seconds more.
+    """
+    kube = record.kube
+    kube.observed_before = observed(record, now)
+    kube.observed = generations(record)
+    kube.observed_after = now + lag
 
 
 def apis(state):

@@ -144,6 +144,23 @@ class Fault(object):
         """Seconds a patch that is acted upon waits before it is."""
         return 0
 
+    @hook(max)
+    def status_lag(self):
+        """Seconds the controllers' written status stays behind.
+
+        After a reconcile (the APIs up, the catalog written), the CRs'
+        status.observedGeneration says what it said before for this long.
+        """
+        return 0
+
+    @hook(all)
+    def statefulset_observed(self, api):
+        """Whether api's GlanceAPI CRs see their StatefulSet's generation.
+
+        Else their DeploymentReady stays Unknown.
+        """
+        return True
+
     @hook(all)
     def starts_service(self, name):
         """Whether a non-glance service (e.g. heat-engine) is started."""

@@ -80,32 +80,68 @@ class WrongDefaultStore(fault_hooks.Fault):
 @fault_hooks.fault
 class PatchNotReconciled(fault_hooks.Fault):
     name = 'patch-not-reconciled'
-    help = 'patches are accepted into the spec but never acted upon'
+    help = ('patches are accepted into the spec but never acted upon (the '
+            "controller's status says it observed them)")
 
     def reconciles(self):
         return False
 
 
-@fault_hooks.fault
-class SlowReconcile(fault_hooks.Fault):
-    name = 'slow-reconcile'
+class _Seconds(fault_hooks.Fault):
+    """A fault whose ARG is SECONDS, above 0 and at most most."""
+
     arg_kind = 'seconds'
-    help = ('every patch is acted upon SECONDS late, as by an operator '
-            'slow to reconcile: a switchover or grow/shrink converges '
-            'that much later (e.g. slow-reconcile=6)')
+    most = 600
 
     def check_arg(self):
         try:
             seconds = float(self.arg)
         except (TypeError, ValueError):
             seconds = -1
-        if not 0 < seconds <= 600:
+        if not 0 < seconds <= self.most:
             raise errors.Invalid('fault %s needs SECONDS, above 0 and at '
-                                 'most 600, e.g. %s=6, got %r' % (
-                                     self.name, self.name, self.arg))
+                                 'most %d, e.g. %s=6, got %r' % (
+                                     self.name, self.most, self.name,
+                                     self.arg))
+
+
+@fault_hooks.fault
+class SlowReconcile(_Seconds):
+    name = 'slow-reconcile'
+    help = ('every patch is acted upon SECONDS late, as by an operator '
+            'slow to reconcile: a switchover or grow/shrink converges '
+            'that much later (e.g. slow-reconcile=6)')
 
     def reconcile_delay(self):
         return float(self.arg)
+
+
+@fault_hooks.fault
+class ObservedGenerationLag(_Seconds):
+    name = 'observed-generation-lag'
+    # NOTE: long enough to outlast a whole test-operator stage (a
+    # status that does not catch up while the suite runs).
+    most = 3600
+    help = ('after each reconcile the Glance and GlanceAPI CRs\' '
+            'status.observedGeneration stays at the generation before '
+            'for SECONDS more, though the APIs are up and the catalog '
+            'moved, as when the controllers write their pass late (e.g. '
+            'observed-generation-lag=6): a just-patched Glance then shows '
+            'the Ready of the pass before')
+
+    def status_lag(self):
+        return float(self.arg)
+
+
+@fault_hooks.fault
+class StatefulSetNotObserved(fault_hooks.Fault):
+    name = 'statefulset-not-observed'
+    help = ("API's GlanceAPI CRs leave DeploymentReady Unknown, as "
+            "glance-operator does while its StatefulSet's generation is "
+            "not observed (default API: keystoneEndpoint)")
+
+    def statefulset_observed(self, api):
+        return api != self._api()
 
 
 @fault_hooks.fault

@@ -62,6 +62,15 @@ class Kube:
     created: str = ''
     # NOTE: metadata.generation of the Glance CR and the control plane.
     generation: int = 1
+    # NOTE: metadata.generation of each API's GlanceAPI CRs, one more at
+    # each pass that changes the API (deployed.advance); and the
+    # status.observedGeneration the controllers' last written pass says,
+    # {'glance': n, 'apis': {api: n}}: observed_before until the time
+    # observed_after, observed from then on (deployed.observe).
+    api_generations: dict = dataclasses.field(default_factory=dict)
+    observed: dict = dataclasses.field(default_factory=dict)
+    observed_before: dict = dataclasses.field(default_factory=dict)
+    observed_after: float = 0.0
     # NOTE: with heat: the digest its images are named by (kubeapi/
     # embedded/heat.py).
     heat_digest: typing.Optional[str] = None

@@ -153,13 +153,14 @@ def normalize(data, source='spec', old=None):
         apis[name] = api
         api_stores(spec, name, source)
     types = {name: api['type'] for name, api in apis.items()}
-    keystone_endpoint = spec.get('keystoneEndpoint')
-    if keystone_endpoint is None:
-        keystone_endpoint = glance_cr.default_keystone_endpoint(types)
-        if keystone_endpoint is None:
-            raise SpecError('%s: spec.keystoneEndpoint is required when '
-                            'there is not exactly one non-edge API' % source)
-        spec['keystoneEndpoint'] = keystone_endpoint
+    # NOTE: the webhook's Default: an unset keystoneEndpoint becomes the
+    # API only when there is exactly one; otherwise it stays unset and
+    # its validation refuses the spec below, as it refuses
+    # {central: split, edge1: edge} without one.
+    if not spec.get('keystoneEndpoint'):
+        default = glance_cr.default_keystone_endpoint(types)
+        if default is not None:
+            spec['keystoneEndpoint'] = default
     # NOTE: the webhook's own rules, worded as it words them; a spec it
     # would refuse must not become a cloud. One the controller takes and
     # does not deploy becomes one as broken as the operator's

@@ -22,8 +22,21 @@ builds its objects' status with them; the plugin reads any object's
 conditions with the same words (``of``, ``not_true``, ``describe``).
 Pure logic: a condition is a dict as in a CR's ``status.conditions``.
 
-Upstream: lib-common 0959e9d (the module glance-operator 65990ce pins),
-glance-operator 65990ce.
+Readiness as the operator writes it has two more parts than Ready True:
+the CR's ``status.observedGeneration`` must have reached its
+``metadata.generation`` (each controller sets it at the start of a pass
+and writes it with the conditions at its end, so until then every
+condition describes an older spec; the Glance controller also holds
+Ready back until every GlanceAPI's has: ``glance_controller.go``
+``checkGlanceAPIsGeneration``), and a condition may be Unknown, which
+means not decided yet rather than failed (``glanceapi_controller.go``
+leaves DeploymentReady Unknown while its StatefulSet's generation is
+unobserved). ``generation_lag`` and ``settling`` read those.
+
+Upstream: glance-operator 65990ce, and lib-common fdcb3ee3699d, the
+commit its go.mod pins (the condition code was read at 0959e9d, the
+newest commit a snapshot here holds: see doc/source/
+supported-versions.rst).
 """
 
 from glance_multiapi_kernel import errors
@@ -59,6 +72,9 @@ SEVERITY_WARNING = 'Warning'
 SEVERITY_INFO = 'Info'
 
 SETUP_COMPLETE = 'Setup complete'  # ReadyMessage
+SETUP_STARTED = 'Setup started'  # ReadyInitMessage
+DEPLOYMENT_NOT_STARTED = 'Deployment not started'  # ...ReadyInitMessage
+NETWORK_ATTACHMENTS_NOT_STARTED = 'NetworkAttachments not started'
 DEPLOYMENT_COMPLETED = 'Deployment completed'  # DeploymentReadyMessage
 DEPLOYMENT_IN_PROGRESS = 'Deployment in progress'  # ...RunningMessage
 CRONJOB_NOT_STARTED = 'CronJob not started'  # CronJobReadyInitMessage
@@ -175,30 +191,42 @@ def _with_ready(conds, completed):
 
     True ("Setup complete") when the pass got to its end with every
     other condition True; else the pass left Ready Unknown, and the
-    deferred patch mirrors the most severe condition into it.
+    deferred patch mirrors the most severe condition into it (Ready's
+    own Unknown "Setup started" when nothing else is below True).
     """
     if completed and all(c['status'] == 'True' for c in conds):
         ready = true(READY, SETUP_COMPLETE)
     else:
-        ready = mirror(conds + [unknown(READY, INIT, 'Setup started')],
+        ready = mirror(conds + [unknown(READY, INIT, SETUP_STARTED)],
                        READY)
     return ordered([ready] + conds)
 
 
-def glanceapi_conditions(ready_count, replicas):
+def glanceapi_conditions(ready_count, replicas, statefulset_observed=True):
     """A GlanceAPI CR's conditions after a pass of its controller.
 
     DeploymentReady is True ("Deployment completed") when readyCount
     equals replicas (0 of 0 included), else False, Requested, Info,
     "Deployment in progress" (glanceapi_controller.go reconcileNormal);
-    Ready mirrors it.
+    Ready mirrors it. Only when the StatefulSet's generation is observed:
+    until then the controller leaves DeploymentReady and
+    NetworkAttachmentsReady as it initialised them, Unknown (Init), and
+    Ready mirrors that Unknown.
     """
-    conds = [true(ctype, message) for ctype, message in _GLANCEAPI_TRUE]
-    if ready_count == replicas:
-        conds.append(true(DEPLOYMENT_READY, DEPLOYMENT_COMPLETED))
-    else:
-        conds.append(false(DEPLOYMENT_READY, REQUESTED, SEVERITY_INFO,
-                           DEPLOYMENT_IN_PROGRESS))
+    if statefulset_observed:
+        conds = [true(ctype, message)
+                 for ctype, message in _GLANCEAPI_TRUE]
+        if ready_count == replicas:
+            conds.append(true(DEPLOYMENT_READY, DEPLOYMENT_COMPLETED))
+        else:
+            conds.append(false(DEPLOYMENT_READY, REQUESTED, SEVERITY_INFO,
+                               DEPLOYMENT_IN_PROGRESS))
+        return _with_ready(conds, True)
+    conds = [true(ctype, message) for ctype, message in _GLANCEAPI_TRUE
+             if ctype != NETWORK_ATTACHMENTS_READY]
+    conds += [unknown(DEPLOYMENT_READY, INIT, DEPLOYMENT_NOT_STARTED),
+              unknown(NETWORK_ATTACHMENTS_READY, INIT,
+                      NETWORK_ATTACHMENTS_NOT_STARTED)]
     return _with_ready(conds, True)
 
 
@@ -215,7 +243,7 @@ def api_ready(crs_conditions):
     return found
 
 
-def glance_conditions(api_readies, stopped_at):
+def glance_conditions(api_readies, stopped_at, apis_observed=True):
     """The Glance CR's conditions after a pass of its controller.
 
     api_readies: api_ready() of each API the pass reconciled, in name
@@ -224,6 +252,10 @@ def glance_conditions(api_readies, stopped_at):
     own GlanceAPI CRs). stopped_at: the API the pass refused
     (glance_cr.reconcile_pass), else None: then GlanceAPIReady is False
     with the operator's words and the pass never got to the CronJob.
+    apis_observed: whether every GlanceAPI's observedGeneration has
+    reached its generation; else Ready is not marked True even when
+    every other condition is (checkGlanceAPIsGeneration), and the
+    deferred patch leaves it Unknown, "Setup started".
     """
     conds = [true(ctype, message) for ctype, message in _GLANCE_TRUE
              if ctype != CRONJOB_READY]
@@ -237,7 +269,7 @@ def glance_conditions(api_readies, stopped_at):
         conds.append(unknown(CRONJOB_READY, INIT, CRONJOB_NOT_STARTED))
     else:
         conds.append(true(CRONJOB_READY, 'CronJob completed'))
-    return _with_ready(conds + [api], stopped_at is None)
+    return _with_ready(conds + [api], stopped_at is None and apis_observed)
 
 
 # -- reading ------------------------------------------------------------------
@@ -258,6 +290,59 @@ def is_ready(conds):
     """Whether conds hold Ready with status True."""
     ready = get(conds, READY)
     return ready is not None and ready.get('status') == 'True'
+
+
+def _count(value):
+    """A generation as a count, else None (bool is no count)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def generation_lag(obj):
+    """(metadata.generation, status.observedGeneration) when behind.
+
+    None when the status has caught up, or when the object has no
+    metadata.generation (a document that was not read from an API
+    server, e.g. a hand-written one: nothing to compare). A missing
+    observedGeneration is 0, as the operators omit it when empty: no pass
+    over this object has been written yet.
+    """
+    if not isinstance(obj, dict):
+        return None
+    meta = obj.get('metadata')
+    generation = _count(meta.get('generation')) if isinstance(
+        meta, dict) else None
+    if generation is None:
+        return None
+    status = obj.get('status')
+    observed = _count(status.get('observedGeneration')) if isinstance(
+        status, dict) else None
+    if observed is not None and observed >= generation:
+        return None
+    return generation, observed
+
+
+def describe_lag(lag):
+    """One phrase naming the fields and values of generation_lag()."""
+    generation, observed = lag
+    if observed is None:
+        return ('status.observedGeneration missing, metadata.generation '
+                '%d: the operator has not written a pass over this CR yet, '
+                'so its conditions are not of its spec' % generation)
+    return ('status.observedGeneration %d, metadata.generation %d: the '
+            'operator has not written a pass over the latest spec, so its '
+            'conditions describe an earlier one' % (observed, generation))
+
+
+def is_settling(conds):
+    """Whether Ready is Unknown: the operator has not decided yet.
+
+    Unknown is how a pass leaves what it did not get to (lib-common
+    Init), as opposed to False, a finding of the pass.
+    """
+    ready = get(conds, READY)
+    return ready is not None and ready.get('status') == 'Unknown'
 
 
 def not_true(conds):

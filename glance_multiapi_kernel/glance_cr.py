@@ -150,14 +150,16 @@ def in_catalog_possible(api_type):
 
 
 def default_keystone_endpoint(types):
-    """The keystoneEndpoint the operator picks when it is unset.
+    """The keystoneEndpoint the webhook gives a spec that leaves it unset.
+
+    As GlanceSpecCore.Default (glance_webhook.go): the only API when
+    spec.glanceAPIs has exactly one, whatever its type (an edge one is
+    then refused by keystone_endpoint_problem); with two or more, None:
+    it stays unset, and the webhook refuses the spec.
 
     :param types: {API name: type}.
-    :returns: the only non-edge API, or None when there is not exactly one.
     """
-    candidates = [name for name, api_type in sorted(types.items())
-                  if in_catalog_possible(api_type)]
-    return candidates[0] if len(candidates) == 1 else None
+    return next(iter(types)) if len(types) == 1 else None
 
 
 def keystone_endpoint_problem(name, types):
@@ -307,14 +309,35 @@ def refusals(spec, old=None):
     keystone_endpoint = spec.get('keystoneEndpoint')
     problem = keystone_endpoint_problem(keystone_endpoint, types)
     if problem:
-        detail = ('names no API' if problem == UNKNOWN_API else
-                  'names an edge API, never in the catalog')
+        if not keystone_endpoint:
+            detail = ('unset: Default sets it only when there is '
+                      'exactly one API')
+        elif problem == UNKNOWN_API:
+            detail = '%s names no API' % documents.short(
+                repr(keystone_endpoint))
+        else:
+            detail = '%s names an edge API, never in the catalog' % (
+                documents.short(repr(keystone_endpoint)))
+        # NOTE: the webhook's words first, as "oc apply" prints them
+        # (field.Invalid), then what it does not say: why.
         found.append(Refusal(
-            'spec.keystoneEndpoint', '%s (%s %s)' % (
-                KEYSTONE_ENDPOINT_MESSAGE,
-                documents.short(repr(keystone_endpoint)), detail),
+            'spec.keystoneEndpoint', '%s (%s)' % (invalid_value(
+                keystone_endpoint, KEYSTONE_ENDPOINT_MESSAGE), detail),
             WEBHOOK + ' isValidKeystoneEP'))
     return found
+
+
+def invalid_value(value, message):
+    """The body of a field.Invalid error, as the API server words it.
+
+    'Invalid value: "x": message' (k8s.io/apimachinery field.Error: a
+    string value quoted; an unset string is Go's "").
+    """
+    if value is None:
+        value = ''
+    shown = ('"%s"' % documents.short(value) if isinstance(value, str)
+             else documents.short(repr(value)))
+    return 'Invalid value: %s: %s' % (shown, message)
 
 
 # -- what the controller deploys ----------------------------------------------

@@ -131,8 +131,11 @@ class Access(object):
         """What the operator says of apis, to append to a finding, or ''.
 
         From the Glance CR last read (none read: ''), and the GlanceAPI
-        CRs of apis read now through the same connection. Best effort: a
-        CR that cannot be read only costs the note, logged.
+        CRs of apis read now through the same connection: each CR not
+        Ready as readiness.problems words it, a status.observedGeneration
+        behind its metadata.generation first (its conditions are then of
+        an earlier spec). Best effort: a CR that cannot be read only costs
+        the note, logged.
         """
         apis = sorted({a for a in apis if a})
         if not apis or self.last_glance is None:

@@ -76,7 +76,9 @@
 # pod is named after it), TEST_OPERATOR_NAMESPACE,
 # TEST_OPERATOR_NAME (the stage's name in results, default test-operator),
 # TEST_OPERATOR_REQUIRE, TEST_OPERATOR_PYTHON (the image's Python, 3.9),
-# TEST_OPERATOR_CONSTRAINTS (what pip gets with -c), TEST_OPERATOR_PIP (the
+# TEST_OPERATOR_CONSTRAINTS (what pip gets with -c), TEST_OPERATOR_FAULTS
+# (faults the stage's cloud starts with, "up --fault" each, to see the
+# verdict of a broken cluster), TEST_OPERATOR_PIP (the
 # pip of the image's venvs; default 21.3.1 with Python 3.9, empty: the
 # interpreter's own), TEST_OPERATOR_MASTER_PODS (0: no pods of tcib's main
 # branch), TEST_OPERATOR_FRESH=1 (make
@@ -280,9 +282,13 @@ for role in "${ROLES[@]}"; do
 done
 echo "test-operator: the pod acts as $account (Secret $secret of" \
     "$rbac_file); applied: ${ROLES[*]}"
+fault_args=()
+for fault in ${TEST_OPERATOR_FAULTS:-}; do
+    fault_args+=(--fault "$fault")
+done
 "$VENV/bin/glance-multiapi-cloud" --state-dir "$state" up --tls \
     --with-heat --kube-namespace "$NAMESPACE" \
-    "${kube_role_args[@]}" \
+    "${kube_role_args[@]}" "${fault_args[@]}" \
     --kube-service-account "$account" | tail -2
 [ "${PIPESTATUS[0]}" = 0 ] || { record fail cloud_up "the cloud did not" \
     "come up (see above)"; finish; }

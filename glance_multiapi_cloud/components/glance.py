@@ -213,8 +213,10 @@ def _publish(state):
     state.record.status = {'apiEndpoint': status_endpoints(state, faults)}
     state.record.reconciled_spec = spec
     # NOTE: the lastTransitionTime of the conditions (kubeapi/embedded/
-    # glance.py).
+    # glance.py), and the pass over the current generations written.
     state.record.reconciled_at = time.time()
+    deployed.observe(state.record, state.record.reconciled_at,
+                     faults.status_lag())
     state.save()
 
 

@@ -212,8 +212,8 @@ def parse_cr(doc, source, strict=True):
             _types(apis))
         if keystone_endpoint is None:
             raise _field_error(source, 'spec.keystoneEndpoint',
-                               'missing, and there is not exactly one '
-                               'non-edge API to default to')
+                               'missing, and the webhook defaults it only '
+                               'when spec.glanceAPIs has exactly one API')
     namespace = kube.metadata(doc).get('namespace')
     deployment = Deployment(apis=apis, keystone_endpoint=keystone_endpoint,
                             source=source,
@@ -304,7 +304,8 @@ def apply_options(base, opts):
             _types(apis))
         if keystone_endpoint is None:
             raise _field_error(source, 'keystone_endpoint', 'unset, and '
-                               'there is not exactly one non-edge API')
+                               'it defaults (as the webhook does) only to '
+                               'the one API of a deployment with exactly one')
     return validate(Deployment(
         apis=apis, keystone_endpoint=keystone_endpoint, source=source,
         status_keys=base.status_keys if base else (),

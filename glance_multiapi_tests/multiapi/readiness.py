@@ -20,6 +20,14 @@ the name the operator gives it (glance_cr.glanceapi_crs); it gathers
 them in a Report. ``problems`` words what is not Ready (one line per
 condition, naming its CR); ``note`` is what any other check appends to a
 finding about some APIs, '' when the CRs have nothing to say.
+
+Ready as glance-operator writes it (conditions.py): a CR whose
+status.observedGeneration is behind its metadata.generation is not
+Ready, whatever its conditions say (they describe an earlier spec: a
+just-patched Glance still shows the Ready of the pass before), and is
+named first with both fields. Such a CR, or one whose Ready is Unknown,
+is settling: the operator has not decided yet, so a check may wait
+(``settling``) before it judges; False is the operator's finding.
 """
 
 import dataclasses
@@ -80,10 +88,7 @@ def problems(report):
 
 def glance_problems(report):
     """The Glance CR's lines of problems()."""
-    glance_conds = conditions.of(report.glance)
-    if conditions.is_ready(glance_conds):
-        return []
-    return _lines(report.glance_label, glance_conds)
+    return _lines(report.glance_label, report.glance)
 
 
 def api_problems(report):
@@ -94,17 +99,58 @@ def api_problems(report):
         label = 'GlanceAPI %s (API %s)' % (item.name, item.api)
         if item.missing:
             lines.append('%s: missing: %s' % (label, item.missing))
-        elif not conditions.is_ready(item.conditions):
-            lines += _lines(label, item.conditions)
+        else:
+            lines += _lines(label, item.obj)
     return found
 
 
-def _lines(label, conds):
+def _lines(label, obj):
+    conds = conditions.of(obj)
+    lag = conditions.generation_lag(obj)
+    lines = []
+    if lag is not None:
+        lines.append('%s: %s' % (label, conditions.describe_lag(lag)))
+    if conditions.is_ready(conds):
+        return lines
     shown = conditions.not_true(conds)
     if conditions.get(conds, conditions.READY) is None:
         shown.insert(0, {'type': 'Ready', 'status': 'missing',
                          'message': 'the CR reports no Ready condition'})
-    return ['%s: %s' % (label, conditions.describe(c)) for c in shown]
+    return lines + ['%s: %s' % (label, conditions.describe(c))
+                    for c in shown]
+
+
+def _crs(report):
+    """[(label, CR or None when missing)] of every CR read."""
+    found = [(report.glance_label, report.glance)]
+    for item in report.api_crs or ():
+        found.append(('GlanceAPI %s (API %s)' % (item.name, item.api),
+                      None if item.missing else item.obj))
+    return found
+
+
+def _is_settling(obj):
+    return (conditions.generation_lag(obj) is not None
+            or conditions.is_settling(conditions.of(obj)))
+
+
+def settling(report):
+    """The labels of the CRs the operator has not decided about yet.
+
+    [] when every CR not Ready has a finding of the operator's (a False
+    condition, no Ready at all, a missing CR), or none is: then there is
+    nothing to wait for. Else every CR not Ready is still settling: its
+    observedGeneration is behind, or its Ready is Unknown.
+    """
+    found = []
+    for label, obj in _crs(report):
+        if obj is None:
+            return []
+        if _is_settling(obj):
+            found.append(label)
+        elif _lines(label, obj):
+            return []
+    return found
 
 
 def note(report, apis, one_line=False):

@@ -125,6 +125,23 @@ class KubeApiTest(kube_base.KubeCloudTestCase):
         self.assertIn("'nope' names no API", proc.stderr)
         self.assertEqual(doc['spec'], self.doc()['spec'])
 
+    def test_kubectl_patch_unsetting_keystone_endpoint_is_refused(self):
+        # NOTE: with two APIs and more the webhook leaves an unset
+        # keystoneEndpoint unset and refuses it (glance_webhook.go
+        # Default, isValidKeystoneEP), in its own words.
+        doc = self.doc()
+        self.assertGreater(len(doc['spec']['glanceAPIs']), 1)
+        proc = self.kubectl('patch', 'oscp', 'openstack', '--type', 'merge',
+                            '-p', json.dumps({'spec': {'glance': {
+                                'template': {'keystoneEndpoint': None}}}}))
+        self.assertEqual(1, proc.returncode)
+        self.assertIn('is invalid', proc.stderr)
+        self.assertIn('spec.keystoneEndpoint: Invalid value: "": '
+                      'KeystoneEndpoint is assigned to an invalid GlanceAPI '
+                      'instance', proc.stderr)
+        self.assertEqual(422, self.audit()[-1]['code'])
+        self.assertEqual(doc['spec'], self.doc()['spec'])
+
     def test_kubectl_json_patch_is_unsupported(self):
         proc = self.kubectl('patch', 'oscp', 'openstack', '--type', 'json',
                             '-p', '[]')

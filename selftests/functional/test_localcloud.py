@@ -317,9 +317,16 @@ class TestCloudLifecycle(base.CloudTestCase):
                  ('spec.glanceAPIs.solo: the embedded cloud cannot run a '
                   'single API on s0:rbd with the location API',)),
                 (self.ONE_API + edge + 'keystoneEndpoint: e0\n',
-                 ('spec.keystoneEndpoint: KeystoneEndpoint is assigned to '
-                  'an invalid GlanceAPI instance',
-                  'glance_webhook.go isValidKeystoneEP'))):
+                 ('spec.keystoneEndpoint: Invalid value: "e0": '
+                  'KeystoneEndpoint is assigned to an invalid GlanceAPI '
+                  'instance', 'glance_webhook.go isValidKeystoneEP')),
+                # NOTE: the webhook defaults keystoneEndpoint only with
+                # exactly one API: beside an edge API it stays unset.
+                (self.ONE_API + edge,
+                 ('spec.keystoneEndpoint: Invalid value: "": '
+                  'KeystoneEndpoint is assigned to an invalid GlanceAPI '
+                  'instance (unset: Default sets it only when there is '
+                  'exactly one API)', 'glance_webhook.go isValidKeystoneEP'))):
             proc = self.run_cli('up', '--spec', self.spec_file(text))
             self.assertOneLineError(proc, 22, 'spec.yaml', *needles)
             self.assertFalse(os.path.exists(os.path.join(self.dir, 'tempest')),

@@ -19,6 +19,7 @@ run one at a time (tools/run-functional.sh runs stestr with concurrency 1).
 """
 
 import json
+import re
 
 from glance_multiapi_kernel import glance_cr
 from selftests.functional import base
@@ -217,3 +218,89 @@ class MultiApiFaultsTest(base.CloudTestCase):
         self.assertOutcome(results, GROW_SHRINK, 'fail',
                            'waiting for API apigrow in the discovery '
                            'output', 'status.apiEndpoint.apigrow-')
+
+    # -- Ready as the operator writes it ----------------------------------
+    # NOTE: a change of api1's own spec: a new generation of the Glance CR
+    # and of api1's GlanceAPI CRs (the cloud ignores apiTimeout itself).
+    def _patch_api1(self, timeout):
+        self.cli('patch', '--type', 'merge', '-p', json.dumps(
+            {'spec': {'glanceAPIs': {'api1': {'apiTimeout': timeout}}}}),
+            check=True)
+
+    LAG = ('status.observedGeneration %d, metadata.generation %d: the '
+           'operator has not written a pass over the latest spec')
+
+    def test_observed_generation_lag_fails_readiness_naming_it(self):
+        # NOTE: the status stays behind longer than the check waits; the
+        # conditions still say Ready, of the pass before the patch.
+        with self.fault('observed-generation-lag=600'):
+            self._patch_api1(61)
+            try:
+                doc = self.doc()
+                results = self.run_one(READY)
+            finally:
+                self._patch_api1(None)
+        generation = doc['metadata']['generation']
+        self.assertEqual(generation - 1, doc['status']['observedGeneration'])
+        self.assertEqual('True', doc['status']['conditions'][0]['status'])
+        details = self.assertOutcome(
+            results, READY, 'fail', 'still settling after 20 s',
+            'Glance openstack/glance: ' + self.LAG % (generation - 1,
+                                                      generation),
+            'GlanceAPI glance-api1-external (API api1): '
+            'status.observedGeneration ',
+            'GlanceAPI glance-api1-internal (API api1): '
+            'status.observedGeneration ')
+        self.assertNotIn('GlanceAPI glance-api0-external', details)
+
+    def test_observed_generation_lag_is_waited_out_by_readiness(self):
+        conf = self.overrides()
+        conf['glance_multiapi']['convergence_timeout'] = 120
+        with self.fault('observed-generation-lag=40'):
+            self._patch_api1(61)
+            try:
+                results = self.run_one_with(READY, conf)
+            finally:
+                self._patch_api1(None)
+        self.assertOutcome(results, READY, 'success',
+                           'settling: waited ',
+                           's for the operator to decide about: Glance '
+                           'openstack/glance, GlanceAPI '
+                           'glance-api1-external (API api1)')
+
+    def run_one_with(self, test_id, conf):
+        return self.run_tempest(test_id.replace('.', r'\.'),
+                                overrides=conf)
+
+    def test_observed_generation_lag_is_waited_out_by_the_switchover(self):
+        with self.fault('observed-generation-lag=8'):
+            results = self.run_one(SWITCHOVER)
+        details = self.assertOutcome(results, SWITCHOVER, 'success')
+        took = re.search(r'convergence: \S+ -> \S+: ([0-9.]+) s', details)
+        self.assertIsNotNone(took, details[-2000:])
+        # NOTE: the catalog moved at once; the Glance CR caught up 8 s
+        # after the patch was reconciled.
+        self.assertGreaterEqual(float(took.group(1)), 8.0)
+
+    def test_observed_generation_lag_fails_scenarios_naming_it(self):
+        behind = "the Glance CR's status.observedGeneration "
+        with self.fault('observed-generation-lag=600'):
+            results = self.run_tempest(
+                r'glance_multiapi_tests\.tests\.scenario\.test_(switchover|'
+                r'grow_shrink)', overrides=self.overrides())
+        self.assertOutcome(
+            results, SWITCHOVER, 'fail',
+            'waiting for the catalog to hold exactly one image service, '
+            'owned by api1', "and the Glance CR's status.observedGeneration "
+            'at its metadata.generation', behind, 'metadata.generation ')
+        self.assertOutcome(results, GROW_SHRINK, 'fail',
+                           'waiting for API apigrow in the discovery output',
+                           behind)
+
+    def test_unobserved_statefulset_fails_readiness_as_unknown(self):
+        with self.fault('statefulset-not-observed=api1'):
+            results = self.run_one(READY)
+        unknown = ('GlanceAPI glance-api1-%s (API api1): DeploymentReady='
+                   'Unknown (Init): Deployment not started')
+        self.assertOutcome(results, READY, 'fail', 'still settling after '
+                           '20 s', unknown % 'external', unknown % 'internal')

@@ -41,7 +41,13 @@ COMMITS = {
     # is its upper-constraints.txt at this commit (its header says so,
     # and the unit tests hold the two to each other).
     'requirements': '3353677727f8351bc58ba98efafe6bc884a0257c',
-    'lib-common': '0959e9d460479ce253e13822098057c8db938e15',
+    # NOTE: the commit glance-operator's go.mod pins (the pseudo-version
+    # gives only these 12 digits; a fact below holds the pin). No
+    # snapshot reachable here holds it: its facts were read at 0959e9d
+    # (2026-06-26), the newest one, and glance-operator 65990ce builds
+    # with fdcb3ee using exactly the names they hold. check_upstream.py
+    # against a clone that has fdcb3ee checks them there.
+    'lib-common': 'fdcb3ee3699d',
     # NOTE: test-operator's default image (podified-antelope-centos9) is
     # built from tcib's antelope branch, which installs plugins under the
     # 2023.1 upper-constraints: tools/constraints/openstack-2023.1.txt
@@ -154,6 +160,14 @@ FACTS = (
          'HAProxy',
          "an API's apiTimeout is an integer of at least 1 "
          '(glance_cr.api_timeout_problem)'),
+    Fact('glance-operator', 'api/v1beta1/glance_webhook.go',
+         'if r.KeystoneEndpoint == "" && len(r.GlanceAPIs) == 1 {',
+         'an unset keystoneEndpoint defaults only with exactly one API '
+         '(glance_cr.default_keystone_endpoint)'),
+    Fact('glance-operator', 'api/v1beta1/conditions.go',
+         'KeystoneEndpointErrorMessage = "KeystoneEndpoint is assigned to '
+         'an invalid GlanceAPI instance"',
+         "the webhook's words for it (glance_cr.refusals)"),
     Fact('glance-operator', 'api/v1beta1/common_types.go',
          'Override APIOverrideSpec `json:"override,omitempty"`',
          'grow/shrink does not copy an API\'s service overrides'),
@@ -192,6 +206,39 @@ FACTS = (
          'if instance.Status.ReadyCount == *instance.Spec.Replicas {',
          'DeploymentReady is True when readyCount equals replicas '
          '(conditions.glanceapi_conditions)'),
+    Fact('glance-operator', 'go.mod',
+         'lib-common/modules/common v0.6.1-0.20260813160234-fdcb3ee3699d',
+         "the lib-common commit the condition rules follow (COMMITS)"),
+    Fact('glance-operator', 'internal/controller/glance_controller.go',
+         'instance.Status.ObservedGeneration = instance.Generation',
+         'observedGeneration is written with the pass over that '
+         'generation (conditions.generation_lag, deployed.observe)'),
+    Fact('glance-operator', 'internal/controller/glanceapi_controller.go',
+         'instance.Status.ObservedGeneration = instance.Generation',
+         "a GlanceAPI's observedGeneration likewise (readiness.py)"),
+    Fact('glance-operator', 'internal/controller/glance_controller.go',
+         'if item.Generation != item.Status.ObservedGeneration {',
+         'Glance holds Ready back until every GlanceAPI is observed '
+         '(conditions.glance_conditions)'),
+    Fact('glance-operator', 'internal/controller/glanceapi_controller.go',
+         'if depl.GetStatefulSet().Generation == '
+         'depl.GetStatefulSet().Status.ObservedGeneration {',
+         'DeploymentReady stays Unknown while the StatefulSet is not '
+         'observed (conditions.glanceapi_conditions)'),
+    Fact('openstack-operator', 'internal/openstack/glance.go',
+         'glance.GetAnnotations()[glancev1.GlanceLocationAPILabel] = '
+         '"false"',
+         'the location-API annotation is rewritten on every reconcile '
+         '(troubleshooting: not a remedy a user has)'),
+    Fact('openstack-operator', 'api/core/v1beta1/openstackversion_types.go',
+         'ServiceDefaults ServiceDefaults `json:"serviceDefaults,omitempty"`',
+         'glanceLocationAPI is status of the OpenStackVersion'),
+    Fact('lib-common', 'modules/common/condition/conditions.go',
+         'DeploymentReadyInitMessage = "Deployment not started"',
+         "an unobserved StatefulSet's DeploymentReady (conditions.py)"),
+    Fact('lib-common', 'modules/common/condition/conditions.go',
+         'ReadyInitMessage = "Setup started"',
+         "Ready's words while a pass is unfinished (conditions.py)"),
     Fact('lib-common', 'modules/common/condition/conditions.go',
          'DeploymentReadyRunningMessage = "Deployment in progress"',
          "a GlanceAPI's words for pods not all ready (conditions.py)"),

@@ -52,6 +52,9 @@ class FakeFaults(object):
     def version_image(self, field, reference):
         return self.versions.get(field, reference)
 
+    def statefulset_observed(self, api):
+        return True
+
 
 def state_json(heat=False, faults_=()):
     return {'spec': copy.deepcopy(SPEC), 'faults': [list(f) for f in faults_],

@@ -77,6 +77,30 @@ class GlanceApiTest(testtools.TestCase):
         self.assertEqual('Ready', types[0])
         self.assertEqual(sorted(types[1:]), types[1:])
 
+    def test_unobserved_statefulset_leaves_deployment_ready_unknown(self):
+        # NOTE: glanceapi_controller.go judges readyCount only once the
+        # StatefulSet's generation is observed; whatever the count.
+        for count in (0, 1):
+            conds = c.glanceapi_conditions(count, 1,
+                                           statefulset_observed=False)
+            # NOTE: Ready mirrors the Unknown group; its members share a
+            # lastTransitionTime here, so Ready's own (type order).
+            self.assertEqual(
+                [('Ready', 'Unknown', 'Init', None, 'Setup started'),
+                 ('DeploymentReady', 'Unknown', 'Init', None,
+                  'Deployment not started'),
+                 ('NetworkAttachmentsReady', 'Unknown', 'Init', None,
+                  'NetworkAttachments not started')],
+                [_brief(x) for x in c.not_true(conds)])
+            self.assertFalse(c.is_ready(conds))
+            self.assertTrue(c.is_settling(conds))
+
+    def test_glance_api_ready_mirrors_the_unknown(self):
+        found = c.api_ready([c.glanceapi_conditions(
+            1, 1, statefulset_observed=False)])
+        self.assertEqual(('GlanceAPIReady', 'Unknown', 'Init', None,
+                          'Setup started'), _brief(found))
+
 
 class GlanceTest(testtools.TestCase):
 
@@ -119,8 +143,52 @@ class GlanceTest(testtools.TestCase):
                           'CronJob not started'),
                          _brief(c.get(conds, c.CRONJOB_READY)))
 
+    def test_ready_held_back_until_every_glanceapi_is_observed(self):
+        # NOTE: checkGlanceAPIsGeneration: every other condition True,
+        # and still not Ready; the deferred patch mirrors Ready's own
+        # Unknown.
+        conds = c.glance_conditions([self._api(True)], None,
+                                    apis_observed=False)
+        self.assertEqual([('Ready', 'Unknown', 'Init', None,
+                           'Setup started')],
+                         [_brief(x) for x in c.not_true(conds)])
+        self.assertTrue(c.is_settling(conds))
+
 
 class ReadingTest(testtools.TestCase):
+
+    def test_generation_lag(self):
+        def obj(generation, observed=None, status=True):
+            found = {'metadata': {'generation': generation}}
+            if status:
+                found['status'] = {} if observed is None else {
+                    'observedGeneration': observed}
+            return found
+        self.assertIsNone(c.generation_lag(obj(3, 3)))
+        self.assertIsNone(c.generation_lag(obj(3, 4)))
+        self.assertEqual((3, 2), c.generation_lag(obj(3, 2)))
+        # NOTE: omitted when 0: no pass written yet.
+        self.assertEqual((1, None), c.generation_lag(obj(1)))
+        self.assertEqual((1, None), c.generation_lag(obj(1, status=False)))
+        # NOTE: no generation: not from an API server, nothing to judge.
+        for other in (None, [], {}, {'metadata': {}}, {'metadata': {
+                'generation': '3'}}, {'metadata': {'generation': True}}):
+            self.assertIsNone(c.generation_lag(other))
+        self.assertEqual((3, None), c.generation_lag(
+            {'metadata': {'generation': 3}, 'status': {
+                'observedGeneration': 'x'}}))
+        self.assertEqual(
+            'status.observedGeneration 2, metadata.generation 3: the '
+            'operator has not written a pass over the latest spec, so '
+            'its conditions describe an earlier one',
+            c.describe_lag((3, 2)))
+        self.assertIn('status.observedGeneration missing, '
+                      'metadata.generation 1', c.describe_lag((1, None)))
+
+    def test_settling_is_unknown_ready_only(self):
+        self.assertFalse(c.is_settling(c.glanceapi_conditions(0, 1)))
+        self.assertFalse(c.is_settling(c.glanceapi_conditions(1, 1)))
+        self.assertFalse(c.is_settling([]))
 
     def test_of_tolerates_any_shape(self):
         for obj in (None, [], {}, {'status': None}, {'status': {

@@ -20,12 +20,31 @@ from glance_multiapi_kernel import glance_cr
 class KeystoneEndpointTest(testtools.TestCase):
 
     def test_defaults_to_the_only_non_edge_api(self):
+        # NOTE: the webhook's Default: the only API, and only then.
         self.assertEqual('a', glance_cr.default_keystone_endpoint(
-            {'a': 'split', 'e': 'edge'}))
+            {'a': 'split'}))
+        self.assertEqual('a', glance_cr.default_keystone_endpoint(
+            {'a': 'single'}))
 
     def test_no_default_with_two_or_none(self):
-        for types in ({'a': 'split', 'b': 'single'}, {'e': 'edge'}, {}):
+        for types in ({'a': 'split', 'b': 'single'}, {}):
             self.assertIsNone(glance_cr.default_keystone_endpoint(types))
+
+    def test_no_default_beside_an_edge_api(self):
+        # NOTE: {central: split, edge1: edge} has two APIs: the webhook
+        # leaves keystoneEndpoint unset and then refuses the spec, where
+        # "the only non-edge API" would have taken it.
+        types = {'central': 'split', 'edge1': 'edge'}
+        self.assertIsNone(glance_cr.default_keystone_endpoint(types))
+        self.assertEqual(glance_cr.UNKNOWN_API,
+                         glance_cr.keystone_endpoint_problem(None, types))
+
+    def test_the_only_api_is_the_default_even_when_edge(self):
+        # NOTE: then refused, naming it (isValidKeystoneEP).
+        types = {'e': 'edge'}
+        self.assertEqual('e', glance_cr.default_keystone_endpoint(types))
+        self.assertEqual(glance_cr.EDGE_API,
+                         glance_cr.keystone_endpoint_problem('e', types))
 
     def test_webhook_refusals(self):
         types = {'a': 'split', 'e': 'edge'}
@@ -87,11 +106,16 @@ def _spec(apis, top=None, keystone_endpoint='a'):
     return spec
 
 
+def _keystone(value):
+    """The webhook's field.Invalid words, as "oc apply" shows them."""
+    return ('Invalid value: "%s": %s' % (
+        value, glance_cr.KEYSTONE_ENDPOINT_MESSAGE), 'isValidKeystoneEP')
+
+
 class RefusalsTest(testtools.TestCase):
     """spec -> refused? -> the operator's message and rule."""
 
     SPLIT = (glance_cr.SPLIT_FILE_MESSAGE, 'isInvalidBackend')
-    KEYSTONE = (glance_cr.KEYSTONE_ENDPOINT_MESSAGE, 'isValidKeystoneEP')
 
     CASES = [
         # (what, spec, refusal (message, rule) or None)
@@ -131,10 +155,14 @@ class RefusalsTest(testtools.TestCase):
         ('keystoneEndpoint names an edge API',
          _spec({'a': ('split', _csc('s0:rbd'), 1),
                 'e': ('edge', _csc('s1:rbd'), 1)}, keystone_endpoint='e'),
-         KEYSTONE),
+         _keystone('e')),
         ('keystoneEndpoint names no API',
          _spec({'a': ('split', _csc('s0:rbd'), 1)},
-               keystone_endpoint='nope'), KEYSTONE),
+               keystone_endpoint='nope'), _keystone('nope')),
+        ('keystoneEndpoint unset beside an edge API',
+         _spec({'central': ('split', _csc('s0:rbd'), 1),
+                'edge1': ('edge', _csc('s1:rbd'), 1)},
+               keystone_endpoint=None), _keystone('')),
     ]
 
     def test_table(self):

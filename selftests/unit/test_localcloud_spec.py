@@ -89,6 +89,39 @@ class TestSpecLoad(testtools.TestCase):
         # NOTE: like the operator, the only API is the default.
         self.assertEqual('only', loaded['keystoneEndpoint'])
 
+    def test_keystone_endpoint_defaulted_only_with_one_api(self):
+        # NOTE: glance_webhook.go Default; an unset keystoneEndpoint
+        # beside an edge API is refused in the webhook's words, as
+        # "oc apply" of that spec is.
+        central_edge = {'glanceAPIs': {
+            'central': {'customServiceConfig': _csc('c')},
+            'edge1': {'type': 'edge', 'customServiceConfig': _csc('e')}}}
+        exc = self.assertRaises(spec.SpecError, spec.load,
+                                json.dumps(central_edge), 'ce.json')
+        self.assertIn('ce.json: spec.keystoneEndpoint: Invalid value: "": '
+                      'KeystoneEndpoint is assigned to an invalid '
+                      'GlanceAPI instance (unset: Default sets it only '
+                      'when there is exactly one API) [glance-operator '
+                      'api/v1beta1/glance_webhook.go isValidKeystoneEP]',
+                      str(exc))
+        central_edge['keystoneEndpoint'] = 'central'
+        self.assertEqual('central', spec.load(json.dumps(central_edge),
+                                              'ce.json')['keystoneEndpoint'])
+        exc = self.assertRaises(spec.SpecError, spec.load, json.dumps(
+            {'glanceAPIs': {'edge1': {'type': 'edge',
+                                      'customServiceConfig': _csc('e')}}}),
+            'e.json')
+        self.assertIn('Invalid value: "edge1": KeystoneEndpoint is '
+                      'assigned', str(exc))
+
+    def test_patch_unsetting_keystone_endpoint_refused_with_two_apis(self):
+        loaded = spec.load(DEMO, 'demo.yaml')
+        exc = self.assertRaises(
+            spec.SpecError, spec.apply_patch, loaded,
+            '{"spec": {"keystoneEndpoint": null}}')
+        self.assertIn('spec.keystoneEndpoint: Invalid value: "": '
+                      'KeystoneEndpoint is assigned', str(exc))
+
     def _refused(self, text, *needles):
         exc = self.assertRaises(spec.SpecError, spec.load, text, 'x.yaml')
         for needle in needles:
@@ -124,8 +157,9 @@ class TestSpecLoad(testtools.TestCase):
              'cannot be used', 'glance_webhook.go isInvalidBackend'),
             (DEMO.replace('keystoneEndpoint: api0',
                           'keystoneEndpoint: edge0'),
-             'spec.keystoneEndpoint: KeystoneEndpoint is assigned to an '
-             'invalid GlanceAPI instance', 'isValidKeystoneEP'),
+             'spec.keystoneEndpoint: Invalid value: "edge0": '
+             'KeystoneEndpoint is assigned to an invalid GlanceAPI '
+             'instance', 'isValidKeystoneEP'),
         )
         for text, reason, rule in cases:
             exc = self.assertRaises(spec.SpecError, spec.load, text, 'd.yaml')
@@ -321,6 +355,28 @@ class TestFaults(testtools.TestCase):
                     'slow-reconcile=x', 'slow-reconcile=nan',
                     'slow-reconcile=601'):
             self.assertRaises(errors.Invalid, self._faults, bad)
+
+    def test_observed_generation_lag(self):
+        self.assertEqual(0, self._faults().status_lag())
+        self.assertEqual(3600.0, self._faults(
+            'observed-generation-lag=3600').status_lag())
+        self.assertEqual(6.0, self._faults(
+            'observed-generation-lag=6', 'observed-generation-lag=2'
+        ).status_lag())
+        for bad in ('observed-generation-lag', 'observed-generation-lag=0',
+                    'observed-generation-lag=x',
+                    'observed-generation-lag=3601'):
+            self.assertRaises(errors.Invalid, self._faults, bad)
+
+    def test_statefulset_not_observed(self):
+        self.assertTrue(self._faults().statefulset_observed('api0'))
+        default = self._faults('statefulset-not-observed')
+        self.assertEqual((False, True), (default.statefulset_observed(
+            'api0'), default.statefulset_observed('api1')))
+        self.assertFalse(self._faults(
+            'statefulset-not-observed=api1').statefulset_observed('api1'))
+        self.assertRaises(errors.Invalid, self._faults,
+                          'statefulset-not-observed=api7')
 
     def test_shared_store_moves_second_store_only(self):
         shared = self._faults('shared-store=ceph0:ceph1')

@@ -37,10 +37,22 @@ def _glance(conds):
         kube_cases.GLANCE['status'], conditions=conds))
 
 
-def _api(name, conds):
-    return {'apiVersion': 'glance.openstack.org/v1beta1',
-            'kind': 'GlanceAPI', 'metadata': {'name': name},
-            'status': {'conditions': conds}}
+def _api(name, conds, generation=None, observed=None):
+    obj = {'apiVersion': 'glance.openstack.org/v1beta1',
+           'kind': 'GlanceAPI', 'metadata': {'name': name},
+           'status': {'conditions': conds}}
+    if generation is not None:
+        obj['metadata']['generation'] = generation
+    if observed is not None:
+        obj['status']['observedGeneration'] = observed
+    return obj
+
+
+def _generations(obj, generation, observed):
+    obj['metadata']['generation'] = generation
+    if observed is not None:
+        obj['status']['observedGeneration'] = observed
+    return obj
 
 
 class ReadThroughApiTest(kube_cases.KubeTestCase):
@@ -144,6 +156,80 @@ class ReadThroughApiTest(kube_cases.KubeTestCase):
         self.assertEqual('', way.note([]))
         self.assertEqual('', self.access(kubernetes_api=False).note(
             ['api0']))
+
+
+class GenerationTest(kube_cases.KubeTestCase):
+    """Ready as the operator writes it: observedGeneration and Unknown."""
+
+    def put_apis(self, **objs):
+        for name in ('glance-api0-external', 'glance-api0-internal',
+                     'glance-api1-single'):
+            self.stub.put(kube.GLANCE_API, objs.get(
+                name.replace('-', '_'), _api(name, READY, 1, 1)))
+
+    def test_caught_up_is_ready(self):
+        self.stub.put(kube.GLANCE, _generations(_glance(HEALTHY), 4, 4))
+        self.put_apis()
+        report = self.access().report()
+        self.assertEqual([], readiness.problems(report))
+        self.assertEqual([], readiness.settling(report))
+
+    def test_just_patched_glance_is_not_ready(self):
+        # NOTE: its conditions still say Ready True, of the pass before.
+        self.stub.put(kube.GLANCE, _generations(_glance(HEALTHY), 4, 3))
+        self.put_apis()
+        report = self.access().report()
+        self.assertEqual(
+            ['Glance openstack/glance: status.observedGeneration 3, '
+             'metadata.generation 4: the operator has not written a pass '
+             'over the latest spec, so its conditions describe an earlier '
+             'one'], readiness.problems(report))
+        self.assertEqual(['Glance openstack/glance'],
+                         readiness.settling(report))
+
+    def test_unobserved_glanceapi_is_named(self):
+        self.stub.put(kube.GLANCE, _generations(_glance(HEALTHY), 4, 4))
+        self.put_apis(glance_api1_single=_api(
+            'glance-api1-single', READY, 2))
+        report = self.access().report()
+        self.assertEqual(
+            {'api0': [], 'api1': [
+                'GlanceAPI glance-api1-single (API api1): status.'
+                'observedGeneration missing, metadata.generation 2: the '
+                'operator has not written a pass over this CR yet, so its '
+                'conditions are not of its spec']},
+            readiness.api_problems(report))
+        self.assertEqual(['GlanceAPI glance-api1-single (API api1)'],
+                         readiness.settling(report))
+
+    def test_unknown_is_settling_false_is_a_finding(self):
+        unknown = conditions.glanceapi_conditions(
+            1, 1, statefulset_observed=False)
+        self.stub.put(kube.GLANCE, _glance(HEALTHY))
+        self.put_apis(glance_api0_external=_api(
+            'glance-api0-external', unknown, 1, 1))
+        report = self.access().report()
+        self.assertIn('GlanceAPI glance-api0-external (API api0): '
+                      'DeploymentReady=Unknown (Init): Deployment not '
+                      'started', readiness.problems(report))
+        self.assertEqual(['GlanceAPI glance-api0-external (API api0)'],
+                         readiness.settling(report))
+        # NOTE: beside a False one, there is nothing to wait for.
+        self.put_apis(glance_api0_external=_api(
+            'glance-api0-external', unknown, 1, 1),
+            glance_api1_single=_api('glance-api1-single', NOT_READY, 1, 1))
+        report = self.access().report()
+        self.assertEqual(5, len(readiness.problems(report)))
+        self.assertEqual([], readiness.settling(report))
+
+    def test_missing_cr_is_a_finding(self):
+        self.stub.put(kube.GLANCE, _generations(_glance(HEALTHY), 4, 3))
+        self.put_apis()
+        del self.stub.objects[kube_stub.path(kube.GLANCE_API,
+                                             'glance-api1-single')]
+        report = self.access().report()
+        self.assertEqual(2, len(readiness.problems(report)))
+        self.assertEqual([], readiness.settling(report))
 
 
 class ReadThroughCommandTest(kube_cases.KubeTestCase):

@@ -18,9 +18,12 @@ keystoneEndpoint annotation, where it stopped), which APIs answer, and
 the ``get`` document's ``status.apiEndpoint``. The conditions and their
 words are ``glance_multiapi_kernel/conditions.py``'s, the CR names and
 annotations
-``glance_multiapi_kernel/glance_cr.py``'s. Pure logic, but for document(),
+``glance_multiapi_kernel/glance_cr.py``'s; the generations and the
+observed ones are deployed.py's. Pure logic, but for document(),
 which reads the state dir and asks each API whether it answers.
 """
+
+import time
 
 from glance_multiapi_cloud.components import glance
 from glance_multiapi_cloud import deployed
@@ -51,8 +54,15 @@ def document(state):
         state, api) for api, entry in passed['apis'].items()}
     status['glanceAPIReadyCounts'] = ready_counts(passed, answering)
     status['conditions'] = glance_conditions(passed, answering,
-                                             record.reconciled_at)
-    metadata = {'name': GLANCE_NAME, 'namespace': 'openstack'}
+                                             record.reconciled_at,
+                                             state.faults)
+    # NOTE: as "oc get -o json" shows them; omitted when 0, as the
+    # operator's status omits an empty observedGeneration.
+    observed = deployed.observed(record, time.time())['glance']
+    if observed:
+        status['observedGeneration'] = observed
+    metadata = {'name': GLANCE_NAME, 'namespace': 'openstack',
+                'generation': record.kube.generation}
     if record.annotations:
         metadata['annotations'] = dict(record.annotations)
     return {'apiVersion': 'glance.openstack.org/v1beta1', 'kind': 'Glance',
@@ -76,10 +86,15 @@ def _stamped(conds, when):
             for c in conds]
 
 
-def crs(passed, answering, glance_name=GLANCE_NAME):
+def _statefulset_observed(faults, api):
+    return faults is None or faults.statefulset_observed(api)
+
+
+def crs(passed, answering, glance_name=GLANCE_NAME, faults=None):
     """Every GlanceAPI CR, in the controller's order.
 
-    [(api, CR name, apiType, readyCount, conditions)].
+    [(api, CR name, apiType, readyCount, conditions)]. faults: what a
+    fault makes differ (statefulset_observed), else None.
     """
     found = []
     for api in sorted(passed['apis']):
@@ -89,14 +104,23 @@ def crs(passed, answering, glance_name=GLANCE_NAME):
                                                    entry['type']):
             found.append((api, name, child, count,
                           conditions.glanceapi_conditions(
-                              count, entry['replicas'])))
+                              count, entry['replicas'],
+                              _statefulset_observed(faults, api))))
     return found
 
 
-def glance_conditions(passed, answering, when=None):
-    """The Glance CR's status.conditions after the last pass."""
+def glance_conditions(passed, answering, when=None, faults=None):
+    """The Glance CR's status.conditions after the last pass.
+
+    NOTE: while its observedGeneration is behind, the Glance CR shows
+    the conditions of the pass before; the embedded cloud plays them as
+    that pass would have found what runs, every GlanceAPI observed
+    (glance-operator's rule holding Ready back for an unobserved
+    GlanceAPI is conditions.glance_conditions', kept for the real ones).
+    """
     per_api = {}
-    for api, _name, _child, _count, conds in crs(passed, answering):
+    for api, _name, _child, _count, conds in crs(passed, answering,
+                                                 faults=faults):
         per_api.setdefault(api, []).append(conds)
     readies = [conditions.api_ready(per_api[api])
                for api in passed['reconciled'] if api in per_api]
@@ -104,26 +128,32 @@ def glance_conditions(passed, answering, when=None):
         readies, passed['stoppedAt']), when)
 
 
-def glanceapis(record, document, owner, metadata, when=None):
+def glanceapis(record, document, owner, metadata, when=None, now=None,
+               faults=None):
     """The GlanceAPI CRs the Glance CR owns.
 
     document: the ``get`` document (its glanceAPIReadyCounts say which
     APIs answer, its status.apiEndpoint their URLs); owner: the Glance
-    CR's metadata; metadata(name): a new object's metadata.
+    CR's metadata; metadata(name, generation): a new object's metadata;
+    now: time.time() (which observedGeneration the status says);
+    faults: what a fault makes differ, else None.
     """
     passed = deployed.of_record(record)
     status = document.get('status') or {}
     counts = status.get('glanceAPIReadyCounts') or {}
     urls = status.get('apiEndpoint') or {}
     answering = {api: counts.get(api, 0) > 0 for api in passed['apis']}
+    generations = deployed.generations(record)['apis']
+    observed = deployed.observed(record, time.time() if now is None
+                                 else now)['apis']
     items = []
     for api, name, child, count, conds in crs(passed, answering,
-                                              owner['name']):
+                                              owner['name'], faults):
         entry = passed['apis'][api]
         annotations = {WSGI_ANNOTATION: 'true'}
         if api in passed['keystoneEndpoint']:
             annotations[glance_cr.KEYSTONE_ENDPOINT_ANNOTATION] = 'true'
-        meta = metadata(name)
+        meta = metadata(name, generations[api])
         meta.update(
             labels={SERVICE_LABEL: 'glance', glance_cr.API_NAME_LABEL: api},
             annotations=annotations,
@@ -143,7 +173,8 @@ def glanceapis(record, document, owner, metadata, when=None):
                      'customServiceConfig': entry.get(
                          'customServiceConfig', ''),
                      'serviceUser': 'glance'},
-            'status': {'readyCount': count, 'apiEndpoint': endpoints,
-                       'observedGeneration': meta.get('generation', 1),
-                       'conditions': _stamped(conds, when)}})
+            'status': dict({'readyCount': count, 'apiEndpoint': endpoints,
+                            'conditions': _stamped(conds, when)}, **(
+                {'observedGeneration': observed[api]}
+                if observed.get(api) else {}))})
     return items

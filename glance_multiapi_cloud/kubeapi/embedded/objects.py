@@ -156,13 +156,14 @@ def glance(record, document):
     return objectmeta.versioned(obj)
 
 
-def glanceapis(record, document, glance_obj):
+def glanceapis(record, document, glance_obj, now=None, faults=None):
     """The GlanceAPI CRs the Glance CR owns (glance.py)."""
     kube = record.kube
     return [objectmeta.versioned(obj) for obj in kubeglance.glanceapis(
         record, document, glance_obj['metadata'],
-        lambda name: _metadata(kube, 'GlanceAPI', name),
-        record.reconciled_at)]
+        lambda name, generation: _metadata(kube, 'GlanceAPI', name,
+                                           generation=generation),
+        record.reconciled_at, now, faults)]
 
 
 def heat_images(record, faults=None):
@@ -285,7 +286,8 @@ def world(record, document, heat_pods=None, now=None, faults=None):
     glance_obj = glance(record, document)
     objects = {
         'glances': [glance_obj],
-        'glanceapis': glanceapis(record, document, glance_obj),
+        'glanceapis': glanceapis(record, document, glance_obj, now,
+                                 faults),
         'openstackcontrolplanes': [controlplane(record)],
         'openstackversions': [openstackversion(record, faults)],
         'deployments': [],

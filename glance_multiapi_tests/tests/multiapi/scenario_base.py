@@ -18,6 +18,10 @@ Glance CR, the catalog waiter and the endpoint waiter. The catalog
 waiter also records a switchover for the results map: the catalog as it
 ended and, per interface, how long its entry took to show the target's
 URL (``switchover_convergence_seconds``), held to its optional bound.
+Every waiter that re-reads the Glance CR after a patch also waits for
+the operator to have written a pass over the patched spec
+(``generation_behind``): until its status.observedGeneration reaches
+its metadata.generation, what its status says is of an earlier spec.
 """
 
 import dataclasses
@@ -26,6 +30,7 @@ import time
 from oslo_log import log as logging
 from tempest import config
 
+from glance_multiapi_kernel import conditions
 from glance_multiapi_kernel import polling
 from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.multiapi import catalog
@@ -78,6 +83,23 @@ class MultiApiScenarioTest(base.MultiApiTest):
             problem = str(exc)
         self.fail('re-reading the deployment failed: %s' % problem)
 
+    # NOTE: the end of each waiter's "what" after a patch.
+    OBSERVED = (', and the Glance CR\'s status.observedGeneration at its '
+                'metadata.generation')
+
+    def generation_behind(self):
+        """What is behind in the Glance CR last read, else None.
+
+        Its status.observedGeneration below its metadata.generation: the
+        operator has not written a pass over the latest spec (a CR read
+        without metadata.generation, or none read, has nothing to say).
+        """
+        read = self.access.last_glance
+        lag = conditions.generation_lag(read.obj) if read else None
+        if lag is None:
+            return None
+        return 'the Glance CR\'s %s' % conditions.describe_lag(lag)
+
     def catalog_problems(self, owner, deployment, fresh=True):
         """What is wrong if owner should hold the catalog ([] if nothing).
 
@@ -129,16 +151,21 @@ class MultiApiScenarioTest(base.MultiApiTest):
                         catalog.interface_verdict(found, api, interface,
                                                   fresh, self.region())[0]:
                     converged[interface] = time.monotonic() - start
-            return not problems, '%s [%s]; status.apiEndpoint of %s: %s' % (
-                catalog.summary(found, self.region()), '; '.join(problems),
-                owner, ', '.join('%s=%s' % item for item in sorted(
-                    api.endpoints.items())) if api else 'none')
+            behind = self.generation_behind()
+            return not problems and behind is None, (
+                '%s [%s]; status.apiEndpoint of %s: %s%s' % (
+                    catalog.summary(found, self.region()),
+                    '; '.join(problems), owner, ', '.join(
+                        '%s=%s' % item for item in sorted(
+                            api.endpoints.items())) if api else 'none',
+                    '; %s' % behind if behind else ''))
 
         try:
             waiters.wait_for(
                 check, what='the catalog to hold exactly one image service, '
                 'owned by %s, with its URLs as the Glance CR\'s status now '
-                'gives them' % owner, timeout=opts.convergence_timeout,
+                'gives them%s' % (owner, self.OBSERVED),
+                timeout=opts.convergence_timeout,
                 interval=opts.convergence_interval)
         except polling.PollTimeout as exc:
             self._record_switch(owner, switched_from, seen, converged,

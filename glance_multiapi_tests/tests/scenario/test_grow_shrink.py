@@ -124,12 +124,18 @@ class GrowShrinkTest(restoration.DisruptiveTest,
             try:
                 found = self.access.fetch(strict=True)
             except discovery.DiscoveryError as exc:
-                return False, str(exc)
-            api = found.apis.get(name)
-            return api is not None, api or 'not in %s' % found.describe()
+                found, seen = None, [str(exc)]
+            else:
+                api = found.apis.get(name)
+                seen = [] if api else ['not in %s' % found.describe()]
+            behind = self.generation_behind()
+            if found is not None and not seen and behind is None:
+                return True, api
+            return False, '; '.join(seen + [behind] if behind else seen)
 
         return waiters.wait_for(
-            check, what='API %s in the discovery output' % name,
+            check, what='API %s in the discovery output%s' % (
+                name, self.OBSERVED),
             timeout=CONF.glance_multiapi.convergence_timeout,
             interval=CONF.glance_multiapi.convergence_interval)
 
@@ -153,17 +159,19 @@ class GrowShrinkTest(restoration.DisruptiveTest,
             except discovery.DiscoveryError as exc:
                 return False, 'the Glance CR could not be read: %s' % exc
             left = sorted(keys & set(found.status_keys))
-            if name in found.apis or left:
-                return False, '%s; status.apiEndpoint still has %s' % (
+            behind = self.generation_behind()
+            if name in found.apis or left or behind:
+                return False, '%s; status.apiEndpoint still has %s%s' % (
                     'spec.glanceAPIs still has %s' % name
                     if name in found.apis else 'gone from spec.glanceAPIs',
-                    ', '.join(left) or 'none of its keys')
+                    ', '.join(left) or 'none of its keys',
+                    '; %s' % behind if behind else '')
             return True, found
 
         return waiters.wait_for(
             check, what='API %s to leave the Glance CR (spec.glanceAPIs '
-            'and its status.apiEndpoint keys %s)' % (
-                name, ', '.join(sorted(keys))),
+            'and its status.apiEndpoint keys %s)%s' % (
+                name, ', '.join(sorted(keys)), self.OBSERVED),
             timeout=CONF.glance_multiapi.convergence_timeout,
             interval=CONF.glance_multiapi.convergence_interval)
 
