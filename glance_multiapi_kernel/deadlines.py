@@ -71,8 +71,11 @@ class DeadlineExceeded(errors.OneLineError, TimeoutError):
         self.url = url
         self.seconds = seconds
         self.received = received
-        super().__init__('%s %s: no complete answer within %s s (%s)' % (
-            what, url, seconds_text(seconds), received_text(received)))
+        # NOTE: for a caller whose message names the URL its own way.
+        self.problem = '%s within %s s (%s)' % (
+            'no complete answer' if received else 'no answer',
+            seconds_text(seconds), received_text(received))
+        super().__init__('%s %s: %s' % (what, url, self.problem))
 
 
 def seconds_text(seconds):

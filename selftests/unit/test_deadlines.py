@@ -49,7 +49,7 @@ class DeadlineCase(testtools.TestCase):
         self.assertGreaterEqual(took, DEADLINE * 0.9, str(error))
         text = str(error)
         self.assertEqual(1, len(text.splitlines()))
-        self.assertIn('no complete answer within 1 s', text)
+        self.assertIn('answer within 1 s', text)
         for needle in needles:
             self.assertIn(needle, text)
         return error
@@ -69,7 +69,8 @@ class TestDeadlineEndsEveryLibrary(DeadlineCase):
         error = self.assertEndsInTime(self._bounded(
             lambda: pool.request('GET', server.url + '/m.json',
                                  timeout=PER_READ, retries=False),
-            server.url + '/m.json'), server.url + '/m.json')
+            server.url + '/m.json'), server.url + '/m.json',
+            'no complete answer within 1 s (received ')
         self.assertGreater(error.received, 0)
 
     def test_requests_slow_headers(self):
@@ -89,7 +90,7 @@ class TestDeadlineEndsEveryLibrary(DeadlineCase):
         error = self.assertEndsInTime(self._bounded(
             lambda: urllib.request.urlopen(server.url,
                                            timeout=PER_READ).read(),
-            server.url), 'nothing received')
+            server.url), 'no answer within 1 s (nothing received)')
         self.assertEqual(0, error.received)
 
     def test_http_client_streamed_read(self):
