@@ -25,12 +25,12 @@ import logging
 import os
 import sys
 
+from glance_multiapi_kernel import interrupts
 from glance_multiapi_kernel import syspath
 from glance_image_uploader import exitcodes
 from glance_image_uploader import inputs
 from glance_image_uploader import output
 from glance_image_uploader import progress
-from glance_image_uploader import signals
 from glance_multiapi_kernel import version
 
 ENVIRONMENT = """\
@@ -119,7 +119,7 @@ def main(argv=None, environ=None):
     # Python's last-resort stderr handler, with URLs and retry chatter.
     logging.getLogger().addHandler(logging.NullHandler())
     log = progress.Log()
-    previous = signals.install()
+    previous = interrupts.install()
     try:
         return _run(argv, environ, log)
     except exitcodes.UploaderError as exc:
@@ -128,7 +128,7 @@ def main(argv=None, environ=None):
     except KeyboardInterrupt:
         log.error('interrupted; unfinished images removed')
         return exitcodes.INTERRUPTED
-    except signals.Terminated:
+    except interrupts.Terminated:
         log.error('terminated; unfinished images removed')
         return exitcodes.TERMINATED
     except Exception as exc:
@@ -137,7 +137,7 @@ def main(argv=None, environ=None):
                                          if str(exc) else ''))
         return exitcodes.INTERNAL_ERROR
     finally:
-        signals.restore(previous)
+        interrupts.restore(previous)
 
 
 def _run(argv, environ, log):

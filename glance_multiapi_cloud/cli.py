@@ -22,6 +22,7 @@ import yaml
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors as cli_errors
 from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import interrupts
 from glance_multiapi_kernel import shared_files
 from glance_multiapi_cloud import cloud
 from glance_multiapi_cloud import components
@@ -310,6 +311,14 @@ def run(args, out):
 
 
 def main(argv=None):
+    # NOTE: SIGINT and SIGTERM end it in one line, exit 130 or 143; an
+    # interrupted up stops what it started (cloud.up).
+    with interrupts.ending_cleanly(PROG) as ended:
+        return _main(argv)
+    return ended['code']
+
+
+def _main(argv):
     parser = build_parser()
     args = parser.parse_args(argv)
     # NOTE: confs, keys, databases and logs of the cloud (and of the
@@ -323,9 +332,6 @@ def main(argv=None):
     except spec_mod.SpecError as exc:
         sys.stderr.write('%s: error: %s\n' % (PROG, exc))
         return errors.EXIT_INVALID
-    except KeyboardInterrupt:
-        sys.stderr.write('%s: interrupted\n' % PROG)
-        return 130
     except Exception as exc:  # noqa: B902 - one line, never a traceback
         sys.stderr.write('%s: internal error: %s: %s\n' % (
             PROG, type(exc).__name__, documents.short(str(exc), 300)))

@@ -16,9 +16,11 @@
 import argparse
 import os
 import sys
+import tempfile
 
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import interrupts
 from glance_multiapi_tests.doctor import checks
 from glance_multiapi_tests.doctor import report
 from glance_multiapi_kernel import version
@@ -115,11 +117,31 @@ def render(outcome, output):
 
 
 def _write(path, text):
+    """Write text to path through a temporary file beside it and a rename.
+
+    NOTE: an interrupt, a full disk or a closed pipe leaves the earlier
+    report (or none), never half of one.
+    """
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)
-    with open(path, 'w') as f:
-        f.write(text)
+    temp = None
+    try:
+        with interrupts.deferred():
+            fd, temp = tempfile.mkstemp(
+                prefix='.%s.' % os.path.basename(path),
+                dir=folder or '.')
+        with os.fdopen(fd, 'w') as f:
+            f.write(text)
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        if temp is not None:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+        raise
 
 
 def run(args):
@@ -152,6 +174,15 @@ def run(args):
 
 def main(argv=None):
     """Parse the arguments and run; the exit code is documented in --help."""
+    # NOTE: SIGINT and SIGTERM end it in one line, exit 130 or 143; the
+    # discovery command's process group is killed, a report half written
+    # to --output-file removed.
+    with interrupts.ending_cleanly(PROG) as ended:
+        return _main(argv)
+    return ended['code']
+
+
+def _main(argv):
     parser = build_parser()
     args = parser.parse_args(argv)
     if not (args.config_file or args.os_cloud):

@@ -16,6 +16,7 @@ import argparse
 import sys
 
 from glance_multiapi_kernel import errors as cli_errors
+from glance_multiapi_kernel import interrupts
 from glance_multiapi_kernel import kube
 from glance_multiapi_tests import deployment_access
 from glance_multiapi_tests.imagecheck import check
@@ -160,6 +161,14 @@ def build_parser():
 
 def main(argv=None):
     """Run the check; return the exit code documented in --help."""
+    # NOTE: SIGINT and SIGTERM end it in one line, exit 130 or 143; the
+    # version command's process group is killed on the way out.
+    with interrupts.ending_cleanly(PROG) as ended:
+        return _main(argv)
+    return ended['code']
+
+
+def _main(argv):
     parser = build_parser()
     args = parser.parse_args(argv)
     running = []

@@ -27,6 +27,7 @@ import os
 import sys
 
 from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import interrupts
 from glance_multiapi_kernel import version
 from glance_multiapi_tests.results.gate import required_groups
 from glance_multiapi_tests.results.gate import verdict
@@ -315,7 +316,14 @@ def run(args):
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    # NOTE: SIGINT and SIGTERM end it in one line, exit 130 or 143; the
+    # file being written is removed (publish.write_atomically).
+    with interrupts.ending_cleanly(PROG) as ended:
+        return _main(build_parser().parse_args(argv))
+    return ended['code']
+
+
+def _main(args):
     try:
         return run(args)
     except errors.CliError as exc:
