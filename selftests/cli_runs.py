@@ -41,6 +41,8 @@ import time
 
 import testtools
 
+from selftests import trickle
+
 BIN = os.path.dirname(sys.executable)
 TIMEOUT = 60
 # NOTE: max_seconds is of CPU; the wall clock may take this many times
@@ -138,8 +140,12 @@ class BadInputCase(testtools.TestCase):
     with the placeholders, Fifo() or Sparse(size)} written into the work
     folder first; ``{port}`` is a loopback port held by a listener that
     never answers), ``modes`` ({name: mode} set on them),
-    ``unreadable`` (run without root's file capabilities when root) and
-    ``max_seconds`` (the most CPU seconds the script may take).
+    ``unreadable`` (run without root's file capabilities when root),
+    ``max_seconds`` (the most CPU seconds the script may take),
+    ``server`` (a mode of selftests/trickle.py: ``{server}`` is then the
+    base URL of a real loopback server answering that way) and
+    ``max_wall`` (the most wall-clock seconds: a deadline the script must
+    keep against that server).
     """
 
     script = None
@@ -152,6 +158,8 @@ class BadInputCase(testtools.TestCase):
     files = {}
     modes = {}
     unreadable = False
+    server = None
+    max_wall = None
     needles = ()
     # NOTE: set on the rows of input that must never be read at length
     # (a FIFO, /dev/zero, a huge file, an alias bomb): answered at once.
@@ -166,6 +174,8 @@ class BadInputCase(testtools.TestCase):
                                **self.extra_files).items():
             self.paths[name] = self._write(name, data)
         self.paths['port'] = str(self.hold_port())
+        if self.server:
+            self.paths['server'] = trickle.serve(self, self.server).url
         for name, data in self.files.items():
             if isinstance(data, str):
                 data = data.format(**self.paths).encode()
@@ -251,5 +261,7 @@ class BadInputCase(testtools.TestCase):
             # bounded loosely for the same reason.
             self.assertLess(cpu, self.max_seconds, shown)
             self.assertLess(took, self.max_seconds * WALL_FACTOR, shown)
+        if self.max_wall is not None:
+            self.assertLess(took, self.max_wall, shown)
         self.assertEqual([], processes_naming(self.work),
                          'processes left behind')

@@ -62,7 +62,10 @@ EXIT_CODES = (
                       'damaged (cut short, altered: the file and the byte '
                       'offset are named, the tests read before it still '
                       'listed), or the --baseline (or PATH\'s '
-                      'metrics.json) cannot be read or is no metrics.json'
+                      'metrics.json) cannot be read or is no metrics.json '
+                      '(a URL that does not answer in full within '
+                      '--baseline-timeout, or answers what is not HTTP, '
+                      'too)'
                       % recorder.RECORDS_SUBDIR),
     (EXIT_WRITE, 'an output could not be written (OUT_DIR cannot be made: '
                  'a regular file, a path under one, a symlink loop)'),
@@ -141,6 +144,12 @@ def build_parser():
     p.add_argument('--baseline', metavar='METRICS_JSON',
                    help='the metrics.json of an earlier run (a path or an '
                         'http(s) URL) to compare this run\'s figures with')
+    p.add_argument('--baseline-timeout', metavar='SECONDS',
+                   type=errors.positive_seconds,
+                   default=comparison.URL_TIMEOUT,
+                   help='the most seconds fetching a --baseline URL may '
+                        'take, from connect to its last byte (default: '
+                        '%(default)g)')
     p.add_argument('--tolerance', metavar='FIGURE=FACTOR', action='append',
                    default=[],
                    help='how many times worse FIGURE (a name of the list '
@@ -231,7 +240,7 @@ def _baseline(args):
                                   EXIT_USAGE)
         return None
     try:
-        figures = comparison.load(args.baseline)
+        figures = comparison.load(args.baseline, args.baseline_timeout)
     except comparison.BaselineError as exc:
         raise errors.CliError('%s: %s' % (PROG, exc), EXIT_NO_RECORDS)
     return {'source': args.baseline, 'figures': figures,
