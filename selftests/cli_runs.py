@@ -129,6 +129,18 @@ def processes_naming(text):
     return found
 
 
+def disable_entry_point_cache(home):
+    """No stevedore cache of entry points in home: the run writes none.
+
+    NOTE: openstacksdk and oslo.config load their plugins through
+    stevedore, which caches what it scanned in ~/.cache on any run; its
+    documented switch is a .disable file in that folder.
+    """
+    folder = os.path.join(home, '.cache', 'python-entrypoints')
+    os.makedirs(folder, exist_ok=True)
+    open(os.path.join(folder, '.disable'), 'w').close()
+
+
 class BadInputCase(testtools.TestCase):
     """One row: run the script on bad input; one line, code, no trace.
 
@@ -145,7 +157,8 @@ class BadInputCase(testtools.TestCase):
     ``server`` (a mode of selftests/trickle.py: ``{server}`` is then the
     base URL of a real loopback server answering that way) and
     ``max_wall`` (the most wall-clock seconds: a deadline the script must
-    keep against that server).
+    keep against that server) and ``stdout_needles`` (words its stdout
+    must hold, e.g. the doctor's row of the check that failed).
     """
 
     script = None
@@ -161,6 +174,7 @@ class BadInputCase(testtools.TestCase):
     server = None
     max_wall = None
     needles = ()
+    stdout_needles = ()
     # NOTE: set on the rows of input that must never be read at length
     # (a FIFO, /dev/zero, a huge file, an alias bomb): answered at once.
     max_seconds = None
@@ -190,6 +204,7 @@ class BadInputCase(testtools.TestCase):
             os.chmod(os.path.join(self.work, name), mode)
         for name in ('home', 'tmp', 'cwd'):
             os.mkdir(os.path.join(self.work, name))
+        disable_entry_point_cache(os.path.join(self.work, 'home'))
 
     def _write(self, name, data):
         path = os.path.join(self.work, name)
@@ -253,6 +268,8 @@ class BadInputCase(testtools.TestCase):
         self.assertEqual(1, len(lines), shown)
         for needle in self.needles:
             self.assertIn(self.fill(needle), lines[0], shown)
+        for needle in self.stdout_needles:
+            self.assertIn(self.fill(needle), proc.stdout, shown)
         self.assertEqual(before, _tree(self.work), 'files left behind')
         if self.max_seconds is not None:
             # NOTE: CPU seconds, which a shared machine's load does not

@@ -14,6 +14,7 @@
 """glance-multiapi-doctor: is the multi-API Glance deployment fit to test?"""
 
 import argparse
+import logging
 import os
 import sys
 import tempfile
@@ -23,6 +24,7 @@ from glance_multiapi_kernel import input_files
 from glance_multiapi_kernel import interrupts
 from glance_multiapi_tests.doctor import checks
 from glance_multiapi_tests.doctor import report
+from glance_multiapi_tests.doctor import settings
 from glance_multiapi_kernel import version
 
 PROG = 'glance-multiapi-doctor'
@@ -87,7 +89,9 @@ def build_parser():
                              'text report.')
     parser.add_argument('--probe-timeout', type=errors.positive_seconds,
                         metavar='SECONDS',
-                        help='seconds per probe stage (default: '
+                        help='seconds a probe\'s DNS stage may take, and '
+                             'its TCP, TLS and HTTP stages together, from '
+                             'connect to the last byte (default: '
                              '[glance_multiapi] probe_timeout).')
     parser.add_argument('--strict', action='store_true',
                         help='a check that cannot run (SKIP, e.g. '
@@ -97,7 +101,13 @@ def build_parser():
     parser.add_argument('--keystone-timeout', type=errors.positive_seconds,
                         default=30.0,
                         metavar='SECONDS',
-                        help='seconds a keystone request may take '
+                        help='seconds reading the catalog from keystone '
+                             'may take, from connect to the last byte '
+                             '(default: %(default)s).')
+    parser.add_argument('--config-timeout', type=errors.positive_seconds,
+                        default=settings.CONFIG_TIMEOUT, metavar='SECONDS',
+                        help='seconds reading --config-file may take, the '
+                             'remote files of its config_source included '
                              '(default: %(default)s).')
     return parser
 
@@ -149,7 +159,8 @@ def run(args):
     outcome = checks.run(checks.Inputs(
         config_file=args.config_file, os_cloud=args.os_cloud,
         keystone_timeout=args.keystone_timeout,
-        probe_timeout=args.probe_timeout))
+        probe_timeout=args.probe_timeout,
+        config_timeout=args.config_timeout))
     if args.strict:
         outcome = checks.Outcome(report.strict(outcome.checks),
                                  outcome.deployment)
@@ -183,6 +194,10 @@ def main(argv=None):
 
 
 def _main(argv):
+    # NOTE: library loggers (keystoneauth's discovery warning, urllib3)
+    # would otherwise reach Python's last-resort handler on stderr, whose
+    # one line is the doctor's.
+    logging.getLogger().addHandler(logging.NullHandler())
     parser = build_parser()
     args = parser.parse_args(argv)
     if not (args.config_file or args.os_cloud):

@@ -226,6 +226,13 @@ class TestDoctorBoundedInput(testscenarios.WithScenarios,
         _row('output_file_fifo', ['--os-cloud', 'demo', '--output-file',
                                   '{fifo}'], 2, '--output-file {fifo} is a '
              'FIFO', max_seconds=FAST),
+        _row('substitution_naming_itself', DOCTOR, 22,
+             '[identity] region: invalid value', 'lead back to it',
+             files=_conf('[identity]\nregion = $identity.region\n')),
+        _row('substitutions_naming_each_other', DOCTOR, 22,
+             'invalid value', 'lead back to it', files=_conf(
+                 '[identity]\nregion = $image.region\n'
+                 '[image]\nregion = $identity.region\n')),
         _row('kubeconfig_option_fifo', DOCTOR, 23,
              '[glance_multiapi] kubeconfig {fifo} is a FIFO',
              max_seconds=FAST, files=_conf(
