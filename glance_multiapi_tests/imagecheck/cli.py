@@ -133,8 +133,9 @@ def build_parser():
     parser.add_argument('--command-timeout', type=cli_errors.positive_seconds,
                         default=60.0,
                         metavar='SECONDS',
-                        help='how long --version-command may run '
-                             '(default: %(default)s).')
+                        help='how long --version-command may run; past it '
+                             'its process group is killed (default: '
+                             '%(default)s).')
     kubernetes = parser.add_argument_group('Kubernetes API (--kubernetes)')
     kubernetes.add_argument('--kubeconfig', metavar='FILE')
     kubernetes.add_argument('--context', metavar='NAME',
@@ -153,7 +154,9 @@ def build_parser():
     kubernetes.add_argument('--kube-timeout',
                             type=cli_errors.positive_seconds, default=30.0,
                             metavar='SECONDS',
-                            help='per request (default: %(default)s).')
+                            help='seconds each request may take, from '
+                                 'connect to its last byte (default: '
+                                 '%(default)s).')
     parser.add_argument('-o', '--output', choices=('table', 'json'),
                         default='table', help='output format.')
     return parser

@@ -164,3 +164,13 @@ class TestDoctorNetwork(testscenarios.WithScenarios, cli_runs.BadInputCase):
              files={'clouds.yaml': _clouds('{server}/identity')},
              env={'OS_CLIENT_CONFIG_FILE': '{work}/clouds.yaml'}),
     ]
+
+
+class TestImageCheckNetwork(testscenarios.WithScenarios,
+                            cli_runs.BadInputCase):
+
+    script = 'glance-multiapi-image-check'
+    scenarios = network(
+        'kubernetes', ['--kubernetes', '--kubeconfig', '{work}/kc',
+                       '--kube-timeout', '1'], 23, 'Kubernetes API {server}',
+        'openstackversions', files={'kc': KUBECONFIG})
