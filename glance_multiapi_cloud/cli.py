@@ -254,8 +254,13 @@ def _print_summary(state, out):
             state.path('tempest'), PROG, state.root))
 
 
+# NOTE: the verbs that only read a cloud; they write nothing at all.
+READ_ONLY_VERBS = ('status', 'get')
+
+
 def run(args, out):
-    state = state_mod.State(_state_dir(args))
+    state = state_mod.State(_state_dir(args),
+                            read_only=args.verb in READ_ONLY_VERBS)
     if args.verb == 'up':
         text, source = _read_spec(args.spec)
         options = record_mod.Options(**{
