@@ -292,7 +292,8 @@ class Uploader(object):
         stream = sources.stream(spec, insecure=self.settings.insecure,
                                 ca_files=self.settings.ca_files,
                                 plain_http=self.settings.plain_http,
-                                log=self.log)
+                                log=self.log,
+                                timeout=self.settings.source_timeout)
         meter = self.log.progress('%s: upload' % spec.key)
 
         def on_chunk(count):

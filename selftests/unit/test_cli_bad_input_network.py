@@ -174,3 +174,24 @@ class TestImageCheckNetwork(testscenarios.WithScenarios,
         'kubernetes', ['--kubernetes', '--kubeconfig', '{work}/kc',
                        '--kube-timeout', '1'], 23, 'Kubernetes API {server}',
         'openstackversions', files={'kc': KUBECONFIG})
+
+
+UPLOAD = ['--images-info', '{work}/images.yaml', '--os-cloud', 'demo',
+          '--os-client-config-file', '{work}/clouds.yaml']
+
+
+class TestUploaderNetwork(testscenarios.WithScenarios,
+                          cli_runs.BadInputCase):
+
+    script = 'glance-image-uploader'
+    scenarios = network(
+        'keystone', UPLOAD, 5, "keystone of cloud 'demo' cannot be reached",
+        deadline=['--request-timeout', '1'], files={
+            'images.yaml': tools.IMAGES, 'clouds.yaml': _clouds(
+                '{server}/v3')}) + [
+        _row('keystone_401_to_discovery', UPLOAD, 5,
+             'answered 401 Unauthorized to its version discovery',
+             server='unauthorized', max_wall=WALL, files={
+                 'images.yaml': tools.IMAGES,
+                 'clouds.yaml': _clouds('{server}/identity')}),
+    ]
