@@ -25,6 +25,7 @@ import logging
 import os
 import sys
 
+from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import interrupts
 from glance_multiapi_kernel import syspath
 from glance_image_uploader import exitcodes
@@ -143,6 +144,10 @@ def main(argv=None, environ=None):
         log.error('terminated; unfinished images removed')
         return exitcodes.TERMINATED
     except Exception as exc:
+        gone = errors.working_folder_problem()
+        if gone:
+            log.error(gone)
+            return exitcodes.BAD_CONFIG
         log.error('unexpected %s: %s' % (exc.__class__.__name__,
                                          str(exc).splitlines()[0]
                                          if str(exc) else ''))

@@ -64,7 +64,9 @@ MEANINGS = (
                  'without a host), invalid environment variable or flag (a '
                  'number of seconds that is negative, not finite or none, '
                  'an unknown option), or a clouds.yaml, CA file or '
-                 'kubeconfig that cannot be used (named with its key)'),
+                 'kubeconfig that cannot be used (named with its key), or '
+                 'a relative path given from a working folder that no '
+                 'longer exists'),
     (INTERNAL_ERROR, 'an unexpected error (a bug); its one line names it'),
     (INTERRUPTED, 'interrupted by SIGINT; our unfinished image was '
                   'removed'),

@@ -338,6 +338,10 @@ def _main(argv):
         sys.stderr.write('%s: error: %s\n' % (PROG, exc))
         return errors.EXIT_INVALID
     except Exception as exc:  # noqa: B902 - one line, never a traceback
+        gone = cli_errors.working_folder_problem()
+        if gone:
+            sys.stderr.write('%s: error: %s\n' % (PROG, gone))
+            return errors.EXIT_USAGE
         sys.stderr.write('%s: internal error: %s: %s\n' % (
             PROG, type(exc).__name__, documents.short(str(exc), 300)))
         return errors.EXIT_INTERNAL

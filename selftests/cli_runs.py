@@ -157,8 +157,10 @@ class BadInputCase(testtools.TestCase):
     ``server`` (a mode of selftests/trickle.py: ``{server}`` is then the
     base URL of a real loopback server answering that way) and
     ``max_wall`` (the most wall-clock seconds: a deadline the script must
-    keep against that server) and ``stdout_needles`` (words its stdout
-    must hold, e.g. the doctor's row of the check that failed).
+    keep against that server), ``stdout_needles`` (words its stdout
+    must hold, e.g. the doctor's row of the check that failed) and
+    ``cwd_gone`` (the script starts in a working folder deleted under
+    it, as a shell left in a folder another process removed).
     """
 
     script = None
@@ -173,6 +175,7 @@ class BadInputCase(testtools.TestCase):
     unreadable = False
     server = None
     max_wall = None
+    cwd_gone = False
     needles = ()
     stdout_needles = ()
     # NOTE: set on the rows of input that must never be read at length
@@ -230,7 +233,18 @@ class BadInputCase(testtools.TestCase):
     def _preexec(self):
         if self.unreadable and os.geteuid() == 0:
             return _drop_file_capabilities
+        if self.cwd_gone:
+            # NOTE: in the child, once it entered its working folder.
+            return lambda: os.rmdir(os.getcwd())
         return None
+
+    def _cwd(self):
+        if not self.cwd_gone:
+            return os.path.join(self.work, 'cwd')
+        # NOTE: outside the work folder, whose entries are compared.
+        gone = tempfile.mkdtemp(prefix='gmt-gone-')
+        self.addCleanup(shutil.rmtree, gone, ignore_errors=True)
+        return gone
 
     def run_script(self, argv, env=None):
         env = dict(env or {})
@@ -244,7 +258,7 @@ class BadInputCase(testtools.TestCase):
         full_env.update(env)
         return subprocess.run(
             [os.path.join(BIN, self.script)] + argv, env=full_env,
-            cwd=os.path.join(self.work, 'cwd'), capture_output=True,
+            cwd=self._cwd(), capture_output=True,
             text=True, errors='replace', timeout=TIMEOUT,
             preexec_fn=self._preexec())
 

@@ -67,6 +67,9 @@ output:
 
 When several checks fail, the code is that of the first one listed; a
 failed run also prints one line on stderr naming the first failure.
+SIGINT ends it with exit 130, SIGTERM with 143, in one line: the
+discovery command is killed with its process group, and no
+--output-file is left half written.
 """
 
 
@@ -211,6 +214,10 @@ def _main(argv):
     try:
         return run(args)
     except Exception as exc:  # noqa: B902 - the promised one line
+        gone = errors.working_folder_problem()
+        if gone:
+            sys.stderr.write('%s: %s\n' % (PROG, gone))
+            return report.EXIT_USAGE
         message = 'internal error: %s: %s' % (
             type(exc).__name__, errors.one_line(exc))
         sys.stderr.write('%s: %s\n' % (PROG, message))

@@ -76,7 +76,12 @@ exit codes (each failure is one line on stderr):
       kubeconfig), the get command failed, timed out, printed more than
       16 MiB or text that is not UTF-8, or the Kubernetes API refused or
       did not answer, or answered something that is no object (the
-      message names the call, the object and the HTTP status)
+      message names the call, the object and the HTTP status; a request
+      that does not end within --kube-timeout, from connect to its last
+      byte, too)
+  130 interrupted (SIGINT): the --version-command is killed with its
+      process group
+  143 terminated (SIGTERM), the same way
 """
 
 

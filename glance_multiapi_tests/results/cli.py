@@ -48,7 +48,9 @@ EXIT_CODES = (
     (EXIT_FAILED, 'a subunit stream\'s verdict is red: a test failed, no '
                   'test ran, or a required group did not run (each said '
                   'in a FAILED: line)'),
-    (EXIT_USAGE, 'usage error (an unknown group or figure among them)'),
+    (EXIT_USAGE, 'usage error (an unknown group or figure among them; a '
+                 'relative PATH or OUT_DIR when the working folder no '
+                 'longer exists)'),
     (EXIT_REGRESSED, 'with --fail-on-regression: a figure regressed '
                      'beyond its tolerance against --baseline (each said '
                      'in a REGRESSED: line; the files were written)'),
@@ -70,6 +72,10 @@ EXIT_CODES = (
     (EXIT_WRITE, 'an output could not be written (OUT_DIR cannot be made: '
                  'a regular file, a path under one, a symlink loop)'),
     (EXIT_INTERNAL, 'internal error'),
+    (interrupts.EXIT_INTERRUPTED, 'interrupted (SIGINT); a file being '
+                                  'written is removed, none is left half '
+                                  'written'),
+    (interrupts.EXIT_TERMINATED, 'terminated (SIGTERM), the same way'),
 )
 
 DESCRIPTION = """\
@@ -345,6 +351,10 @@ def _main(args):
         print('%s: %s' % (PROG, exc), file=sys.stderr)
         return EXIT_WRITE
     except Exception as exc:  # noqa: B902 - one line, never a traceback
+        gone = errors.working_folder_problem()
+        if gone:
+            print('%s: %s' % (PROG, gone), file=sys.stderr)
+            return EXIT_USAGE
         print('%s: internal error: %s: %s' % (PROG, type(exc).__name__,
                                               exc), file=sys.stderr)
         return EXIT_INTERNAL
