@@ -68,6 +68,8 @@ MODES = {
            b'Content-Length: 2\r\n\r\n{}', b''),
     # 'ok' to the first request of a connection, 'trickle' to the next
     'ok-then-trickle': (b'', b''),
+    # the steps of a script (ScriptedServer), then close or hang
+    'script': (b'', b''),
     # keystone, or any service, refusing every request, discovery too
     'unauthorized': (_answer('401 Unauthorized', UNAUTHORIZED,
                              ('WWW-Authenticate: Keystone uri="x"',)), b''),
@@ -108,6 +110,8 @@ class _Handler(socketserver.BaseRequestHandler):
             'latin-1'))
         at_once, trickled = MODES[mode]
         try:
+            if mode == 'script':
+                return self._play(sock, started)
             if at_once:
                 sock.sendall(at_once)
             if mode == 'ok':
@@ -124,6 +128,18 @@ class _Handler(socketserver.BaseRequestHandler):
             pass
         return False
 
+    def _play(self, sock, started):
+        """Send each (bytes, delay) of the script; then close or hang."""
+        server = self.server
+        for data, delay in server.script[:MAX_TRICKLE]:
+            if server.stopping.wait(delay) or (
+                    time.monotonic() - started > MAX_SECONDS):
+                return False
+            sock.sendall(data)
+        if server.hang:
+            server.stopping.wait(MAX_SECONDS)
+        return False
+
 
 class _Server(socketserver.ThreadingTCPServer):
     daemon_threads = True
@@ -133,7 +149,7 @@ class _Server(socketserver.ThreadingTCPServer):
 class TrickleServer(object):
     """The server, in threads of this process, until stop()."""
 
-    def __init__(self, mode, interval=0.2):
+    def __init__(self, mode, interval=0.2, script=(), hang=False):
         if mode not in MODES:
             raise ValueError('no mode %r; modes: %s' % (
                 mode, ', '.join(sorted(MODES))))
@@ -142,6 +158,8 @@ class TrickleServer(object):
         self._server.interval = interval
         self._server.stopping = threading.Event()
         self._server.requests = []
+        self._server.script = list(script)
+        self._server.hang = hang
         self.port = self._server.server_address[1]
         self.url = 'http://127.0.0.1:%d' % self.port
         self._thread = threading.Thread(
@@ -161,8 +179,12 @@ class TrickleServer(object):
         self._thread.join(5)
 
 
-def serve(test, mode, interval=0.2):
-    """A TrickleServer stopped at the end of test; its base URL."""
-    server = TrickleServer(mode, interval)
+def serve(test, mode, interval=0.2, script=(), hang=False):
+    """A TrickleServer stopped at the end of test.
+
+    mode 'script': each connection gets script's (bytes, delay seconds)
+    in turn, then is closed, or left open when hang.
+    """
+    server = TrickleServer(mode, interval, script, hang)
     test.addCleanup(server.stop)
     return server
