@@ -25,12 +25,13 @@ import logging
 import os
 import sys
 
+from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import interrupts
 from glance_multiapi_kernel import syspath
 from glance_image_uploader import exitcodes
 from glance_image_uploader import inputs
 from glance_image_uploader import output
 from glance_image_uploader import progress
-from glance_image_uploader import signals
 from glance_multiapi_kernel import version
 
 ENVIRONMENT = """\
@@ -46,6 +47,13 @@ environment (flags win):
   IMAGE_IN_PROGRESS_TIMEOUT  seconds to wait for another upload (3600)
   IMAGE_IN_PROGRESS_INTERVAL seconds between status polls (10)
   WAIT_QUEUED_IMAGE          seconds a queued image may stay queued (10)
+  REQUEST_TIMEOUT            seconds each request to keystone, Glance or
+                             the Kubernetes API may take, from connect to
+                             its last byte (120)
+  SOURCE_TIMEOUT             seconds one image's download (for oci://, its
+                             manifest and layer) may take in all (3600);
+                             its upload into Glance, which streams it, that
+                             plus REQUEST_TIMEOUT
   INSECURE_CLIENT            true: skip TLS verification everywhere (an
                              OCI registry without TLS is then reached
                              over plain HTTP)
@@ -83,6 +91,10 @@ def build_parser():
                         help='IMAGE_IN_PROGRESS_INTERVAL')
     parser.add_argument('--wait-queued-image', metavar='SECONDS',
                         help='WAIT_QUEUED_IMAGE')
+    parser.add_argument('--request-timeout', metavar='SECONDS',
+                        help='REQUEST_TIMEOUT')
+    parser.add_argument('--source-timeout', metavar='SECONDS',
+                        help='SOURCE_TIMEOUT')
     parser.add_argument('--insecure', action='store_const', const='true',
                         help='INSECURE_CLIENT=true')
     parser.add_argument('--plain-http', action='store_const', const='true',
@@ -119,7 +131,7 @@ def main(argv=None, environ=None):
     # Python's last-resort stderr handler, with URLs and retry chatter.
     logging.getLogger().addHandler(logging.NullHandler())
     log = progress.Log()
-    previous = signals.install()
+    previous = interrupts.install()
     try:
         return _run(argv, environ, log)
     except exitcodes.UploaderError as exc:
@@ -128,16 +140,20 @@ def main(argv=None, environ=None):
     except KeyboardInterrupt:
         log.error('interrupted; unfinished images removed')
         return exitcodes.INTERRUPTED
-    except signals.Terminated:
+    except interrupts.Terminated:
         log.error('terminated; unfinished images removed')
         return exitcodes.TERMINATED
     except Exception as exc:
+        gone = errors.working_folder_problem()
+        if gone:
+            log.error(gone)
+            return exitcodes.BAD_CONFIG
         log.error('unexpected %s: %s' % (exc.__class__.__name__,
                                          str(exc).splitlines()[0]
                                          if str(exc) else ''))
         return exitcodes.INTERNAL_ERROR
     finally:
-        signals.restore(previous)
+        interrupts.restore(previous)
 
 
 def _run(argv, environ, log):
@@ -168,7 +184,9 @@ def _run(argv, environ, log):
     from glance_image_uploader import workflow
 
     conn, project = glance.connect(settings)
-    api = glance.Glance(conn, project, log)
+    api = glance.Glance(conn, project, log,
+                        request_timeout=settings.request_timeout,
+                        source_timeout=settings.source_timeout)
     log.info('glance endpoint %s, project %s'
              % (progress.redact_url(api.endpoint()), project))
     # NOTE: sources stream into Glance; the run writes no file at all.
@@ -183,7 +201,8 @@ def _run(argv, environ, log):
     else:
         output.write_file(args.output, text)
     if configmap:
-        output.write_configmap(*configmap, text=text)
+        output.write_configmap(*configmap, text=text,
+                               timeout=settings.request_timeout)
     return exitcodes.SUCCESS
 
 

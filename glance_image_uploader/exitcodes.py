@@ -41,16 +41,21 @@ MEANINGS = (
                     'read (not a regular file: a folder, a FIFO, a device, '
                     'a symlink loop; no permission)'),
     (SOURCE_ERROR, 'an image could not be downloaded (HTTP error, registry '
-                   'unreachable, artifact without an image)'),
+                   'unreachable, artifact without an image, or not '
+                   'downloaded in full within SOURCE_TIMEOUT)'),
     (CHECKSUM_MISMATCH, 'the image does not match its md5 (ours or '
                         'Glance\'s checksum); its record was deleted before '
                         'it was ever tagged'),
     (GLANCE_ERROR, 'Glance (or the cloud config) refused or could not be '
-                   'reached'),
+                   'reached, or keystone or Glance did not answer in full '
+                   'within REQUEST_TIMEOUT (the upload: SOURCE_TIMEOUT '
+                   'plus REQUEST_TIMEOUT)'),
     (AUTH_ERROR, 'the credentials were refused by keystone'),
     (IN_PROGRESS_TIMEOUT, 'an image another uploader was saving did not '
                           'become active within the in-progress timeout'),
-    (OUTPUT_ERROR, 'the UUID map could not be written (file or ConfigMap)'),
+    (OUTPUT_ERROR, 'the UUID map could not be written (file or ConfigMap; '
+                   'a Kubernetes API that does not answer in full within '
+                   'REQUEST_TIMEOUT)'),
     (BAD_CONFIG, 'bad configuration: malformed YAML (larger than 2 MiB, '
                  'not UTF-8, nested too deep, a key given twice, aliases '
                  'adding more than 10,000 nodes, wrong types), missing or '
@@ -61,8 +66,9 @@ MEANINGS = (
                  'of seconds that is negative, not finite or none, an '
                  'unknown option, a TARGET_NAMESPACE that is no DNS-1123 '
                  'label, an --output that is no regular file: a FIFO, a '
-                 'device), or a clouds.yaml, CA file or kubeconfig that '
-                 'cannot be used (named with its key)'),
+                 'device), a clouds.yaml, CA file or kubeconfig that '
+                 'cannot be used (named with its key), or a relative path '
+                 'given from a working folder that no longer exists'),
     (INTERNAL_ERROR, 'an unexpected error (a bug); its one line names it'),
     (INTERRUPTED, 'interrupted by SIGINT; our unfinished image was '
                   'removed'),

@@ -25,7 +25,9 @@ import requests.adapters
 import urllib3.util
 
 from glance_image_uploader import exitcodes
+from glance_multiapi_kernel import deadlines
 from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import keystone_lock
 from glance_multiapi_kernel import polling
 from glance_multiapi_kernel import redaction
 
@@ -46,6 +48,7 @@ def _glance_error(message):
 
 def connect(settings):
     """Return (connection, project id) from clouds.yaml or OS_* vars."""
+    auth_url = None
     try:
         config = openstack.config.OpenStackConfig(
             config_files=([settings.client_config_file]
@@ -53,9 +56,16 @@ def connect(settings):
         extra = {'verify': False} if settings.insecure else {}
         region = config.get_one(cloud=settings.cloud, **extra)
         _remember_secrets(region.config.get('auth') or {})
+        auth_url = (region.config.get('auth') or {}).get('auth_url')
         conn = openstack.connection.Connection(config=region)
         _retry_dropped_connections(conn.session.session)
-        project = conn.current_project_id
+        keystone_lock.guard(conn.session.auth, auth_url)
+        with deadlines.exchange(auth_url or 'keystone',
+                                settings.request_timeout, 'keystone'):
+            project = conn.current_project_id
+    except deadlines.DeadlineExceeded as exc:
+        raise _glance_error('keystone of cloud %r cannot be reached: %s'
+                            % (settings.cloud or 'envvars', exc))
     except (sdk_exc.ConfigException, ks_exc.MissingRequiredOptions,
             ks_exc.AuthPluginException) as exc:
         raise exitcodes.UploaderError(
@@ -100,15 +110,25 @@ def _retry_dropped_connections(http):
 class Glance(object):
     """Image calls made on behalf of one project."""
 
-    def __init__(self, conn, project_id, log):
+    def __init__(self, conn, project_id, log, *, request_timeout=120.0,
+                 source_timeout=3600.0):
         self.conn = conn
         self.project_id = project_id
         self.log = log
+        self.request_timeout = request_timeout
+        self.source_timeout = source_timeout
+        self._endpoint = None
 
-    def _call(self, method, url, what, ok=(200,), **kwargs):
+    def _call(self, method, url, what, ok=(200,), timeout=None, **kwargs):
+        """One request, bounded by timeout (REQUEST_TIMEOUT) in all."""
         try:
-            response = self.conn.image.request(url, method, raise_exc=False,
-                                               **kwargs)
+            with deadlines.exchange(self._shown(url),
+                                    timeout or self.request_timeout,
+                                    method):
+                response = self.conn.image.request(
+                    url, method, raise_exc=False, **kwargs)
+        except deadlines.DeadlineExceeded as exc:
+            raise _glance_error('cannot %s: %s' % (what, exc)) from None
         except ks_exc.Unauthorized:
             raise exitcodes.UploaderError(
                 exitcodes.AUTH_ERROR,
@@ -125,6 +145,15 @@ class Glance(object):
                                 % (what, response.status_code,
                                    _body_line(response)))
         return response
+
+    def _shown(self, url):
+        """The URL of a request, for a message: Glance's, if known."""
+        if self._endpoint is None:
+            try:
+                self._endpoint = self.conn.image.get_endpoint() or ''
+            except Exception:  # noqa: B902 - a message falls back to url
+                self._endpoint = ''
+        return self._endpoint.rstrip('/') + url if self._endpoint else url
 
     def endpoint(self):
         try:
@@ -214,8 +243,12 @@ class Glance(object):
 
     def upload(self, image_id, stream):
         """PUT the stream as the image data (chunked, one pass)."""
+        # NOTE: the upload lasts as long as the source's download, which
+        # it streams (SOURCE_TIMEOUT), then Glance answers (a request's
+        # time): a source cut at its deadline is named as the cause.
         self._call('PUT', '/images/%s/file' % image_id,
                    'upload data of image %s' % image_id, ok=(204,),
+                   timeout=self.source_timeout + self.request_timeout,
                    data=stream,
                    headers={'Content-Type': 'application/octet-stream'})
 

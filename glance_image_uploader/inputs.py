@@ -109,6 +109,11 @@ class Settings:
     plain_http: bool
     foreign_queued_policy: str = 'refuse'
     ca_files: tuple = ()
+    # NOTE: each exchange from connect to its last byte: a request to
+    # keystone, Glance or the Kubernetes API; one image's download (for
+    # oci://, its manifest and layer; its upload into Glance: both).
+    request_timeout: float = 120.0
+    source_timeout: float = 3600.0
 
 
 def parse_bool(name, text):
@@ -159,6 +164,12 @@ def settings_from(args, environ):
         minimum=0.01)
     wait_queued = parse_seconds(*reversed(pick(
         'wait_queued_image', 'WAIT_QUEUED_IMAGE', 10)))
+    request_timeout = parse_seconds(*reversed(pick(
+        'request_timeout', 'REQUEST_TIMEOUT', Settings.request_timeout)),
+        minimum=0.1)
+    source_timeout = parse_seconds(*reversed(pick(
+        'source_timeout', 'SOURCE_TIMEOUT', Settings.source_timeout)),
+        minimum=0.1)
     insecure = parse_bool(*reversed(pick(
         'insecure', 'INSECURE_CLIENT', 'false')))
     plain_http = parse_bool(*reversed(pick(
@@ -183,7 +194,9 @@ def settings_from(args, environ):
                     in_progress_timeout=timeout,
                     in_progress_interval=interval, wait_queued=wait_queued,
                     insecure=insecure, plain_http=plain_http,
-                    foreign_queued_policy=policy, ca_files=tuple(ca_files))
+                    foreign_queued_policy=policy, ca_files=tuple(ca_files),
+                    request_timeout=request_timeout,
+                    source_timeout=source_timeout)
 
 
 def read_info_file(path):

@@ -32,7 +32,8 @@ CONFIGMAP_NAME = 'openstack-images-uuids'
 CONFIGMAP_KEY = 'values.yaml'
 UUID_OUTPUTS = ('stdout', 'configmap')
 CONFLICT_RETRIES = 5
-# NOTE: seconds to connect to the Kubernetes API, then to read an answer.
+# NOTE: seconds to connect to the Kubernetes API, and a request's whole
+# exchange, from connect to its last byte (REQUEST_TIMEOUT).
 CONNECT_TIMEOUT = 10.0
 READ_TIMEOUT = 30.0
 
@@ -140,7 +141,7 @@ def merged(existing_text, text):
                           sort_keys=True)
 
 
-def write_configmap(name, namespace, key, text):
+def write_configmap(name, namespace, key, text, timeout=READ_TIMEOUT):
     """Create ConfigMap name with data {key: text}, or merge into it.
 
     The Kubernetes API is the pod's service account's, else $KUBECONFIG's
@@ -157,8 +158,8 @@ def write_configmap(name, namespace, key, text):
             'installed')
     settings = kube.Settings(namespace=namespace, pod_account_first=True,
                              kubeconfig_option='$KUBECONFIG',
-                             connect_timeout=CONNECT_TIMEOUT,
-                             timeout=READ_TIMEOUT)
+                             connect_timeout=min(CONNECT_TIMEOUT, timeout),
+                             timeout=timeout)
     try:
         with kube.connect(settings) as api:
             _write(api, name, key, text)

@@ -29,6 +29,7 @@ import requests.adapters
 from glance_image_uploader import exitcodes
 from glance_image_uploader import progress as progress_mod
 from glance_image_uploader import streams
+from glance_multiapi_kernel import deadlines
 from glance_multiapi_kernel import errors
 
 CONNECT_TIMEOUT = 15
@@ -68,7 +69,7 @@ def _trust(session, *, insecure, ca_files):
     return session
 
 
-def stream(spec, *, insecure, ca_files, plain_http, log):
+def stream(spec, *, insecure, ca_files, plain_http, log, timeout=3600.0):
     """A HashedStream of spec's image bytes, connected on first read.
 
     The source is contacted only once the stream is consumed, i.e. once
@@ -77,6 +78,8 @@ def stream(spec, *, insecure, ca_files, plain_http, log):
 
     :param insecure: no TLS verification (INSECURE_CLIENT)
     :param ca_files: CA files trusted besides the default bundle
+    :param timeout: the most seconds the download may take, from connect
+        to the last byte (SOURCE_TIMEOUT)
     """
     verify = dict(insecure=insecure, ca_files=ca_files)
     shown = progress_mod.redact_url(spec.uri)
@@ -84,7 +87,8 @@ def stream(spec, *, insecure, ca_files, plain_http, log):
 
     def chunks():
         log.info('%s: downloading %s' % (spec.key, shown))
-        with _source_errors(spec, shown):
+        with _source_errors(spec, shown), deadlines.exchange(
+                shown, timeout, 'GET'):
             if spec.uri.startswith('oci://'):
                 response, total, layout = _open_oci(
                     spec, verify=verify, plain_http=plain_http)
@@ -104,6 +108,9 @@ def stream(spec, *, insecure, ca_files, plain_http, log):
 def _source_errors(spec, shown):
     try:
         yield
+    except deadlines.DeadlineExceeded as exc:
+        raise _source_error('%s: download of %s failed: %s'
+                            % (spec.key, shown, exc.problem))
     except requests.exceptions.SSLError as exc:
         raise _source_error(
             '%s: TLS with %s failed (%s); give its CA in SSL_CERT_FILE or '

@@ -33,10 +33,10 @@
 
 import time
 
+from glance_multiapi_kernel import interrupts
 from glance_multiapi_kernel import polling
 from glance_image_uploader import exitcodes
 from glance_image_uploader import glance as glance_api
-from glance_image_uploader import signals
 from glance_image_uploader import sources
 
 # NOTE: Glance's created_at has whole seconds. A record created after our
@@ -250,7 +250,7 @@ class Uploader(object):
         try:
             # NOTE: a signal while Glance creates our image is held until
             # claim names it, so the finally below deletes it.
-            with signals.deferred():
+            with interrupts.deferred():
                 claim = self.glance.create_claim(spec)
             self.log.info('%s: created image %s (%s), claiming the upload'
                           % (spec.key, claim['id'], spec.glance_name))
@@ -292,7 +292,8 @@ class Uploader(object):
         stream = sources.stream(spec, insecure=self.settings.insecure,
                                 ca_files=self.settings.ca_files,
                                 plain_http=self.settings.plain_http,
-                                log=self.log)
+                                log=self.log,
+                                timeout=self.settings.source_timeout)
         meter = self.log.progress('%s: upload' % spec.key)
 
         def on_chunk(count):

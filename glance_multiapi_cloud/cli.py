@@ -22,6 +22,7 @@ import yaml
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors as cli_errors
 from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import interrupts
 from glance_multiapi_kernel import redaction
 from glance_multiapi_kernel import shared_files
 from glance_multiapi_cloud import cloud
@@ -255,6 +256,10 @@ def _print_summary(state, out):
             state.path('tempest'), PROG, state.root))
 
 
+# NOTE: the verbs that only read a cloud; they write nothing at all.
+READ_ONLY_VERBS = ('status', 'get')
+
+
 class _Redacted(object):
     """A stream each write to which goes through the kernel redaction."""
 
@@ -274,7 +279,8 @@ def run(args, out):
     # customServiceConfig as the spec gave it (doc/source/cli.rst).
     if args.verb != 'get':
         out = _Redacted(out)
-    state = state_mod.State(_state_dir(args))
+    state = state_mod.State(_state_dir(args),
+                            read_only=args.verb in READ_ONLY_VERBS)
     if args.verb == 'up':
         text, source = _read_spec(args.spec)
         options = record_mod.Options(**{
@@ -330,6 +336,14 @@ def run(args, out):
 
 
 def main(argv=None):
+    # NOTE: SIGINT and SIGTERM end it in one line, exit 130 or 143; an
+    # interrupted up stops what it started (cloud.up).
+    with interrupts.ending_cleanly(PROG) as ended:
+        return _main(argv)
+    return ended['code']
+
+
+def _main(argv):
     parser = build_parser()
     args = parser.parse_args(argv)
     # NOTE: confs, keys, databases and logs of the cloud (and of the
@@ -343,10 +357,11 @@ def main(argv=None):
     except spec_mod.SpecError as exc:
         _error('%s: error: %s' % (PROG, exc))
         return errors.EXIT_INVALID
-    except KeyboardInterrupt:
-        sys.stderr.write('%s: interrupted\n' % PROG)
-        return 130
     except Exception as exc:  # noqa: B902 - one line, never a traceback
+        gone = cli_errors.working_folder_problem()
+        if gone:
+            _error('%s: error: %s' % (PROG, gone))
+            return errors.EXIT_USAGE
         _error('%s: internal error: %s: %s' % (
             PROG, type(exc).__name__, documents.short(str(exc), 300)))
         return errors.EXIT_INTERNAL

@@ -28,7 +28,11 @@ EXIT_CODES_HELP = """exit codes (every failure is one line on stderr):
   0    success
   1    a service failed to start or answer (the message names it and its
        log), or the state dir's state.json is unreadable or corrupt
-  2    usage error (an unknown option or verb, a number that is none)
+  2    usage error (an unknown option or verb, a number that is none, a
+       relative --state-dir, or none, from a working folder that no
+       longer exists)
+  130  interrupted (SIGINT), 143 terminated (SIGTERM): an up stops what
+       it started
   3    no cloud is up in the state dir (also: it is missing, a regular
        file or a symlink loop)
   4    a cloud is already up in the state dir

@@ -35,6 +35,8 @@ import urllib3
 from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import ports as ports_mod
 from glance_multiapi_cloud import speed
+from glance_multiapi_kernel import documents
+from glance_multiapi_kernel import input_files
 from glance_multiapi_kernel import polling
 
 STOP_TIMEOUT = 10.0
@@ -157,12 +159,29 @@ def exit_error(state, name, waited_for):
             name, waited_for, line, os.path.relpath(log_path(state, name))))
 
 
+# NOTE: a pidfile is {"pid": N, "start": ..., "argv": [...]}: small.
+PIDFILE_LIMIT = 64 * 1024
+
+
 def _read_pidfile(state, name):
+    """{pid, start, ...} of a service's pidfile; None if it has none.
+
+    A pidfile that is no regular file (a FIFO would block, a link to
+    /dev/zero be read without end), is larger than any pidfile, or holds
+    no object with a pid (a list, a string) names no process of ours:
+    the service is taken as not running, as one without a pidfile.
+    """
     try:
-        with open(_pidfile(state, name)) as f:
-            return json.load(f)
-    except (FileNotFoundError, ValueError):
+        data = input_files.read_bytes(_pidfile(state, name), 'pidfile',
+                                      PIDFILE_LIMIT)
+        record = documents.load_json(data)
+    except (input_files.InputFileError, documents.DocumentError):
         return None
+    pid = record.get('pid') if isinstance(record, dict) else None
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return None
+    record.setdefault('start', None)
+    return record
 
 
 def _start_time(pid):
@@ -308,7 +327,8 @@ def stop_many(state, names, timeout=None):
     for name in names:
         try:
             os.unlink(_pidfile(state, name))
-        except FileNotFoundError:
+        except (FileNotFoundError, IsADirectoryError):
+            # NOTE: a folder where a pidfile goes names no process.
             pass
     return sorted(live)
 

@@ -38,8 +38,12 @@ STATE_FILE = 'state.json'
 class State(object):
     """Everything one cloud knows about itself, kept in DIR/state.json."""
 
-    def __init__(self, root):
+    def __init__(self, root, read_only=False):
         self.root = os.path.abspath(root)
+        # NOTE: a verb that only reads the cloud (status, get) writes
+        # nothing: no port claimed for what state.json does not record,
+        # no state.json saved.
+        self.read_only = read_only
         # NOTE: None until up makes one or load reads one.
         self.record = None
         # NOTE: (faults, spec) the Faults of _faults were built from.
@@ -113,6 +117,9 @@ class State(object):
         return self
 
     def save(self):
+        if self.read_only:
+            raise errors.CloudError('%s is read here, never written' %
+                                    self.path(STATE_FILE))
         # NOTE: write then rename, so a reader never sees half a file.
         fd, tmp = tempfile.mkstemp(dir=self.root, prefix='.state-')
         with os.fdopen(fd, 'w') as f:
@@ -130,6 +137,11 @@ class State(object):
         """
         ports = self.record.ports
         if key not in ports:
+            if self.read_only:
+                raise errors.CloudError(
+                    '%s records no port for %s: not the record of a cloud '
+                    'that "up" brought up (run "down", then "up")' % (
+                        self.path(STATE_FILE), key))
             ports[key] = self._next_port(key, set(ports.values()))
         return ports[key]
 

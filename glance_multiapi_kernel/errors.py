@@ -20,6 +20,7 @@ its main() prints str(error) the tool's way and returns exit_code.
 
 import argparse
 import math
+import os
 import textwrap
 
 
@@ -73,6 +74,24 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, '%s: error: %s (see --help)\n' % (self.prog, message))
+
+
+def working_folder_problem():
+    """Why relative paths mean nothing now, or None.
+
+    NOTE: a working folder deleted under a command makes os.getcwd()
+    fail, so every relative path (a default state dir, a records folder
+    given as "results") fails to resolve deep inside; the command's
+    last-resort handler asks this first, to say so instead of reporting
+    an internal error.
+    """
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return ('the working folder no longer exists (deleted after it was '
+                'entered): run from a folder that exists, or give absolute '
+                'paths')
+    return None
 
 
 def positive_seconds(text):

@@ -20,7 +20,13 @@ What it holds, in the order a request needs it:
   these same declarations;
 * where the API is (``Settings``) and the one connection builder
   (``connect``): a kubeconfig or the pod's service account, with the
-  python ``kubernetes`` package's loaders, and the namespace it works in;
+  python ``kubernetes`` package's loaders, and the namespace it works in.
+  A kubeconfig is read once, by the bounded reader, and so are the
+  files it names (certificates, keys, ``tokenFile``): the package is
+  given their contents, never a path it would open again (a FIFO swapped
+  in would block it). Its ``user.exec`` credential plugin runs through
+  the kernel's command runner, within the request timeout, killed with
+  its process group, rather than the package's unbounded one;
 * the ``Client``: plain JSON requests over the urllib3 pool that package
   builds from its Configuration (TLS, client certificates, proxy, token
   refresh). NOTE: its typed APIs are not used: kubernetes 37 generates
@@ -33,7 +39,9 @@ What it holds, in the order a request needs it:
 * the one error, ``KubeError``: its single line names the API server, the
   call, the object and what the answer means (one reader of a
   ``Status`` document, ``status_message``); the client's exceptions and
-  tracebacks never reach a caller;
+  tracebacks never reach a caller. Each request is one exchange of
+  deadlines.py: ``Settings.timeout`` bounds it from connect to the last
+  byte, however slowly the server trickles;
 * the readers of what an object holds (``metadata``, ``name_of``,
   ``describe``, ``controller_owner``), which never raise: an operator of
   another version, or a proxy, may answer anything that is JSON.
@@ -42,7 +50,9 @@ The plugin uses only the verbs etc/test-operator/rbac.yaml and
 rbac-disruptive.yaml grant; the client makes no call by itself.
 """
 
+import base64
 import dataclasses
+import datetime
 import errno
 import json
 import os
@@ -51,6 +61,8 @@ import ssl
 import threading
 import urllib.parse
 
+from glance_multiapi_kernel import commands
+from glance_multiapi_kernel import deadlines
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import input_files
@@ -136,6 +148,8 @@ class Settings:
     # NOTE: None: the pod's own, else the kubeconfig context's, else
     # DEFAULT_NAMESPACE (see namespace_for).
     namespace: str = None
+    # NOTE: of each request, from connect to the last byte, and of a
+    # kubeconfig's credential plugin.
     timeout: float = 30.0
     # NOTE: None: timeout bounds the connect too.
     connect_timeout: float = None
@@ -183,18 +197,13 @@ def own_namespace(path=None):
 def context_namespace(settings):
     """The namespace the kubeconfig's context names, else None."""
     try:
-        k8s = _client_package()
-        path = _kubeconfig_path(settings)
-        contexts, active = k8s.config.list_kube_config_contexts(
-            config_file=os.path.expanduser(path.split(os.pathsep)[0]))
-    except Exception:  # noqa: B902 - connect() reports a bad kubeconfig
+        kubeconfig = read_kubeconfig(*_kubeconfig_path(settings))
+    except KubeError:
         return None
-    chosen = active
-    if settings.context:
-        chosen = next((c for c in contexts or ()
-                       if c.get('name') == settings.context), None)
-    context = (chosen or {}).get('context') or {}
-    return context.get('namespace') or None
+    context = kubeconfig.entry('contexts', settings.context or
+                               kubeconfig.document.get('current-context'))
+    namespace = context.get('namespace')
+    return namespace if isinstance(namespace, str) and namespace else None
 
 
 def namespace_for(settings):
@@ -237,15 +246,52 @@ def _client_package():
     return kubernetes
 
 
-def check_kubeconfig(path, what, required=False):
-    """KubeError unless each file of path (a path list) can be read.
+# -- a kubeconfig, read once -----------------------------------------------
+# NOTE: the entries a kubeconfig's lists hold, under which key.
+_SECTIONS = {'clusters': 'cluster', 'users': 'user', 'contexts': 'context'}
+# NOTE: (list, key of a file, key of its contents): what the package
+# would open itself.
+_FILE_KEYS = (('clusters', 'certificate-authority',
+               'certificate-authority-data'),
+              ('users', 'client-certificate', 'client-certificate-data'),
+              ('users', 'client-key', 'client-key-data'))
+# NOTE: an ExecCredential is a token or a certificate and its key.
+EXEC_OUTPUT_LIMIT = input_files.MIB
 
-    Each that exists must be a regular file of at most
-    input_files.DOCUMENT_LIMIT holding a YAML mapping without duplicate
-    keys or alias bombs: the kubernetes package would block on a FIFO or
-    read a device without end. One that does not exist is skipped, as
-    kubectl skips it, unless required.
+
+@dataclasses.dataclass
+class Kubeconfig:
+    """The kubeconfig files of a path list, merged as kubectl merges them.
+
+    document: the merged document (the first file naming an entry or the
+    current-context wins); folders: {(list, name): the folder of the
+    file the entry came from}, which its relative paths start from.
     """
+
+    path: str
+    what: str
+    document: dict
+    folders: dict
+
+    def entry(self, section, name):
+        """The mapping under the entry called name ({} if none)."""
+        for item in self.document.get(section) or ():
+            if isinstance(item, dict) and item.get('name') == name:
+                value = item.get(_SECTIONS[section])
+                return value if isinstance(value, dict) else {}
+        return {}
+
+
+def read_kubeconfig(path, what, required=False):
+    """The Kubeconfig of path (a path list); KubeError if unreadable.
+
+    Each file must be a regular file of at most
+    input_files.DOCUMENT_LIMIT holding a YAML mapping without duplicate
+    keys or alias bombs; one that does not exist is skipped, as kubectl
+    skips it, unless required.
+    """
+    merged = {section: [] for section in _SECTIONS}
+    folders = {}
     for one in path.split(os.pathsep):
         one = os.path.expanduser(one)
         if not one:
@@ -260,13 +306,38 @@ def check_kubeconfig(path, what, required=False):
             raise KubeError('Kubernetes access: %s %s: not a kubeconfig '
                             '(a YAML mapping with clusters, users and '
                             'contexts)' % (what, one))
+        for key, value in doc.items():
+            if key in _SECTIONS:
+                _merge(merged[key], value, key, folders,
+                       os.path.dirname(os.path.abspath(one)))
+            else:
+                merged.setdefault(key, value)
+    return Kubeconfig(path, what, merged, folders)
+
+
+def _merge(entries, found, section, folders, folder):
+    if not isinstance(found, list):
+        # NOTE: the package names what is wrong with it.
+        entries.append(found)
+        return
+    for item in found:
+        name = item.get('name') if isinstance(item, dict) else None
+        if isinstance(name, str) and (section, name) in folders:
+            continue
+        if isinstance(name, str):
+            folders[section, name] = folder
+        entries.append(item)
+
+
+def check_kubeconfig(path, what, required=False):
+    """KubeError unless each file of path (a path list) can be read."""
+    read_kubeconfig(path, what, required)
 
 
 def _kubeconfig_path(settings):
+    """(path list, what names it) of settings' kubeconfig."""
     if settings.kubeconfig:
-        path = settings.kubeconfig
-        check_kubeconfig(path, settings.kubeconfig_option, required=True)
-        return path
+        return settings.kubeconfig, settings.kubeconfig_option, True
     path = os.environ.get('KUBECONFIG') or DEFAULT_KUBECONFIG
     if not any(os.path.isfile(os.path.expanduser(p))
                for p in path.split(os.pathsep) if p):
@@ -276,9 +347,168 @@ def _kubeconfig_path(settings):
                 settings.kubeconfig_option, IN_CLUSTER_ENV,
                 path if os.environ.get('KUBECONFIG') else
                 DEFAULT_KUBECONFIG + ' ($KUBECONFIG unset)'))
-    check_kubeconfig(path, 'kubeconfig' if path == DEFAULT_KUBECONFIG
-                     else '$KUBECONFIG')
-    return path
+    return path, ('kubeconfig' if path == DEFAULT_KUBECONFIG
+                  else '$KUBECONFIG'), False
+
+
+def _inline_files(kubeconfig, section, name):
+    """The entry's file keys replaced by the files' contents, read once."""
+    entry = kubeconfig.entry(section, name)
+    folder = kubeconfig.folders.get((section, name), '')
+    for listed, file_key, data_key in _FILE_KEYS:
+        value = entry.get(file_key)
+        if listed != section or not isinstance(value, str) or not value \
+                or entry.get(data_key):
+            continue
+        data = _read_named(kubeconfig, folder, value, '%s %s %s' % (
+            section[:-1], name, file_key))
+        entry.pop(file_key)
+        entry[data_key] = base64.b64encode(data).decode('ascii')
+    return entry
+
+
+def _read_named(kubeconfig, folder, path, key):
+    try:
+        return input_files.read_bytes(os.path.join(folder, path),
+                                      '%s %s: %s' % (kubeconfig.what,
+                                                     kubeconfig.path, key))
+    except input_files.InputFileError as exc:
+        raise KubeError('Kubernetes access: %s' % exc) from None
+
+
+def _user_token_file(kubeconfig, name, user):
+    """user's tokenFile read once (a FIFO is refused), as its token."""
+    path = user.get('tokenFile')
+    if user.get('token'):
+        # NOTE: kubectl's order: a token given inline wins.
+        user.pop('tokenFile', None)
+        return
+    if not isinstance(path, str) or not path:
+        return
+    data = _read_named(kubeconfig, kubeconfig.folders.get(('users', name),
+                                                          ''),
+                       path, 'user %s tokenFile' % name)
+    user.pop('tokenFile')
+    user['token'] = data.decode('utf-8', 'replace').strip()
+
+
+def run_exec_plugin(kubeconfig, name, spec, cluster, timeout):
+    """(token or None, certificate, key, expiry) of a user.exec plugin.
+
+    Run as kubectl runs it (the argv, its env added to ours,
+    KUBERNETES_EXEC_INFO, in the kubeconfig's folder), through the
+    kernel's runner: timeout seconds at most, its process group killed
+    past them or on an interrupt, 1 MiB of output at most.
+    """
+    where = '%s %s: user %s exec' % (kubeconfig.what, kubeconfig.path,
+                                     name)
+    command = spec.get('command') if isinstance(spec, dict) else None
+    api_version = spec.get('apiVersion') if isinstance(spec, dict) else None
+    if not isinstance(command, str) or not command or not isinstance(
+            api_version, str):
+        raise KubeError('Kubernetes access: %s needs a command and an '
+                        'apiVersion' % where)
+    args = spec.get('args') or []
+    env = dict(os.environ)
+    for item in spec.get('env') or ():
+        if isinstance(item, dict) and isinstance(item.get('name'), str):
+            env[item['name']] = str(item.get('value', ''))
+    info = {'apiVersion': api_version, 'kind': 'ExecCredential',
+            'spec': {'interactive': False}}
+    if spec.get('provideClusterInfo'):
+        info['spec']['cluster'] = cluster
+    env['KUBERNETES_EXEC_INFO'] = json.dumps(info)
+    try:
+        out = commands.run(
+            [command] + [str(arg) for arg in (
+                args if isinstance(args, list) else [args])],
+            timeout=timeout, what='%s command' % where,
+            limit=EXEC_OUTPUT_LIMIT, env=env,
+            cwd=kubeconfig.folders.get(('users', name)) or None)
+    except commands.CommandError as exc:
+        raise KubeError('Kubernetes access: %s' % exc) from None
+    try:
+        status = documents.load_json(out).get('status')
+    except (documents.DocumentError, AttributeError):
+        status = None
+    if not isinstance(status, dict):
+        raise KubeError('Kubernetes access: %s command printed no '
+                        'ExecCredential (a JSON object with a status)' %
+                        where)
+    token = status.get('token')
+    cert, key = status.get('clientCertificateData'), status.get(
+        'clientKeyData')
+    if not isinstance(token, str) and not (
+            isinstance(cert, str) and isinstance(key, str)):
+        raise KubeError('Kubernetes access: %s command gave neither a '
+                        'token nor a client certificate and key' % where)
+    return (token if isinstance(token, str) else None, cert, key,
+            _timestamp(status.get('expirationTimestamp')))
+
+
+def _timestamp(text):
+    """An RFC 3339 time as an aware datetime, else None."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return datetime.datetime.fromisoformat(
+            text.replace('Z', '+00:00').replace('z', '+00:00'))
+    except ValueError:
+        return None
+
+
+def _pem_data(text):
+    return base64.b64encode(text.encode('utf-8')).decode('ascii')
+
+
+def _resolved(kubeconfig, settings):
+    """(document for the package, exec refresh or None) of the context.
+
+    Only the context in use is resolved: its cluster's and user's files
+    read and inlined, its tokenFile read, its exec plugin run.
+    """
+    context = kubeconfig.entry('contexts', settings.context or
+                               kubeconfig.document.get('current-context'))
+    cluster_name, user_name = context.get('cluster'), context.get('user')
+    cluster = _inline_files(kubeconfig, 'clusters', cluster_name)
+    user = _inline_files(kubeconfig, 'users', user_name)
+    _user_token_file(kubeconfig, user_name, user)
+    spec = user.pop('exec', None)
+    if spec is None:
+        return kubeconfig.document, None
+
+    def run():
+        return run_exec_plugin(kubeconfig, user_name, spec, cluster,
+                               settings.timeout)
+    token, cert, key, expiry = run()
+    if token is not None:
+        user['token'] = token
+    else:
+        user['client-certificate-data'] = _pem_data(cert)
+        user['client-key-data'] = _pem_data(key)
+    return kubeconfig.document, (run, expiry) if token is not None and (
+        expiry is not None) else None
+
+
+def _refresh_exec_token(config, run, expiry):
+    """Run the exec plugin again once its token expired, as kubectl does.
+
+    NOTE: the package calls refresh_api_key_hook before it reads the
+    token (get_api_key_with_prefix), in every version admitted.
+    """
+    state = {'expiry': expiry}
+
+    def refresh(configuration):
+        now = datetime.datetime.now(datetime.timezone.utc)
+        ends = state['expiry']
+        if ends is None or (ends.tzinfo and now < ends):
+            return
+        token, _, _, state['expiry'] = run()
+        redaction.remember(token)
+        for key in ('BearerToken', 'authorization'):
+            if key in configuration.api_key:
+                configuration.api_key[key] = 'Bearer %s' % token
+    config.refresh_api_key_hook = refresh
 
 
 # -- the one connection builder ---------------------------------------------
@@ -307,15 +537,19 @@ def connect(settings):
         else:
             return Client(settings, config, "the pod's service-account "
                           "token", True)
-    path = _kubeconfig_path(settings)
+    kubeconfig = read_kubeconfig(*_kubeconfig_path(settings))
+    path = kubeconfig.path
+    document, refresh = _resolved(kubeconfig, settings)
     try:
-        k8s.config.load_kube_config(
-            config_file=path, context=settings.context,
+        k8s.config.load_kube_config_from_dict(
+            config_dict=document, context=settings.context,
             client_configuration=config, persist_config=False)
     except Exception as exc:  # noqa: B902 - config, YAML or file error
         raise KubeError('Kubernetes access: kubeconfig %s cannot be used: '
                         '%s' % (path, errors.one_line(exc))) from None
     _remember_secrets(config)
+    if refresh is not None:
+        _refresh_exec_token(config, *refresh)
     return Client(settings, config, 'the credentials of kubeconfig %s%s' % (
         path, ' context %s' % settings.context if settings.context else ''),
         False)
@@ -484,9 +718,11 @@ class Client:
             pool = self._rest.RESTClientObject(self._config).pool_manager
         self._sending.depth = inside + 1
         try:
-            return pool.request(method, self._base + path, body=data,
-                                headers=headers, timeout=self._timeout,
-                                retries=False)
+            with deadlines.exchange(self.server + path, self.settings.timeout,
+                                    method):
+                return pool.request(method, self._base + path, body=data,
+                                    headers=headers, timeout=self._timeout,
+                                    retries=False)
         finally:
             self._sending.depth = inside
             if inside:
@@ -501,6 +737,10 @@ class Client:
         try:
             answer = self._send(method, self._path(
                 resource, name, query, namespace), body, content_type)
+        except deadlines.DeadlineExceeded as exc:
+            error = self._error(*where, exc.problem)
+            error.status = 0
+            raise error from None
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             error = self._error(*where, unreachable(exc,
                                                     self.settings.timeout))

@@ -41,6 +41,8 @@ import time
 
 import testtools
 
+from selftests import trickle
+
 BIN = os.path.dirname(sys.executable)
 TIMEOUT = 60
 # NOTE: max_seconds is of CPU; the wall clock may take this many times
@@ -127,6 +129,18 @@ def processes_naming(text):
     return found
 
 
+def disable_entry_point_cache(home):
+    """No stevedore cache of entry points in home: the run writes none.
+
+    NOTE: openstacksdk and oslo.config load their plugins through
+    stevedore, which caches what it scanned in ~/.cache on any run; its
+    documented switch is a .disable file in that folder.
+    """
+    folder = os.path.join(home, '.cache', 'python-entrypoints')
+    os.makedirs(folder, exist_ok=True)
+    open(os.path.join(folder, '.disable'), 'w').close()
+
+
 class ScriptCase(testtools.TestCase):
     """Runs ``script`` as a subprocess in a work folder of its own.
 
@@ -144,7 +158,11 @@ class ScriptCase(testtools.TestCase):
     files = {}
     modes = {}
     unreadable = False
+    server = None
+    max_wall = None
+    cwd_gone = False
     needles = ()
+    stdout_needles = ()
     # NOTE: set on the rows of input that must never be read at length
     # (a FIFO, /dev/zero, a huge file, an alias bomb): answered at once.
     max_seconds = None
@@ -158,6 +176,8 @@ class ScriptCase(testtools.TestCase):
                                **self.extra_files).items():
             self.paths[name] = self._write(name, data)
         self.paths['port'] = str(self.hold_port())
+        if self.server:
+            self.paths['server'] = trickle.serve(self, self.server).url
         for name, data in self.files.items():
             if isinstance(data, str):
                 data = data.format(**self.paths).encode()
@@ -172,6 +192,7 @@ class ScriptCase(testtools.TestCase):
             os.chmod(os.path.join(self.work, name), mode)
         for name in ('home', 'tmp', 'cwd'):
             os.mkdir(os.path.join(self.work, name))
+        disable_entry_point_cache(os.path.join(self.work, 'home'))
 
     def _write(self, name, data):
         path = os.path.join(self.work, name)
@@ -197,7 +218,18 @@ class ScriptCase(testtools.TestCase):
     def _preexec(self):
         if self.unreadable and os.geteuid() == 0:
             return _drop_file_capabilities
+        if self.cwd_gone:
+            # NOTE: in the child, once it entered its working folder.
+            return lambda: os.rmdir(os.getcwd())
         return None
+
+    def _cwd(self):
+        if not self.cwd_gone:
+            return os.path.join(self.work, 'cwd')
+        # NOTE: outside the work folder, whose entries are compared.
+        gone = tempfile.mkdtemp(prefix='gmt-gone-')
+        self.addCleanup(shutil.rmtree, gone, ignore_errors=True)
+        return gone
 
     def run_script(self, argv, env=None):
         env = dict(env or {})
@@ -211,7 +243,7 @@ class ScriptCase(testtools.TestCase):
         full_env.update(env)
         return subprocess.run(
             [os.path.join(BIN, self.script)] + argv, env=full_env,
-            cwd=os.path.join(self.work, 'cwd'), capture_output=True,
+            cwd=self._cwd(), capture_output=True,
             text=True, errors='replace', timeout=TIMEOUT,
             preexec_fn=self._preexec())
 
@@ -230,8 +262,15 @@ class BadInputCase(ScriptCase):
     with the placeholders, Fifo() or Sparse(size)} written into the work
     folder first; ``{port}`` is a loopback port held by a listener that
     never answers), ``modes`` ({name: mode} set on them),
-    ``unreadable`` (run without root's file capabilities when root) and
-    ``max_seconds`` (the most CPU seconds the script may take).
+    ``unreadable`` (run without root's file capabilities when root),
+    ``max_seconds`` (the most CPU seconds the script may take),
+    ``server`` (a mode of selftests/trickle.py: ``{server}`` is then the
+    base URL of a real loopback server answering that way) and
+    ``max_wall`` (the most wall-clock seconds: a deadline the script must
+    keep against that server), ``stdout_needles`` (words its stdout
+    must hold, e.g. the doctor's row of the check that failed) and
+    ``cwd_gone`` (the script starts in a working folder deleted under
+    it, as a shell left in a folder another process removed).
     """
 
     def test_refused_in_one_line(self):
@@ -251,6 +290,8 @@ class BadInputCase(ScriptCase):
         self.assertEqual(1, len(lines), shown)
         for needle in self.needles:
             self.assertIn(self.fill(needle), lines[0], shown)
+        for needle in self.stdout_needles:
+            self.assertIn(self.fill(needle), proc.stdout, shown)
         self.assertEqual(before, _tree(self.work), 'files left behind')
         if self.max_seconds is not None:
             # NOTE: CPU seconds, which a shared machine's load does not
@@ -259,5 +300,7 @@ class BadInputCase(ScriptCase):
             # bounded loosely for the same reason.
             self.assertLess(cpu, self.max_seconds, shown)
             self.assertLess(took, self.max_seconds * WALL_FACTOR, shown)
+        if self.max_wall is not None:
+            self.assertLess(took, self.max_wall, shown)
         self.assertEqual([], processes_naming(self.work),
                          'processes left behind')

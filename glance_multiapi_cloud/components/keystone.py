@@ -57,7 +57,7 @@ enforce_scope = False
 
 def url(state):
     """Keystone's one URL, public and internal (https under --tls)."""
-    return tlsmode.url(state, state.record.ports[NAME])
+    return tlsmode.url(state, state.port(NAME))
 
 
 def admin(state):

@@ -10,123 +10,20 @@
 #    License for the specific language governing permissions and limitations
 #    under the License.
 
-"""Running the shell commands a deployment is reached through.
+"""The shell commands a deployment is reached through, rendered and run.
 
-The discovery, patch, restart, version and uploader commands are shell
-command lines (``oc get glance glance -o json``, ``oc patch ... -p
-{patch}``), so they run through the shell, in their own process group,
-killed as a group when they outlive their timeout or print more than
-any real answer (input_files.COMMAND_OUTPUT_LIMIT); what they print must
-be UTF-8. ``render`` fills their ``{placeholders}``. Used by the plugin,
-the doctor and the image check alike.
+``render`` fills the ``{placeholders}`` of a command template (the one
+renderer of every template); ``run`` and ``CommandError`` are the
+kernel's bounded runner (glance_multiapi_kernel/commands.py), which the
+Kubernetes client's credential plugins use too.
 """
 
-import os
-import selectors
 import shlex
-import signal
-import subprocess
-import time
 
-from glance_multiapi_kernel import documents
-from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import commands as _runner
 
-
-class CommandError(Exception):
-    """A command failed; the message names it, its exit and its stderr."""
-
-
-# NOTE: of stderr only the end is shown (_tail); keep no more than that.
-_STDERR_KEPT = 64 * 1024
-_CHUNK = 64 * 1024
-
-
-def _tail(text, lines=3):
-    kept = [line for line in (text or '').strip().splitlines() if line]
-    return ' | '.join(kept[-lines:]) or 'no output on stderr'
-
-
-def _kill(proc):
-    # NOTE: the shell's children share its session; kill them all so
-    # that a hung "oc" does not outlive the test run.
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-def _collect(proc, deadline, limit):
-    """(stdout, stderr tail, None or 'timeout' or 'too much')."""
-    out, err = bytearray(), bytearray()
-    streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
-    with selectors.DefaultSelector() as selector:
-        for fd in streams:
-            selector.register(fd, selectors.EVENT_READ)
-        while streams:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return out, err, 'timeout'
-            for key, _ in selector.select(left):
-                chunk = os.read(key.fd, _CHUNK)
-                if not chunk:
-                    selector.unregister(key.fd)
-                    del streams[key.fd]
-                    continue
-                buf = streams[key.fd]
-                buf += chunk
-                if buf is out and len(out) > limit:
-                    return out, err, 'too much'
-                if buf is err and len(err) > _STDERR_KEPT:
-                    del err[:-_STDERR_KEPT]
-    return out, err, None
-
-
-def run(command, *, timeout, what, limit=input_files.COMMAND_OUTPUT_LIMIT):
-    """Run a shell command line; return its stdout (UTF-8 text).
-
-    :param what: what the command is for, e.g. "discovery command".
-    :param limit: the most bytes it may print (the rest is never read).
-    :raises CommandError: when it cannot start, exits non-zero, runs
-        longer than timeout seconds, prints more than limit bytes or
-        text that is not UTF-8.
-    """
-    try:
-        proc = subprocess.Popen(
-            command, shell=True, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            start_new_session=True)
-    except OSError as exc:
-        raise CommandError('%s %r could not start: %s' %
-                           (what, command, exc.strerror or exc))
-    deadline = time.monotonic() + timeout
-    with proc:
-        try:
-            out, err, problem = _collect(proc, deadline, limit)
-            if problem is None:
-                try:
-                    proc.wait(max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    problem = 'timeout'
-        finally:
-            if proc.returncode is None:
-                _kill(proc)
-                proc.wait()
-    if problem == 'timeout':
-        raise CommandError('%s %r did not finish within %s s' %
-                           (what, command, timeout))
-    if problem:
-        raise CommandError('%s %r printed more than %s; no real answer '
-                           'is that long' % (what, command,
-                                             input_files.size_text(limit)))
-    if proc.returncode != 0:
-        raise CommandError('%s %r exited %d: %s' % (
-            what, command, proc.returncode,
-            _tail(bytes(err).decode('utf-8', 'replace'))))
-    wrong = documents.utf8_problem(bytes(out))
-    if wrong:
-        raise CommandError('%s %r printed text that is %s' % (
-            what, command, wrong))
-    return bytes(out).decode('utf-8')
+CommandError = _runner.CommandError
+run = _runner.run
 
 
 def render(template, *, option, required=(), **values):

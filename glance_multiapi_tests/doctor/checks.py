@@ -41,6 +41,7 @@ class Inputs:
     os_cloud: str = None
     keystone_timeout: float = 30.0
     probe_timeout: float = None
+    config_timeout: float = settings.CONFIG_TIMEOUT
 
 
 @dataclasses.dataclass
@@ -63,7 +64,7 @@ def check_config(inputs):
             'config', 'no --config-file: the [glance_multiapi] defaults, '
             'so the deployment is not discovered')
     try:
-        conf = settings.load(inputs.config_file)
+        conf = settings.load(inputs.config_file, inputs.config_timeout)
     except settings.ConfigProblem as exc:
         return None, report.fail('config', str(exc),
                                  report.EXIT_BAD_CONFIG)

@@ -14,14 +14,18 @@
 """glance-multiapi-doctor: is the multi-API Glance deployment fit to test?"""
 
 import argparse
+import logging
 import os
 import sys
+import tempfile
 
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import interrupts
 from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.doctor import checks
 from glance_multiapi_tests.doctor import report
+from glance_multiapi_tests.doctor import settings
 from glance_multiapi_kernel import version
 
 PROG = 'glance-multiapi-doctor'
@@ -64,6 +68,9 @@ output:
 
 When several checks fail, the code is that of the first one listed; a
 failed run also prints one line on stderr naming the first failure.
+SIGINT ends it with exit 130, SIGTERM with 143, in one line: the
+discovery command is killed with its process group, and no
+--output-file is left half written.
 """
 
 
@@ -86,7 +93,9 @@ def build_parser():
                              'text report.')
     parser.add_argument('--probe-timeout', type=errors.positive_seconds,
                         metavar='SECONDS',
-                        help='seconds per probe stage (default: '
+                        help='seconds a probe\'s DNS stage may take, and '
+                             'its TCP, TLS and HTTP stages together, from '
+                             'connect to the last byte (default: '
                              '[glance_multiapi] probe_timeout).')
     parser.add_argument('--strict', action='store_true',
                         help='a check that cannot run (SKIP, e.g. '
@@ -96,7 +105,13 @@ def build_parser():
     parser.add_argument('--keystone-timeout', type=errors.positive_seconds,
                         default=30.0,
                         metavar='SECONDS',
-                        help='seconds a keystone request may take '
+                        help='seconds reading the catalog from keystone '
+                             'may take, from connect to the last byte '
+                             '(default: %(default)s).')
+    parser.add_argument('--config-timeout', type=errors.positive_seconds,
+                        default=settings.CONFIG_TIMEOUT, metavar='SECONDS',
+                        help='seconds reading --config-file may take, the '
+                             'remote files of its config_source included '
                              '(default: %(default)s).')
     return parser
 
@@ -116,11 +131,31 @@ def render(outcome, output):
 
 
 def _write(path, text):
+    """Write text to path through a temporary file beside it and a rename.
+
+    NOTE: an interrupt, a full disk or a closed pipe leaves the earlier
+    report (or none), never half of one.
+    """
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)
-    with open(path, 'w') as f:
-        f.write(text)
+    temp = None
+    try:
+        with interrupts.deferred():
+            fd, temp = tempfile.mkstemp(
+                prefix='.%s.' % os.path.basename(path),
+                dir=folder or '.')
+        with os.fdopen(fd, 'w') as f:
+            f.write(text)
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        if temp is not None:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+        raise
 
 
 def run(args):
@@ -128,7 +163,8 @@ def run(args):
     outcome = checks.run(checks.Inputs(
         config_file=args.config_file, os_cloud=args.os_cloud,
         keystone_timeout=args.keystone_timeout,
-        probe_timeout=args.probe_timeout))
+        probe_timeout=args.probe_timeout,
+        config_timeout=args.config_timeout))
     if args.strict:
         outcome = checks.Outcome(report.strict(outcome.checks),
                                  outcome.deployment)
@@ -154,6 +190,19 @@ def run(args):
 
 def main(argv=None):
     """Parse the arguments and run; the exit code is documented in --help."""
+    # NOTE: SIGINT and SIGTERM end it in one line, exit 130 or 143; the
+    # discovery command's process group is killed, a report half written
+    # to --output-file removed.
+    with interrupts.ending_cleanly(PROG) as ended:
+        return _main(argv)
+    return ended['code']
+
+
+def _main(argv):
+    # NOTE: library loggers (keystoneauth's discovery warning, urllib3)
+    # would otherwise reach Python's last-resort handler on stderr, whose
+    # one line is the doctor's.
+    logging.getLogger().addHandler(logging.NullHandler())
     parser = build_parser()
     args = parser.parse_args(argv)
     if not (args.config_file or args.os_cloud):
@@ -167,6 +216,10 @@ def main(argv=None):
     try:
         return run(args)
     except Exception as exc:  # noqa: B902 - the promised one line
+        gone = errors.working_folder_problem()
+        if gone:
+            sys.stderr.write('%s: %s\n' % (PROG, redaction.text(gone)))
+            return report.EXIT_USAGE
         message = redaction.text('internal error: %s: %s' % (
             type(exc).__name__, errors.one_line(exc)))
         sys.stderr.write('%s: %s\n' % (PROG, message))

@@ -18,7 +18,10 @@ v3 password) or with a clouds.yaml cloud (openstacksdk's loader, so every
 auth type it knows works). The identity URL is first resolved and
 connected to with the endpoint probe's own stages, so an unreachable
 keystone reads like an unreachable image endpoint: ``DNS: Name or service
-not known`` rather than a urllib3 retry chain.
+not known`` rather than a urllib3 retry chain. Reading the catalog is one
+exchange bounded by --keystone-timeout from connect to the last byte
+(deadlines.py), with the plugin's lock guarded against keystoneauth's
+deadlock on a 401 to discovery (keystone_lock.py).
 """
 
 import dataclasses
@@ -30,7 +33,9 @@ from keystoneauth1.identity import v3
 from keystoneauth1 import session as ks_session
 
 from glance_multiapi_kernel import clouds_yaml
+from glance_multiapi_kernel import deadlines
 from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import keystone_lock
 from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.common import trust
 from glance_multiapi_tests.doctor import report
@@ -81,8 +86,9 @@ def from_credentials(creds, region, source):
             user_domain_name=creds.user_domain_name,
             project_domain_name=creds.project_domain_name)
         verify = False if creds.insecure else (creds.cafile or True)
-        return ks_session.Session(auth=auth, verify=verify,
-                                  timeout=timeout)
+        return ks_session.Session(
+            auth=keystone_lock.guard(auth, creds.auth_url), verify=verify,
+            timeout=timeout)
 
     return Access(auth_url=creds.auth_url,
                   who='%s from [auth] of %s' % (creds.who(), source),
@@ -146,6 +152,7 @@ def from_cloud(name, region=None, cafile=None):
         session.timeout = timeout
         if not insecure and verify_with:
             session.verify = verify_with
+        keystone_lock.guard(session.auth, auth_url)
         return session
 
     who = 'cloud %s of %s (user %s, project %s)' % (
@@ -174,7 +181,11 @@ def read_catalog(access, timeout):
                               report.EXIT_KEYSTONE_UNREACHABLE) from None
     session = access.make_session(timeout)
     try:
-        info = session.auth.get_access(session)
+        with deadlines.exchange(access.auth_url, timeout, 'keystone'):
+            info = session.auth.get_access(session)
+    except deadlines.DeadlineExceeded as exc:
+        raise KeystoneProblem(exc.problem,
+                              report.EXIT_KEYSTONE_UNREACHABLE) from None
     except ks_exc.Unauthorized as exc:
         raise KeystoneProblem(
             'refused the credentials of %s: HTTP 401: %s' % (

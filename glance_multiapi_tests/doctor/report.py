@@ -49,7 +49,9 @@ EXIT_CODES = (
                    'or the catalog does not hold exactly the '
                    'keystoneEndpoint API'),
     (EXIT_USAGE, 'usage error (a timeout that is not a positive finite '
-                 'number; also: --output-file cannot be written)'),
+                 'number; also: --output-file cannot be written, or a '
+                 'relative path was given from a working folder that no '
+                 'longer exists)'),
     (EXIT_BAD_CONFIG, 'bad configuration: the config file is missing, '
                       'cannot be read (not a regular file: a folder, a '
                       'FIFO, a device, a symlink loop; no permission) or '

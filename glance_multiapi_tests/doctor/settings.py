@@ -19,12 +19,15 @@ of tempest is loaded. Every problem is a ConfigProblem whose one line
 names the file and, where it can, the option.
 """
 
+import configparser
 import dataclasses
 import math
 import ssl
 
 from oslo_config import cfg
+import requests
 
+from glance_multiapi_kernel import deadlines
 from glance_multiapi_kernel import documents
 from glance_multiapi_tests import config
 from glance_multiapi_kernel import errors
@@ -62,6 +65,10 @@ TIMEOUTS = ('probe_timeout', 'kubernetes_timeout', 'command_timeout')
 # NOTE: the longest text of an error quoted in a problem: oslo.config
 # quotes the whole offending line, however long.
 LIMIT = 400
+# NOTE: how long reading the configuration may take, a remote
+# config_source included (--config-timeout): oslo.config 9.1.1 (2023.1)
+# fetches one with no timeout at all, later ones 60 s per read.
+CONFIG_TIMEOUT = 60.0
 
 
 class ConfigProblem(errors.OneLineError):
@@ -106,6 +113,13 @@ def _check_values(conf, where):
         for opt in opts:
             try:
                 getattr(group, opt.dest)
+            except RecursionError:
+                # NOTE: "$identity.region" naming itself, or two options
+                # naming each other: oslo.config substitutes for ever.
+                raise ConfigProblem(
+                    '%s: [%s] %s: invalid value: its $ substitutions '
+                    'lead back to it (a loop)' % (
+                        where, group_name, opt.name)) from None
             # NOTE: cfg.Error too: "$other" names an option to substitute,
             # which may not exist (NoSuchOptError).
             except (cfg.Error, ValueError) as exc:
@@ -194,30 +208,58 @@ def _check_ca_file(conf, where):
                 errors.one_line(exc.strerror or exc, LIMIT))) from None
 
 
-def load(path):
-    """A ConfigOpts of path (or of the defaults when path is None)."""
+def remote_sources(text):
+    """The URIs of the config_source groups the INI text names."""
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    try:
+        parser.read_string(text)
+        names = parser.defaults().get('config_source', '')
+        return [parser.get(name.strip(), 'uri', fallback=name.strip())
+                for name in names.split(',') if name.strip()]
+    except (configparser.Error, ValueError):
+        return []
+
+
+def load(path, timeout=CONFIG_TIMEOUT):
+    """A ConfigOpts of path (or of the defaults when path is None).
+
+    timeout: the most seconds reading it may take, the remote files of
+    its config_source included, each from connect to its last byte.
+    """
     conf = cfg.ConfigOpts()
     _register(conf)
     args = []
     where = 'defaults'
+    sources = []
     if path:
         where = path
         # NOTE: oslo.config reads UTF-8 and would block on a FIFO; read
         # the file once through the bounded reader first.
         try:
-            input_files.read_text(path, 'tempest.conf')
+            sources = remote_sources(
+                input_files.read_text(path, 'tempest.conf'))
         except input_files.InputFileError as exc:
             raise ConfigProblem(str(exc)) from None
         args = ['--config-file', path]
     try:
-        conf(args=args, project='glance-multiapi-doctor',
-             default_config_files=[], default_config_dirs=[],
-             use_env=False)
+        with deadlines.exchange(', '.join(sources) or where, timeout,
+                                'config_source'):
+            conf(args=args, project='glance-multiapi-doctor',
+                 default_config_files=[], default_config_dirs=[],
+                 use_env=False)
+    except deadlines.DeadlineExceeded as exc:
+        raise ConfigProblem('%s: %s' % (where, exc)) from None
     except cfg.ConfigFileParseError as exc:
         raise ConfigProblem(errors.one_line(exc, LIMIT)) from None
     except cfg.Error as exc:
         raise ConfigProblem('%s: %s' % (
             where, errors.one_line(exc, LIMIT))) from None
+    except (OSError, requests.exceptions.RequestException) as exc:
+        # NOTE: oslo.config's remote_file driver lets requests' errors
+        # through (refused, an HTTP error status, TLS).
+        raise ConfigProblem('%s: config_source %s could not be read: %s' % (
+            where, ', '.join(sources) or '?',
+            errors.one_line(exc, LIMIT))) from None
     _check_values(conf, where)
     _check_timeouts(conf, where)
     _check_float_values(conf, where)

@@ -16,6 +16,7 @@ import argparse
 import sys
 
 from glance_multiapi_kernel import errors as cli_errors
+from glance_multiapi_kernel import interrupts
 from glance_multiapi_kernel import kube
 from glance_multiapi_kernel import redaction
 from glance_multiapi_tests import deployment_access
@@ -88,7 +89,12 @@ exit codes (each failure is one line on stderr):
       kubeconfig), the get command failed, timed out, printed more than
       16 MiB or text that is not UTF-8, or the Kubernetes API refused or
       did not answer, or answered something that is no object (the
-      message names the call, the object and the HTTP status)
+      message names the call, the object and the HTTP status; a request
+      that does not end within --kube-timeout, from connect to its last
+      byte, too)
+  130 interrupted (SIGINT): the --version-command is killed with its
+      process group
+  143 terminated (SIGTERM), the same way
 """
 
 
@@ -145,8 +151,9 @@ def build_parser():
     parser.add_argument('--command-timeout', type=cli_errors.positive_seconds,
                         default=60.0,
                         metavar='SECONDS',
-                        help='how long --version-command may run '
-                             '(default: %(default)s).')
+                        help='how long --version-command may run; past it '
+                             'its process group is killed (default: '
+                             '%(default)s).')
     kubernetes = parser.add_argument_group('Kubernetes API (--kubernetes)')
     kubernetes.add_argument('--kubeconfig', metavar='FILE')
     kubernetes.add_argument('--context', metavar='NAME',
@@ -171,7 +178,9 @@ def build_parser():
     kubernetes.add_argument('--kube-timeout',
                             type=cli_errors.positive_seconds, default=30.0,
                             metavar='SECONDS',
-                            help='per request (default: %(default)s).')
+                            help='seconds each request may take, from '
+                                 'connect to its last byte (default: '
+                                 '%(default)s).')
     parser.add_argument('-o', '--output', choices=('table', 'json'),
                         default='table', help='output format.')
     return parser
@@ -179,6 +188,14 @@ def build_parser():
 
 def main(argv=None):
     """Run the check; return the exit code documented in --help."""
+    # NOTE: SIGINT and SIGTERM end it in one line, exit 130 or 143; the
+    # version command's process group is killed on the way out.
+    with interrupts.ending_cleanly(PROG) as ended:
+        return _main(argv)
+    return ended['code']
+
+
+def _main(argv):
     parser = build_parser()
     args = parser.parse_args(argv)
     running = []

@@ -12,8 +12,11 @@
 
 """Probing an image endpoint: DNS, TCP, TLS, then the version document.
 
-Each stage has its own bound, and a failure names the stage and the error
-the operating system gave, e.g. ``api1 public
+DNS has its own bound; TCP, TLS and the version document are one
+exchange, bounded from connect to the last byte (deadlines.py: an
+endpoint that trickles its answer is cut at the bound, not at its
+end). A failure names the stage and the error the operating system
+gave, e.g. ``api1 public
 http://glance-api1-public.openstack.svc:9292: DNS: Name or service not
 known``, so a CI reader knows which endpoint broke and how. A TLS failure
 names the certificate problem (``TLS: certificate verify failed: unable
@@ -29,6 +32,8 @@ import socket
 import ssl
 import threading
 import urllib.parse
+
+from glance_multiapi_kernel import deadlines
 
 STAGES = ('DNS', 'TCP', 'TLS', 'HTTP')
 # NOTE: a version document is a few hundred bytes; anything much larger is
@@ -202,11 +207,16 @@ def check_v2(ids):
                          '%s)' % (', '.join(ids) or 'nothing'))
 
 
-def http_get(sock, parts, timeout, ssl_context):
-    """GET the URL's path over an already connected socket."""
+def http_get(sock, parts, timeout, ssl_context, reached=None):
+    """GET the URL's path over an already connected socket.
+
+    reached: a list the stage under way is appended to (TLS, HTTP).
+    """
+    reached = [] if reached is None else reached
     host = parts.hostname
     port = parts.port or (443 if parts.scheme == 'https' else 80)
     if parts.scheme == 'https':
+        reached.append('TLS')
         context = ssl_context or ssl.create_default_context()
         try:
             sock = context.wrap_socket(sock, server_hostname=host)
@@ -216,6 +226,7 @@ def http_get(sock, parts, timeout, ssl_context):
         except OSError as exc:
             sock.close()
             raise StageError('TLS', 'handshake: %s' % _os_error_text(exc))
+    reached.append('HTTP')
     conn = http.client.HTTPConnection(host, port, timeout=timeout)
     conn.sock = sock
     try:
@@ -236,8 +247,17 @@ def probe(url, timeout, ssl_context=None):
         raise StageError('URL', 'not an http(s) URL')
     port = parts.port or (443 if parts.scheme == 'https' else 80)
     addresses = resolve(parts.hostname, port, timeout)
-    sock = connect(addresses, timeout)
-    status, body = http_get(sock, parts, timeout, ssl_context)
+    reached = ['TCP']
+    try:
+        with deadlines.exchange(url, timeout, 'GET'):
+            sock = connect(addresses, timeout)
+            status, body = http_get(sock, parts, timeout, ssl_context,
+                                    reached)
+    except deadlines.DeadlineExceeded as exc:
+        # NOTE: a peer that sent nothing reads as the other stages word a
+        # silent one; a trickle says how much it sent in that time.
+        raise StageError(reached[-1], exc.problem if exc.received
+                         else 'timed out') from None
     ids = parse_versions(status, body)
     check_v2(ids)
     return ids

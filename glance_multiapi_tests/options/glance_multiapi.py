@@ -69,7 +69,9 @@ GlanceMultiApiGroup = [
                help='Name of the OpenStackControlPlane to patch. Unset: '
                     'the controller ownerReference of the Glance CR.'),
     cfg.FloatOpt('kubernetes_timeout', default=30.0,
-                 help='Seconds one Kubernetes API request may take.'),
+                 help='Seconds one Kubernetes API request may take, from '
+                      'connect to its last byte; a kubeconfig\'s exec '
+                      'credential plugin may run as long.'),
     cfg.StrOpt('discovery_command',
                help='Command that prints the Glance CR as JSON, e.g. '
                     '"oc get glance glance -o json" or '
@@ -102,8 +104,9 @@ GlanceMultiApiGroup = [
                     'other one is used (the endpoint probe test reports '
                     'the unreachable one).'),
     cfg.FloatOpt('probe_timeout', default=5.0,
-                 help='Seconds each probe stage (DNS, TCP, TLS, HTTP) may '
-                      'take.'),
+                 help='Seconds the DNS stage of a probe may take, and its '
+                      'TCP, TLS and HTTP stages together, from connect to '
+                      'the last byte.'),
     cfg.IntOpt('image_size', default=1048576,
                help='Bytes uploaded by each placement check.'),
     cfg.IntOpt('image_timeout', default=120,

@@ -27,6 +27,7 @@ import os
 import sys
 
 from glance_multiapi_kernel import errors
+from glance_multiapi_kernel import interrupts
 from glance_multiapi_kernel import redaction
 from glance_multiapi_kernel import version
 from glance_multiapi_tests.results.gate import required_groups
@@ -48,7 +49,9 @@ EXIT_CODES = (
     (EXIT_FAILED, 'a subunit stream\'s verdict is red: a test failed, no '
                   'test ran, or a required group did not run (each said '
                   'in a FAILED: line)'),
-    (EXIT_USAGE, 'usage error (an unknown group or figure among them)'),
+    (EXIT_USAGE, 'usage error (an unknown group or figure among them; a '
+                 'relative PATH or OUT_DIR when the working folder no '
+                 'longer exists)'),
     (EXIT_REGRESSED, 'with --fail-on-regression: a figure regressed '
                      'beyond its tolerance against --baseline (each said '
                      'in a REGRESSED: line; the files were written)'),
@@ -62,12 +65,19 @@ EXIT_CODES = (
                       'damaged (cut short, altered: the file and the byte '
                       'offset are named, the tests read before it still '
                       'listed), or the --baseline (or PATH\'s '
-                      'metrics.json) cannot be read or is no metrics.json'
+                      'metrics.json) cannot be read or is no metrics.json '
+                      '(a URL that does not answer in full within '
+                      '--baseline-timeout, or answers what is not HTTP, '
+                      'too)'
                       % recorder.RECORDS_SUBDIR),
     (EXIT_WRITE, 'an output could not be written (OUT_DIR cannot be made: '
                  'a regular file, a path under one, a symlink loop; or '
                  'another run held it for 300 s)'),
     (EXIT_INTERNAL, 'internal error'),
+    (interrupts.EXIT_INTERRUPTED, 'interrupted (SIGINT); a file being '
+                                  'written is removed, none is left half '
+                                  'written'),
+    (interrupts.EXIT_TERMINATED, 'terminated (SIGTERM), the same way'),
 )
 
 DESCRIPTION = """\
@@ -147,6 +157,12 @@ def build_parser():
     p.add_argument('--baseline', metavar='METRICS_JSON',
                    help='the metrics.json of an earlier run (a path or an '
                         'http(s) URL) to compare this run\'s figures with')
+    p.add_argument('--baseline-timeout', metavar='SECONDS',
+                   type=errors.positive_seconds,
+                   default=comparison.URL_TIMEOUT,
+                   help='the most seconds fetching a --baseline URL may '
+                        'take, from connect to its last byte (default: '
+                        '%(default)g)')
     p.add_argument('--tolerance', metavar='FIGURE=FACTOR', action='append',
                    default=[],
                    help='how many times worse FIGURE (a name of the list '
@@ -237,7 +253,7 @@ def _baseline(args):
                                   EXIT_USAGE)
         return None
     try:
-        figures = comparison.load(args.baseline)
+        figures = comparison.load(args.baseline, args.baseline_timeout)
     except comparison.BaselineError as exc:
         raise errors.CliError('%s: %s' % (PROG, exc), EXIT_NO_RECORDS)
     return {'source': redaction.url(args.baseline), 'figures': figures,
@@ -322,7 +338,14 @@ def run(args):
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    # NOTE: SIGINT and SIGTERM end it in one line, exit 130 or 143; the
+    # file being written is removed (publish.write_atomically).
+    with interrupts.ending_cleanly(PROG) as ended:
+        return _main(build_parser().parse_args(argv))
+    return ended['code']
+
+
+def _main(args):
     try:
         return run(args)
     except errors.CliError as exc:
@@ -335,6 +358,10 @@ def main(argv=None):
         _say('%s: %s' % (PROG, exc), sys.stderr)
         return EXIT_WRITE
     except Exception as exc:  # noqa: B902 - one line, never a traceback
+        gone = errors.working_folder_problem()
+        if gone:
+            _say('%s: %s' % (PROG, gone), sys.stderr)
+            return EXIT_USAGE
         _say('%s: internal error: %s: %s' % (PROG, type(exc).__name__,
                                              errors.one_line(exc)),
              sys.stderr)

@@ -38,6 +38,7 @@ from glance_multiapi_kernel import polling
 from glance_multiapi_cloud import certs
 from glance_multiapi_cloud import state as state_mod
 from selftests.functional import uploader_runs
+from selftests import trickle
 from glance_image_uploader import glance
 from glance_image_uploader import inputs
 
@@ -200,6 +201,46 @@ class TestUploaderCli(uploader_runs.UploaderRunTestCase):
         self.assertNotIn('sylva/password', image.properties)
         self.assertEqual([], os.listdir(self.temp_dir))
         self.assertEqual([], os.listdir(self.cwd))
+
+    def test_trickling_source_ends_at_source_timeout(self):
+        # NOTE: requests' read timeout (120 s) applies to each read; a
+        # source sending a byte every 0.2 s is cut by SOURCE_TIMEOUT only.
+        server = trickle.serve(self, 'trickle')
+        key, info = self._entry(server.url + '/image.raw', '0' * 32)
+        started = time.monotonic()
+        proc = self._run(info, 'demo', '--source-timeout', '2')
+        self.assertLess(time.monotonic() - started, 60, proc.stderr)
+        self.assertCleanFailure(proc, 3, 'no complete answer within 2 s '
+                                '(received ', key)
+        self.assertIn(server.url + '/image.raw', proc.stderr)
+
+    def test_trickling_kubernetes_api_ends_at_request_timeout(self):
+        server = trickle.serve(self, 'trickle')
+        kubeconfig = os.path.join(self.tmp, 'kubeconfig')
+        with open(kubeconfig, 'w') as out:
+            yaml.safe_dump({
+                'clusters': [{'name': 'c', 'cluster': {
+                    'server': server.url}}],
+                'users': [{'name': 'u', 'user': {'token': 't'}}],
+                'contexts': [{'name': 'c', 'context': {
+                    'cluster': 'c', 'user': 'u'}}],
+                'current-context': 'c'}, out)
+        uri, md5 = self.serve(1 << 20, 'uploader-cli-cm')
+        key, info = self._entry(uri, md5)
+        self.addCleanup(self._delete_named, key)
+        started = time.monotonic()
+        proc = self._run(info, 'demo', '--request-timeout', '2', env={
+            'UUID_OUTPUT': 'configmap', 'TARGET_NAMESPACE': 'ns',
+            'KUBECONFIG': kubeconfig})
+        self.assertLess(time.monotonic() - started, 120, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(8, proc.returncode, proc.stderr)
+        self.assertEqual(1, len(lines), proc.stderr)
+        self.assertIn('cannot write ConfigMap ns/openstack-images-uuids',
+                      lines[0])
+        self.assertIn('Kubernetes API %s' % server.url, lines[0])
+        self.assertIn('no complete answer within 2 s', lines[0])
+        self.assertEqual([], os.listdir(self.temp_dir))
 
     def test_https_source_trusts_the_ca_it_is_given(self):
         uri, md5, ca = self._serve_https(1 << 20)

@@ -226,6 +226,16 @@ class TestDoctorBoundedInput(testscenarios.WithScenarios,
         _row('output_file_fifo', ['--os-cloud', 'demo', '--output-file',
                                   '{fifo}'], 2, '--output-file {fifo} is a '
              'FIFO', max_seconds=FAST),
+        _row('clouds_yaml_in_a_deleted_working_folder',
+             ['--os-cloud', 'demo'], 2,
+             'the working folder no longer exists', cwd_gone=True),
+        _row('substitution_naming_itself', DOCTOR, 22,
+             '[identity] region: invalid value', 'lead back to it',
+             files=_conf('[identity]\nregion = $identity.region\n')),
+        _row('substitutions_naming_each_other', DOCTOR, 22,
+             'invalid value', 'lead back to it', files=_conf(
+                 '[identity]\nregion = $image.region\n'
+                 '[image]\nregion = $identity.region\n')),
         _row('kubeconfig_option_fifo', DOCTOR, 23,
              '[glance_multiapi] kubeconfig {fifo} is a FIFO',
              max_seconds=FAST, files=_conf(
@@ -261,6 +271,8 @@ class TestCloudBoundedInput(testscenarios.WithScenarios,
         _row('state_dir_not_empty', ['up', '--state-dir', '{work}/mine'],
              22, '{work}/mine is not empty',
              files={'mine/keep.txt': b'not a cloud\n'}),
+        _row('default_state_dir_in_a_deleted_working_folder', ['get'], 2,
+             'the working folder no longer exists', cwd_gone=True),
         _row('state_json_fifo', ['status', '--state-dir', '{work}/c'], 1,
              'state.json is a FIFO', max_seconds=FAST,
              files={'c/state.json': cli_runs.Fifo()}),
@@ -306,4 +318,6 @@ class TestReportBoundedInput(testscenarios.WithScenarios,
         # NOTE: no records: OUT_DIR must not be made.
         _row('out_dir_without_records', ['{dir}', '{work}/out'], 22,
              'holds no records'),
+        _row('relative_path_in_a_deleted_working_folder', ['results'], 2,
+             'the working folder no longer exists', cwd_gone=True),
     ]

@@ -18,9 +18,19 @@ selftests/functional/test_cli_bad_input.py), so the real console script
 runs here, in well under a second.
 """
 
-import testscenarios
+import json
+import os
+import socket
+import subprocess
+import time
 
+import fixtures
+import testscenarios
+import testtools
+
+from glance_multiapi_cloud import errors
 from selftests import cli_runs
+from selftests.unit import cloud_records
 
 load_tests = testscenarios.load_tests_apply_scenarios
 
@@ -107,3 +117,126 @@ class TestCloudBadInput(testscenarios.WithScenarios,
         _on_state('state_json_empty', 'status', 1, STATE, 'corrupt',
                   files={STATE: b''}),
     ]
+
+
+def _closed_port():
+    sock = socket.socket()
+    sock.bind(('127.0.0.1', 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    return port
+
+
+def _pidfile_kind(path, kind):
+    if kind == 'fifo':
+        os.mkfifo(path)
+    elif kind == 'link_to_dev_zero':
+        os.symlink('/dev/zero', path)
+    elif kind == 'folder':
+        os.mkdir(path)
+    else:
+        with open(path, 'w') as f:
+            f.write({'list': '[1, 2]', 'string': '"12"', 'bool_pid':
+                     '{"pid": true, "start": "1"}', 'not_json': 'pid'}[kind])
+
+
+class TestCloudStateFiles(testscenarios.WithScenarios, testtools.TestCase):
+    """The files of a state dir that is not as up left it, read safely.
+
+    A pidfile that is a FIFO, a link to /dev/zero, a folder, or holds a
+    list, a string or no pid names no process: status and down take the
+    service as not running, at once (a FIFO hung them, /dev/zero was
+    read without end, a list was an internal error). status writes
+    nothing, not even the port claim a record without ports made it
+    write.
+    """
+
+    scenarios = [('%s_%s' % (verb, kind), dict(verb=verb, kind=kind))
+                 for verb in ('status', 'down')
+                 for kind in ('fifo', 'link_to_dev_zero', 'folder', 'list',
+                              'string', 'bool_pid', 'not_json')]
+
+    def setUp(self):
+        super().setUp()
+        self.work = self.useFixture(fixtures.TempDir()).path
+        for name in ('home', 'tmp', 'cwd', 'cloud', 'cloud/run'):
+            os.mkdir(os.path.join(self.work, name))
+        os.chmod(os.path.join(self.work, 'cloud'), 0o700)
+        state = cloud_records.state_json()
+        state['ports'].update(keystone=_closed_port(),
+                              kubeapi=_closed_port())
+        with open(os.path.join(self.work, 'cloud', 'state.json'), 'w') as f:
+            json.dump(state, f)
+        self.pidfile = os.path.join(self.work, 'cloud', 'run',
+                                    'keystone.pid')
+
+    def run_cloud(self, *argv):
+        env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'),
+               'HOME': os.path.join(self.work, 'home'),
+               'TMPDIR': os.path.join(self.work, 'tmp'), 'LANG': 'C.UTF-8'}
+        started = time.monotonic()
+        proc = subprocess.run(
+            [os.path.join(cli_runs.BIN, 'glance-multiapi-cloud')] +
+            list(argv) + ['--state-dir', os.path.join(self.work, 'cloud')],
+            env=env, cwd=os.path.join(self.work, 'cwd'), capture_output=True,
+            text=True, timeout=cli_runs.TIMEOUT)
+        shown = 'exit %d\nstdout: %s\nstderr: %s' % (
+            proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
+        self.assertLess(time.monotonic() - started, 20, shown)
+        self.assertNotIn('Traceback', proc.stdout + proc.stderr, shown)
+        return proc, shown
+
+    def test_pidfile_names_no_process(self):
+        _pidfile_kind(self.pidfile, self.kind)
+        before = cli_runs._tree(self.work)
+        proc, shown = self.run_cloud(self.verb)
+        after = cli_runs._tree(self.work)
+        if self.verb == 'status':
+            # NOTE: a service that is not running fails no status.
+            self.assertEqual(0, proc.returncode, shown)
+            self.assertRegex(proc.stdout, r'keystone +DOWN', shown)
+            self.assertEqual(before, after, 'status wrote files')
+        else:
+            self.assertEqual(0, proc.returncode, shown)
+            self.assertIn('stopped: nothing was running', proc.stdout,
+                          shown)
+            # NOTE: down removes the pidfiles (a folder stays); its lock
+            # is made and the claims of its ports released.
+            gone = set(before) - set(after)
+            self.assertLessEqual(gone, {'cloud/run/keystone.pid'}, shown)
+
+
+class TestCloudRecordOfSpecOnly(testtools.TestCase):
+    """status of a record without the ports of its services."""
+
+    def test_status_refuses_it_and_writes_nothing(self):
+        self._status({'spec': cloud_records.SPEC}, 'keystone')
+
+    def test_status_claims_no_port_for_a_service_unrecorded(self):
+        # NOTE: the port claim status wrote, in the temporary folder.
+        state = cloud_records.state_json()
+        state['ports']['keystone'] = _closed_port()
+        self._status(state, 'kubeapi')
+
+    def _status(self, state, missing):
+        work = self.useFixture(fixtures.TempDir()).path
+        for name in ('home', 'tmp', 'cwd', 'cloud'):
+            os.mkdir(os.path.join(work, name))
+        with open(os.path.join(work, 'cloud', 'state.json'), 'w') as f:
+            json.dump(state, f)
+        before = cli_runs._tree(work)
+        proc = subprocess.run(
+            [os.path.join(cli_runs.BIN, 'glance-multiapi-cloud'), 'status',
+             '--state-dir', os.path.join(work, 'cloud')],
+            env={'PATH': os.environ.get('PATH', '/usr/bin:/bin'),
+                 'HOME': os.path.join(work, 'home'),
+                 'TMPDIR': os.path.join(work, 'tmp')},
+            capture_output=True, text=True, timeout=cli_runs.TIMEOUT)
+        shown = 'exit %d\nstdout: %s\nstderr: %s' % (
+            proc.returncode, proc.stdout, proc.stderr)
+        self.assertNotIn('Traceback', proc.stderr, shown)
+        self.assertEqual(errors.EXIT_FAILED, proc.returncode, shown)
+        self.assertEqual(1, len(proc.stderr.strip().splitlines()), shown)
+        self.assertIn('records no port for %s' % missing, proc.stderr,
+                      shown)
+        self.assertEqual(before, cli_runs._tree(work), 'status wrote files')

@@ -12,10 +12,12 @@
 
 import json
 import socket
+import time
 
 import testtools
 
 from glance_multiapi_tests.multiapi import probes
+from selftests import trickle
 from selftests.unit import stub_http
 
 
@@ -107,3 +109,25 @@ class ProbeTest(testtools.TestCase):
         ok, why = probes.answers('http://127.0.0.1:%d' % _free_port(), 2)
         self.assertFalse(ok)
         self.assertIn('TCP', why)
+
+
+class ProbeDeadlineTest(testtools.TestCase):
+    """TCP, TLS and HTTP of a probe end within its timeout, in all."""
+
+    def _probe(self, mode):
+        server = trickle.serve(self, mode)
+        started = time.monotonic()
+        error = self.assertRaises(probes.StageError, probes.probe,
+                                  server.url + '/', 1.0)
+        self.assertLess(time.monotonic() - started, 4.0, str(error))
+        return error
+
+    def test_trickled_version_document_ends_at_the_timeout(self):
+        error = self._probe('trickle')
+        self.assertEqual('HTTP', error.stage)
+        self.assertIn('no complete answer within 1 s (received ',
+                      error.error)
+
+    def test_silent_endpoint_ends_at_the_timeout(self):
+        error = self._probe('silent')
+        self.assertEqual(('HTTP', 'timed out'), (error.stage, error.error))

@@ -17,7 +17,7 @@ import signal
 
 import testtools
 
-from glance_image_uploader import signals
+from glance_multiapi_kernel import interrupts as signals
 
 
 class DeferredTest(testtools.TestCase):

@@ -28,11 +28,14 @@ The comparison is one dict per paired figure, in the facts as
 """
 
 import base64
+import http.client
 import json
 import math
 import urllib.error
 import urllib.request
 
+from glance_multiapi_kernel import deadlines
+from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import input_files
 from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.results.runmap import metrics
@@ -40,7 +43,9 @@ from glance_multiapi_tests.results.runmap import metrics
 REGRESSED, WITHIN, NEW, GONE = 'regressed', 'within', 'new', 'gone'
 # NOTE: a baseline is one small JSON file; anything much larger is not.
 MAX_BYTES = 16 * 1024 * 1024
-URL_TIMEOUT = 30
+# NOTE: of the whole fetch of a baseline URL, from connect to the last
+# byte (--baseline-timeout).
+URL_TIMEOUT = 30.0
 
 
 class BaselineError(Exception):
@@ -95,17 +100,27 @@ def request_of(source):
     return request
 
 
-def _read(source):
-    """The bytes of a file, or of an http(s) URL."""
+def _read(source, timeout=URL_TIMEOUT):
+    """The bytes of a file, or of an http(s) URL within timeout seconds."""
     if source.startswith(('http://', 'https://')):
+        shown = redaction.url(source)
         try:
-            with urllib.request.urlopen(request_of(source),
-                                        timeout=URL_TIMEOUT) as answer:
-                return answer.read(MAX_BYTES + 1)
-        except (urllib.error.URLError, OSError, ValueError) as exc:
+            # NOTE: urllib's timeout is per socket read; the exchange's
+            # deadline bounds a server that trickles its answer.
+            with deadlines.exchange(shown, timeout, 'GET'):
+                with urllib.request.urlopen(request_of(source),
+                                            timeout=timeout) as answer:
+                    return answer.read(MAX_BYTES + 1)
+        except deadlines.DeadlineExceeded as exc:
             raise BaselineError('baseline %s could not be fetched: %s' % (
-                redaction.url(source), redaction.text(str(
-                    getattr(exc, 'reason', None) or exc))))
+                shown, redaction.text(exc.problem)))
+        # NOTE: http.client's protocol errors (a status line that is
+        # none, a header over 64 KiB or 100 of them, a chunked body cut
+        # short, a URL holding a line break) are no OSError.
+        except (urllib.error.URLError, OSError, ValueError,
+                http.client.HTTPException) as exc:
+            raise BaselineError('baseline %s could not be fetched: %s' % (
+                shown, redaction.text(_fetch_problem(exc))))
     # NOTE: the one bounded reader: a FIFO or a device is refused, not
     # waited on or read without end.
     try:
@@ -113,6 +128,17 @@ def _read(source):
                                       limit=MAX_BYTES)
     except input_files.InputFileError as exc:
         raise BaselineError(str(exc)) from None
+
+
+def _fetch_problem(exc):
+    reason = getattr(exc, 'reason', None) or exc
+    if isinstance(reason, http.client.IncompleteRead):
+        return 'the answer was cut short (%d bytes read)' % len(
+            reason.partial)
+    if isinstance(reason, http.client.BadStatusLine):
+        return 'the answer is not HTTP (status line %s)' % (
+            errors.one_line(reason, 80) or 'empty')
+    return errors.one_line(reason, 300) or type(reason).__name__
 
 
 def parse(text, source):
@@ -151,9 +177,12 @@ def parse(text, source):
     return found
 
 
-def load(source):
-    """The figures of the metrics.json at source (a path or a URL)."""
-    data = _read(source)
+def load(source, timeout=URL_TIMEOUT):
+    """The figures of the metrics.json at source (a path or a URL).
+
+    timeout: the most seconds fetching a URL may take, in all.
+    """
+    data = _read(source, timeout)
     source = redaction.url(source)
     if len(data) > MAX_BYTES:
         raise BaselineError('baseline %s is over %d MiB: not a '
