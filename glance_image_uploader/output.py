@@ -17,13 +17,13 @@ The map has the shape Sylva stores in its ConfigMap:
 """
 
 import os
-import tempfile
 
 import yaml
 
 from glance_image_uploader import exitcodes
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import interrupts
 from glance_multiapi_kernel import kube
 from glance_multiapi_kernel import values
 
@@ -76,22 +76,13 @@ def check_output_file(path):
 
 def write_file(path, text):
     """Write atomically so a reader never sees half a map."""
-    directory = os.path.dirname(os.path.abspath(path))
     try:
-        handle, temp = tempfile.mkstemp(prefix='.uuids-', dir=directory)
+        interrupts.write_replacing(path, text)
     except OSError as exc:
         raise exitcodes.UploaderError(
             exitcodes.OUTPUT_ERROR,
-            'cannot write the UUID map to %s: %s' % (path, exc.strerror))
-    try:
-        with os.fdopen(handle, 'w', encoding='utf-8') as out:
-            out.write(text)
-        os.replace(temp, path)
-    except OSError as exc:
-        os.unlink(temp)
-        raise exitcodes.UploaderError(
-            exitcodes.OUTPUT_ERROR,
-            'cannot write the UUID map to %s: %s' % (path, exc.strerror))
+            'cannot write the UUID map to %s: %s' % (
+                path, exc.strerror or exc))
 
 
 def configmap_target(configmap, namespace, key, environ):

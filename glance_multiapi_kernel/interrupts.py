@@ -29,8 +29,10 @@ once (the user insists, e.g. a request that hangs).
 """
 
 import contextlib
+import os
 import signal
 import sys
+import tempfile
 
 
 class Terminated(BaseException):
@@ -92,6 +94,34 @@ def deferred():
         if signum is not None:
             _held['signum'] = None
             _raise(signum)
+
+
+def write_replacing(path, text):
+    """Write text to path through a temporary file beside it and a rename.
+
+    A reader, an interrupt, a full disk or a closed pipe finds the file
+    as it was before (or none), never half of it; the temporary file is
+    removed on any failure (OSError for the caller to word).
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    temp = None
+    try:
+        # NOTE: a signal between making the file and knowing its name
+        # would leave it behind: it is raised once temp is set.
+        with deferred():
+            fd, temp = tempfile.mkstemp(
+                prefix='.%s.' % os.path.basename(path), dir=folder)
+        with os.fdopen(fd, 'w', encoding='utf-8') as f:
+            f.write(text)
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        if temp is not None:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+        raise
 
 
 def exit_code(exc):

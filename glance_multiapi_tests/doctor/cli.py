@@ -17,7 +17,6 @@ import argparse
 import logging
 import os
 import sys
-import tempfile
 
 from glance_multiapi_kernel import errors
 from glance_multiapi_kernel import input_files
@@ -139,23 +138,7 @@ def _write(path, text):
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, exist_ok=True)
-    temp = None
-    try:
-        with interrupts.deferred():
-            fd, temp = tempfile.mkstemp(
-                prefix='.%s.' % os.path.basename(path),
-                dir=folder or '.')
-        with os.fdopen(fd, 'w') as f:
-            f.write(text)
-        os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    except BaseException:
-        if temp is not None:
-            try:
-                os.unlink(temp)
-            except OSError:
-                pass
-        raise
+    interrupts.write_replacing(path, text)
 
 
 def run(args):

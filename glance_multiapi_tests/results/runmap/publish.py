@@ -26,7 +26,6 @@ import errno
 import fcntl
 import json
 import os
-import tempfile
 import time
 
 from glance_multiapi_kernel import interrupts
@@ -48,25 +47,7 @@ class PublishError(Exception):
 
 def write_atomically(path, text):
     """Write text to path through a temporary file and a rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    temp = None
-    try:
-        # NOTE: a signal between making the file and knowing its name
-        # would leave it behind: it is raised once temp is set.
-        with interrupts.deferred():
-            fd, temp = tempfile.mkstemp(
-                prefix='.%s.' % os.path.basename(path), dir=folder)
-        with os.fdopen(fd, 'w', encoding='utf-8') as f:
-            f.write(text)
-        os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    except BaseException:
-        if temp is not None:
-            try:
-                os.unlink(temp)
-            except OSError:
-                pass
-        raise
+    interrupts.write_replacing(path, text)
 
 
 def render(facts):
