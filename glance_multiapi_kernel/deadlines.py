@@ -259,6 +259,20 @@ def _install():
             _hook['installed'] = True
 
 
+def _timed_out(exc):
+    """Whether exc, or what it wraps, is a library's timeout."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, TimeoutError) or (
+                'timeout' in type(exc).__name__.lower()):
+            return True
+        exc = (getattr(exc, 'reason', None) or exc.__cause__
+               or exc.__context__)
+        exc = exc if isinstance(exc, BaseException) else None
+        seen += 1
+    return False
+
+
 @contextlib.contextmanager
 def exchange(url, seconds, what='GET'):
     """Bound what the block sends and receives to seconds, in all.
@@ -278,10 +292,11 @@ def exchange(url, seconds, what='GET'):
     _WATCHDOG.watch(current)
     try:
         yield current
-    except Exception:
-        if not current.expired and time.monotonic() >= current.ends:
+    except Exception as exc:
+        if (not current.expired and time.monotonic() >= current.ends
+                and _timed_out(exc)):
             # NOTE: a library's own timeout as long as the deadline may
-            # fire a moment before the watchdog does; past the deadline,
+            # fire a moment before the watchdog does: past the deadline,
             # what ended the exchange is the deadline.
             current.expire()
         if current.expired:

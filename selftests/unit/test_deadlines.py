@@ -20,7 +20,9 @@ the bytes received.
 """
 
 import http.client
+import socket
 import time
+import urllib.error
 import urllib.request
 
 import requests
@@ -180,3 +182,18 @@ class TestShownUrl(testtools.TestCase):
     def test_plain_url_unchanged(self):
         self.assertEqual('http://127.0.0.1/x', deadlines.Exchange(
             'GET', 'http://127.0.0.1/x', 1).url)
+
+
+class TestTimedOut(testtools.TestCase):
+    """What counts as a library's own timeout at the deadline's moment."""
+
+    def test_timeouts_of_the_libraries_and_what_wraps_them(self):
+        for exc in (socket.timeout('timed out'), TimeoutError(),
+                    urllib.error.URLError(socket.timeout('timed out')),
+                    requests.exceptions.ReadTimeout('read timed out')):
+            self.assertTrue(deadlines._timed_out(exc), repr(exc))
+
+    def test_other_errors_are_their_own(self):
+        for exc in (ValueError('not JSON'), ConnectionRefusedError(),
+                    urllib.error.URLError(ConnectionResetError())):
+            self.assertFalse(deadlines._timed_out(exc), repr(exc))
