@@ -24,6 +24,9 @@ URL and the deadline, with the code it documents for an unreachable
 service, and leave nothing behind.
 """
 
+import importlib.metadata
+
+from oslo_config.sources import _uri
 import testscenarios
 
 from selftests import cli_runs
@@ -123,9 +126,43 @@ KUBECONFIG = ('clusters:\n- name: c\n  cluster:\n    server: {server}\n'
               '    user: u\ncurrent-context: c\n')
 
 
+def _version(name):
+    for dist in (name, name.replace('.', '_')):
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return '?'
+
+
+def remote_file_fetches():
+    """'' when oslo.config's remote_file driver can fetch, else why not.
+
+    NOTE: oslo.config 10.0.0 (the Python 3.9 pins) declares the driver's
+    timeout a StrOpt with default 60, and requests refuses the string
+    ("Timeout value connect was 60, but it must be an int, float or
+    None"): no remote config_source loads there, for tempest or the
+    doctor, so none can be shown trickling. 9.1.1 and 10.7.0 fetch.
+    """
+    for opt in _uri.URIConfigurationSourceDriver._uri_driver_opts:
+        read = opt.type(opt.default) if opt.dest == 'timeout' else 0
+        if not isinstance(read, (int, float)):
+            return ('oslo.config %s: its remote_file driver fetches nothing '
+                    '(its timeout option reads %r, which requests refuses)'
+                    % (_version('oslo.config'), read))
+    return ''
+
+
 class TestDoctorNetwork(testscenarios.WithScenarios, cli_runs.BadInputCase):
 
     script = 'glance-multiapi-doctor'
+
+    def setUp(self):
+        if any('config_source' in needle for needle in self.needles):
+            broken = remote_file_fetches()
+            if broken:
+                self.skipTest(broken)
+        super().setUp()
     scenarios = network(
         'keystone', DOCTOR, 24, 'first: keystone {server}/v3',
         deadline=['--keystone-timeout', '1'], files={
