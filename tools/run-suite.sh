@@ -41,7 +41,7 @@ set -uo pipefail
 # NOTE: the passes wait on real services and on the uploader scenarios'
 # holds far more than they compute: on two cores, 2 workers a pass left
 # the machine 66 % busy and took 105.9-107.5 s, 3 took 86.2-88.6 s and 4
-# took 78.8-83.9 s, every run 51 passed (doc/source/contributor/
+# took 78.8-89.7 s, every run 51 passed (doc/source/contributor/
 # benchmarks.rst, 2026-12-07).
 WORKERS=${CONCURRENCY:-4}
 . "$(dirname "$0")/stage-timer.sh" || exit 1
