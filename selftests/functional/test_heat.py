@@ -18,6 +18,7 @@ named by GLANCE_MULTIAPI_HEAT_CLOUD and GLANCE_MULTIAPI_OPERATOR_HEAT_CLOUD
 (``--heat-profile operator``).
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -27,6 +28,7 @@ import tempfile
 
 import testtools
 
+from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
 from selftests.functional import base
 
 ENV_HEAT_CLOUD = 'GLANCE_MULTIAPI_HEAT_CLOUD'
@@ -72,6 +74,16 @@ class HeatCloudTestCase(base.CloudTestCase):
     # NOTE: heat-api waits 10 s, not 30, for an engine that is gone: the
     # tests that stop or lose it would otherwise wait that at every call.
     up_args = ('--with-heat', '--heat-rpc-timeout', '10')
+
+    @contextlib.contextmanager
+    def heat_state(self, name):
+        """Put heat's images in state name for the block, then the default."""
+        self.cli('patch', '--heat-state', name, check=True)
+        try:
+            yield
+        finally:
+            self.cli('patch', '--heat-state', kubeheat.DEFAULT_STATE,
+                     check=True)
 
     def overrides(self):
         # NOTE: a stuck stack must fail in 45 s, not the 5 minutes a

@@ -24,7 +24,6 @@ operator's manager env (the verdict does not depend on it); broken by a
 fault, it fails naming the fields, the values and the pods.
 """
 
-import contextlib
 import json
 import os
 import subprocess
@@ -45,16 +44,6 @@ TCIB = 'quay.io/podified-antelope-centos9/openstack-heat-'
 
 class HeatStatesCliTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
     """Each state passes healthy and fails broken, from the CLI."""
-
-    @contextlib.contextmanager
-    def state(self, name):
-        """Put heat's images in state name for the block, then the default."""
-        self.cli('patch', '--heat-state', name, check=True)
-        try:
-            yield
-        finally:
-            self.cli('patch', '--heat-state', kubeheat.DEFAULT_STATE,
-                     check=True)
 
     def image_check(self, *extra, env=False, rollout_timeout=60):
         """(exit code, the JSON report or None, stderr) of the CLI."""
@@ -109,7 +98,7 @@ class HeatStatesCliTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
 
     def test_every_state_passes_with_or_without_the_env(self):
         for name in kubeheat.STATES:
-            with self.state(name):
+            with self.heat_state(name):
                 alone = self.assertVerdict(0)
                 given = self.assertVerdict(0, env=True)
             self.assertEqual([], alone['findings'], name)
@@ -120,7 +109,7 @@ class HeatStatesCliTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
                                   given['notes']))
 
     def test_s2i_own_mapping_file_loads_on_its_state(self):
-        with self.state('s2i'):
+        with self.heat_state('s2i'):
             report = self.assertVerdict(
                 0, '--mappings', S2I_FILE, '--target', 'heat/heat-api',
                 '--target', 'heat/heat-engine', env=True)
@@ -137,7 +126,7 @@ class HeatStatesCliTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
                          'engine:current-podified')
 
     def test_two_builds_of_the_shared_image_fail(self):
-        with self.state('product'), self.fault(
+        with self.heat_state('product'), self.fault(
                 'second-build=heatCfnapiImage'):
             report = self.assertVerdict(1)
         mismatch = self.findings(report, 'digest-mismatch')
@@ -154,7 +143,7 @@ class HeatStatesCliTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
                          'of Deployment heat-cfnapi', 'runs sha256:')
 
     def test_a_tag_resolved_to_two_digests_fails_naming_both_pods(self):
-        with self.state('s2i-latest'), self.fault(
+        with self.heat_state('s2i-latest'), self.fault(
                 'pod-digest-drift=heat-cfnapi'):
             before = len(self.audit())
             report = self.assertVerdict(1)
@@ -177,7 +166,8 @@ class HeatStatesCliTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
         self.assertIn(('get', 'pods', cfn_pod), made)
 
     def test_mirror_pod_off_its_pin_fails(self):
-        with self.state('mirror'), self.fault('pod-digest-drift=heat-cfnapi'):
+        with self.heat_state('mirror'), self.fault(
+                'pod-digest-drift=heat-cfnapi'):
             report = self.assertVerdict(1)
         messages = ' '.join(f['message'] for f in self.findings(
             report, 'running-digests'))
@@ -186,7 +176,7 @@ class HeatStatesCliTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
                          'sha256:')
 
     def test_update_is_judged_against_the_target_versions_defaults(self):
-        with self.state('update'), self.fault(
+        with self.heat_state('update'), self.fault(
                 'version-digest-drift=heatEngineImage'):
             report = self.assertVerdict(1, env=True)
         drift, = self.findings(report, 'drift')
@@ -198,7 +188,7 @@ class HeatStatesCliTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
             report['notes']))
 
     def test_one_image_on_two_digests_fails(self):
-        with self.state('one'), self.fault(
+        with self.heat_state('one'), self.fault(
                 'version-digest-drift=heatEngineImage'):
             report = self.assertVerdict(1)
         self.assertTrue(self.findings(report, 'digest-mismatch'))
@@ -206,7 +196,7 @@ class HeatStatesCliTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
     def test_proposed_defaults_partial_override_fails(self):
         # NOTE: defaults serving heat-api and heat-api-cfn from one image,
         # of which the user overrides one field.
-        with self.state('proposed'), self.fault(
+        with self.heat_state('proposed'), self.fault(
                 'version-partial-override=heatAPIImage'):
             report = self.assertVerdict(1)
         partial, = self.findings(report, 'partial-override')

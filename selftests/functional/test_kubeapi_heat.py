@@ -22,7 +22,6 @@ in the digests their pods run. test_heat_states judges every state from
 the CLI.
 """
 
-import contextlib
 
 import os
 import shlex
@@ -32,7 +31,6 @@ import sys
 import tempfile
 
 from glance_multiapi_kernel import polling
-from glance_multiapi_cloud.kubeapi.embedded import heat as kubeheat
 from selftests.functional import kube_base
 from selftests.functional import test_heat
 
@@ -73,19 +71,9 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
                                                       'openstack')
         return found, version['status']['containerImages']
 
-    @contextlib.contextmanager
-    def layout(self, name):
-        """Put heat in state name for the block, then the default again."""
-        self.cli('patch', '--heat-state', name, check=True)
-        try:
-            yield
-        finally:
-            self.cli('patch', '--heat-state', kubeheat.DEFAULT_STATE,
-                     check=True)
-
     def test_deployments_run_the_s2i_images(self):
         # NOTE: s2i's images reach a cluster through the overrides.
-        with self.layout('s2i'):
+        with self.heat_state('s2i'):
             found, images = self.images()
         for name, field in DEPLOYMENTS.items():
             self.assertEqual((images[field], 1), found[name])
@@ -100,7 +88,7 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
 
     def test_each_layout_runs_its_images(self):
         for name, count in (('tcib', 3), ('one', 1)):
-            with self.layout(name):
+            with self.heat_state(name):
                 found, images = self.images()
             self.assertEqual(count, len(set(images.values())), name)
             self.assertEqual(sorted(images.values()),
@@ -108,7 +96,7 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
 
     def test_image_drift_fault_changes_one_deployment(self):
         # NOTE: in s2i's layout, where heat-api and heat-cfnapi share one.
-        with self.layout('s2i'):
+        with self.heat_state('s2i'):
             with self.fault('heat-image-drift=heat-engine'):
                 found, images = self.images()
             self.assertEqual(images['heatAPIImage'], found['heat-api'][0])
@@ -158,7 +146,7 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
                          results)
 
     def test_builtin_groups_catch_api_and_cfn_on_two_digests(self):
-        with self.layout('s2i'), self.fault(
+        with self.heat_state('s2i'), self.fault(
                 'version-digest-drift=heatCfnapiImage'):
             results = self.run_tempest(CONSOLIDATED, overrides=self.BUILTIN)
         self.assertOutcome(results, REFERENCES, 'fail', 'digest-mismatch',
@@ -171,7 +159,7 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
     def test_builtin_groups_catch_missing_field_and_partial_override(self):
         # NOTE: defaults serving heat-api and heat-api-cfn from one image,
         # of which the user overrides one field.
-        with self.layout('proposed'), self.fault(
+        with self.heat_state('proposed'), self.fault(
                 'version-field-missing=heatEngineImage',
                 'version-partial-override=heatAPIImage'):
             results = self.run_tempest(CONSOLIDATED, overrides=self.BUILTIN)
@@ -187,7 +175,7 @@ class KubeApiHeatTest(kube_base.KubeMixin, test_heat.HeatCloudTestCase):
 
     def healthy_then_broken(self, layout, fault):
         """The consolidated tests in layout: all pass, then with fault."""
-        with self.layout(layout):
+        with self.heat_state(layout):
             with self.fault():
                 results = self.run_tempest(CONSOLIDATED,
                                            overrides=self.BUILTIN)
