@@ -194,6 +194,22 @@ def _closed_port():
         return sock.getsockname()[1]
 
 
+def _planted_clouds_yaml(folder):
+    """A clouds.yaml in folder whose cloud demo holds both planted secrets.
+
+    Its keystone is a closed loopback port, the password in its URL too.
+    """
+    clouds = os.path.join(folder, 'clouds.yaml')
+    with open(clouds, 'w') as f:
+        f.write('clouds:\n  demo:\n    auth:\n      auth_url: http://'
+                'admin:%s@127.0.0.1:%d/v3\n      username: admin\n'
+                '      password: %s\n      project_name: admin\n'
+                '      user_domain_name: Default\n'
+                '      project_domain_name: Default\n' % (
+                    PLANTED, _closed_port(), PLANTED_TOO))
+    return clouds
+
+
 class TestDoctorKeepsSecrets(SecretCase):
 
     given = set()
@@ -255,14 +271,7 @@ class TestDoctorKeepsSecrets(SecretCase):
         self.assertNoSecret(proc)
 
     def test_clouds_yaml_secrets_are_not_shown(self):
-        clouds = os.path.join(self.work, 'clouds.yaml')
-        with open(clouds, 'w') as f:
-            f.write('clouds:\n  demo:\n    auth:\n      auth_url: http://'
-                    'admin:%s@127.0.0.1:%d/v3\n      username: admin\n'
-                    '      password: %s\n      project_name: admin\n'
-                    '      user_domain_name: Default\n'
-                    '      project_domain_name: Default\n' % (
-                        PLANTED, _closed_port(), PLANTED_TOO))
+        clouds = _planted_clouds_yaml(self.work)
         self.given = {clouds}
         proc = self.run_script(['--os-cloud', 'demo', '-o', 'json'],
                                env={'OS_CLIENT_CONFIG_FILE': clouds})
@@ -341,14 +350,7 @@ class TestUploaderKeepsSecrets(SecretCase):
     def test_unreachable_keystone_is_named_without_passwords(self):
         images = self.images('http://u:%s@127.0.0.1:9/c.img?token=%s' % (
             PLANTED, PLANTED))
-        clouds = os.path.join(self.work, 'clouds.yaml')
-        with open(clouds, 'w') as f:
-            f.write('clouds:\n  demo:\n    auth:\n      auth_url: http://'
-                    'admin:%s@127.0.0.1:%d/v3\n      username: admin\n'
-                    '      password: %s\n      project_name: admin\n'
-                    '      user_domain_name: Default\n'
-                    '      project_domain_name: Default\n' % (
-                        PLANTED, _closed_port(), PLANTED_TOO))
+        clouds = _planted_clouds_yaml(self.work)
         self.given.add(clouds)
         proc = self.run_script(['--images-info', images, '--os-cloud',
                                 'demo', '--os-client-config-file', clouds])
