@@ -377,14 +377,15 @@ before=$("$VENV/bin/python" tools/tcib_pod.py deployment \
     --state-dir "$state") || before=""
 
 # -- the pod -------------------------------------------------------------
-# run_pod DIR PLUGIN_VENV CONSTRAINTS REQUIRE [DOCTOR [RERUN]]: one pod
-# (the doctor's Job first, with DOCTOR; with RERUN, only the tests that
-# regex selects again), its exit status in pod_rc.
+# run_pod DIR PLUGIN_VENV CONSTRAINTS REQUIRE [DOCTOR [RERUN [CONF]]]: one
+# pod (the doctor's Job first, with DOCTOR; with RERUN, only the tests
+# that regex selects again, with CONF: under that tempest.conf, a path
+# in the pod's view), its exit status in pod_rc.
 run_pod() {
     local started=$SECONDS
     setsid unshare -m --propagation private -- env -i "${pod_env[@]}" \
         bash tools/test-operator-pod.sh "$1" "$ROOT/$VENV/bin/python" \
-        "$ROOT/tools" "$2" "$3" "$4" "${5:-}" "${6:-}" &
+        "$ROOT/tools" "$2" "$3" "$4" "${5:-}" "${6:-}" "${7:-}" &
     pod_pid=$!
     wait "$pod_pid"
     pod_rc=$?
@@ -429,6 +430,7 @@ if [ "${TEST_OPERATOR_HEAT_STATES:-1}" = 1 ] && \
         [ -s "$pod/home/openshift/etc/tempest.conf" ]; then
     mkdir -p "$OUT/heat-states"
     heat_regex=$("$VENV/bin/python" tools/tcib_pod.py heat-cases --regex)
+    heat_conf=$pod/home/openshift/etc/heat-case.conf
     heat_started=$SECONDS
     while read -r heat_case heat_state heat_faults; do
         heat_args=(--clear-faults --heat-state "$heat_state")
@@ -443,8 +445,21 @@ if [ "${TEST_OPERATOR_HEAT_STATES:-1}" = 1 ] && \
                 "$OUT/heat-states/$heat_case.patch.log")"
             continue
         fi
-        rm -f "$pod/rerun.subunit" "$pod/rerun.log"
-        run_pod "$pod" "$plugin" "$pod_constraints" "" "" "$heat_regex"
+        rm -f "$pod/rerun.subunit" "$pod/rerun.log" "$heat_conf"
+        # NOTE: the pod's tempest.conf, but where the case sets options
+        # (selftests/manifests/heat_states.py: the stuck rollout's wait).
+        heat_conf_in_pod=""
+        if ! said=$("$VENV/bin/python" tools/tcib_pod.py heat-conf \
+                --case "$heat_case" --out "$heat_conf" \
+                --conf "$pod/home/openshift/etc/tempest.conf" 2>&1); then
+            record fail "heat_state.$heat_case" "tools/tcib_pod.py" \
+                "heat-conf failed: $said"
+            continue
+        fi
+        [ "$said" = options ] && \
+            heat_conf_in_pod=/var/lib/tempest/openshift/etc/heat-case.conf
+        run_pod "$pod" "$plugin" "$pod_constraints" "" "" "$heat_regex" \
+            "$heat_conf_in_pod"
         cp "$pod/rerun.subunit" "$OUT/heat-states/$heat_case.subunit" \
             2> /dev/null
         cp "$pod/rerun.log" "$OUT/heat-states/$heat_case.log" 2> /dev/null
@@ -457,6 +472,8 @@ if [ "${TEST_OPERATOR_HEAT_STATES:-1}" = 1 ] && \
         echo "test-operator: heat_state.$heat_case ($pod_seconds s):" \
             "$heat_said"
     done < <("$VENV/bin/python" tools/tcib_pod.py heat-cases)
+    # NOTE: a copy of tempest.conf holds the admin password too.
+    rm -f "$heat_conf"
     "$VENV/bin/glance-multiapi-cloud" --state-dir "$state" patch \
         --clear-faults --heat-state tcib > /dev/null ||
         record fail heat_state_restored "could not put heat back in state" \

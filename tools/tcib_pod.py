@@ -61,6 +61,10 @@ Usage:
       the heat cases the stage plays (selftests/manifests/heat_states.py),
       one a line: NAME STATE [FAULT ...]; --regex: the regex of the tests
       each case runs.
+  tcib_pod.py heat-conf --case NAME --conf FILE --out FILE
+      writes to --out the tempest.conf case NAME runs with, --conf (the
+      pod's) with the case's options set, and prints "options"; prints
+      nothing and writes nothing when the case runs with the pod's own.
   tcib_pod.py heat-verdict --case NAME FILE
       one line: whether the gate CR's consolidated tests in FILE (a
       subunit v2 stream of their run in case NAME) got the verdict the
@@ -70,6 +74,7 @@ stderr), 2 for bad usage.
 """
 
 import argparse
+import configparser
 import json
 import os
 import sys
@@ -280,6 +285,25 @@ def cmd_heat_cases(args):
     return 0
 
 
+def cmd_heat_conf(args):
+    try:
+        case = heat_states.case(args.case)
+        with open(args.conf) as f:
+            text = heat_states.case_conf(case, f.read())
+        if text is not None:
+            with open(args.out, 'w') as f:
+                f.write(text)
+    except KeyError as exc:
+        print('tcib_pod.py: %s' % exc.args[0], file=sys.stderr)
+        return 2
+    except (OSError, configparser.Error) as exc:
+        print('tcib_pod.py: heat-conf: %s' % exc, file=sys.stderr)
+        return 1
+    if text is not None:
+        print('options')
+    return 0
+
+
 def cmd_heat_verdict(args):
     try:
         case = heat_states.case(args.case)
@@ -334,6 +358,10 @@ def main(argv=None):
     compare.add_argument('--other-name', required=True)
     heat_cases = sub.add_parser('heat-cases')
     heat_cases.add_argument('--regex', action='store_true')
+    heat_conf = sub.add_parser('heat-conf')
+    heat_conf.add_argument('--case', required=True)
+    heat_conf.add_argument('--conf', required=True)
+    heat_conf.add_argument('--out', required=True)
     heat_verdict = sub.add_parser('heat-verdict')
     heat_verdict.add_argument('--case', required=True)
     heat_verdict.add_argument('file')
@@ -346,6 +374,7 @@ def main(argv=None):
                 'prefix-stream': cmd_prefix_stream,
                 'compare-pods': cmd_compare_pods,
                 'heat-cases': cmd_heat_cases,
+                'heat-conf': cmd_heat_conf,
                 'heat-verdict': cmd_heat_verdict}
     if args.command not in commands:
         parser.print_usage(sys.stderr)

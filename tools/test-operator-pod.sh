@@ -11,7 +11,7 @@
 #
 # Usage: test-operator-pod.sh POD_DIR PROJECT_PYTHON TOOLS PLUGIN_VENV
 #                             CONSTRAINTS [REQUIRED_GROUPS [DOCTOR_DIR
-#                             [RERUN_REGEX]]]
+#                             [RERUN_REGEX [RERUN_CONF]]]]
 # POD_DIR holds what run-test-operator.sh prepared: etc-test_operator/
 # (the CR's ConfigMap files), openstack/ (clouds.yaml, secure.yaml), sa/
 # (token, ca.crt, namespace), bundle.pem (the pod's system trust),
@@ -43,10 +43,12 @@
 # selects run again in the workspace, tempest.conf and plugin venv an
 # earlier run of this pod left (the stage's heat cases): what tempest
 # printed in POD_DIR/rerun.log, its stream in POD_DIR/rerun.subunit.
+# RERUN_CONF: the rerun's tempest.conf (tempest run --config-file), a path
+# in the pod's view; empty: the workspace's own, as the first run left it.
 # Nothing mounted here outlives the namespace.
 set -uo pipefail
 POD=$1 HELPER_PY=$2 TOOLS=$3 PLUGIN_VENV=$4 CONSTRAINTS=$5 REQUIRE=${6:-}
-DOCTOR=${7:-} RERUN=${8:-}
+DOCTOR=${7:-} RERUN=${8:-} RERUN_CONF=${9:-}
 STEPS=$POD/steps.txt
 
 say() { echo "test-operator-pod: $*"; }
@@ -129,7 +131,8 @@ if [ -n "$RERUN" ]; then
     cd /var/lib/tempest/openshift || die "no tempest workspace to rerun in"
     # shellcheck disable=SC1091
     . /var/lib/tempest/external-plugins/.venv/bin/activate
-    tempest run --serial --regex "$RERUN" > "$POD/rerun.log" 2>&1
+    tempest run --serial --regex "$RERUN" \
+        ${RERUN_CONF:+--config-file "$RERUN_CONF"} > "$POD/rerun.log" 2>&1
     echo $? > "$POD/rerun.rc"
     stestr last --subunit > "$POD/rerun.subunit" 2> /dev/null
     exit 0

@@ -23,6 +23,8 @@ pod and reads its stream.
 """
 
 import collections
+import configparser
+import io
 
 MAPPING = 'ConsolidatedImageMappingTest'
 REFERENCES = 'ConsolidatedImageReferencesTest'
@@ -33,8 +35,16 @@ REGEX = r'glance_multiapi_tests\.tests\.api\.test_consolidated_images'
 
 # name: the case's name in the stage's results; state: glance-multiapi-
 # cloud's --heat-state; faults: its --fault arguments; fails: {test
-# class: the words its failure must hold}, the others must pass.
-Case = collections.namedtuple('Case', 'name state faults fails')
+# class: the words its failure must hold}, the others must pass;
+# options: {(section, option): value} the case's run gets in a copy of
+# the pod's tempest.conf (none: the pod's own file, as the CR made it).
+Case = collections.namedtuple('Case', 'name state faults fails options',
+                              defaults=({},))
+# NOTE: a rollout the cloud holds stuck never ends, so the check names it
+# a rollout after any wait; the CR leaves rollout_timeout at its 120 s
+# default, which made this one case 124 s of the stage's 185 s for the
+# heat states. 15 s still covers the wait and the naming after it.
+STUCK_ROLLOUT_WAIT = 15
 
 HEALTHY = ('tcib', 's2i', 's2i-latest', 'one', 'proposed', 'product',
            'mirror', 'update')
@@ -51,7 +61,8 @@ CASES = tuple(Case(name, name, (), {}) for name in HEALTHY) + (
           RUNNING: ('running-digests',)}),
     Case('rollout', 'tcib', ('heat-rollout-stuck=heat-engine',),
          {RUNNING: ('rollout: Deployment heat-engine',
-                    'is still rolling out')}),
+                    'is still rolling out')},
+         {('consolidated_images', 'rollout_timeout'): STUCK_ROLLOUT_WAIT}),
 )
 
 
@@ -62,6 +73,27 @@ def case(name):
             return found
     raise KeyError('no heat case %r; known: %s' % (
         name, ', '.join(c.name for c in CASES)))
+
+
+def case_conf(this, conf_text):
+    """The tempest.conf text case this runs with; None: the pod's own.
+
+    conf_text: the pod's tempest.conf. NOTE: the options are set in a
+    parsed copy (no interpolation, option names as written): every other
+    option keeps the pod's value; comments are not kept.
+    """
+    if not this.options:
+        return None
+    parser = configparser.RawConfigParser(strict=False)
+    parser.optionxform = str
+    parser.read_string(conf_text)
+    for (section, option), value in sorted(this.options.items()):
+        if not parser.has_section(section):
+            parser.add_section(section)
+        parser.set(section, option, str(value))
+    out = io.StringIO()
+    parser.write(out)
+    return out.getvalue()
 
 
 def judge(this, results):

@@ -12,6 +12,8 @@
 
 """The heat cases of the test-operator stage and their verdicts."""
 
+import os
+
 import fixtures
 import testtools
 
@@ -108,3 +110,56 @@ class JudgeTest(testtools.TestCase):
         self.assertIn('tag_resolved_apart s2i-latest '
                       'pod-digest-drift=heat-cfnapi\n', out)
         self.assertEqual(len(heat_states.CASES), out.count('\n'))
+
+
+class CaseConfTest(testtools.TestCase):
+    """The tempest.conf a case reruns with: the pod's, or a copy."""
+
+    POD_CONF = ('[DEFAULT]\nlog_file = tempest.log\n\n[identity]\n'
+                'uri_v3 = https://keystone.example:5000/v3\n\n'
+                '[consolidated_images]\nkubernetes_api = True\n'
+                'rollout_timeout = 120\n')
+
+    def test_every_option_is_the_plugins(self):
+        from glance_multiapi_tests.options import consolidated_images
+        known = {('consolidated_images', opt.name) for opt in
+                 consolidated_images.ConsolidatedImagesGroup}
+        for case in heat_states.CASES:
+            self.assertTrue(set(case.options) <= known, case)
+
+    def test_healthy_cases_run_the_pods_own_file(self):
+        for case in heat_states.CASES:
+            if case.name in heat_states.HEALTHY:
+                self.assertIsNone(heat_states.case_conf(case, self.POD_CONF))
+
+    def test_stuck_rollout_waits_less_and_keeps_the_rest(self):
+        text = heat_states.case_conf(heat_states.case('rollout'),
+                                     self.POD_CONF)
+        self.assertIn('rollout_timeout = %d\n'
+                      % heat_states.STUCK_ROLLOUT_WAIT, text)
+        self.assertNotIn('rollout_timeout = 120', text)
+        for kept in ('log_file = tempest.log', 'kubernetes_api = True',
+                     'uri_v3 = https://keystone.example:5000/v3'):
+            self.assertIn(kept, text)
+
+    def test_heat_conf_writes_only_a_case_with_options(self):
+        folder = self.useFixture(fixtures.TempDir()).path
+        with open(folder + '/tempest.conf', 'w') as f:
+            f.write(self.POD_CONF)
+        for name, said in (('tcib', ''), ('rollout', 'options\n')):
+            out_file = '%s/%s.conf' % (folder, name)
+            code, out, _err = manifest_tools.run(
+                self, 'tcib_pod', 'heat-conf', '--case', name,
+                '--conf', folder + '/tempest.conf', '--out', out_file)
+            self.assertEqual((0, said), (code, out))
+        self.assertFalse(os.path.exists(folder + '/tcib.conf'))
+        with open(folder + '/rollout.conf') as f:
+            self.assertIn('rollout_timeout = %d'
+                          % heat_states.STUCK_ROLLOUT_WAIT, f.read())
+
+    def test_heat_conf_of_a_missing_file_is_one_line(self):
+        code, out, err = manifest_tools.run(
+            self, 'tcib_pod', 'heat-conf', '--case', 'rollout',
+            '--conf', '/nonexistent/tempest.conf', '--out', '/dev/null')
+        self.assertEqual((1, ''), (code, out))
+        self.assertEqual(1, len(err.strip().splitlines()), err)
