@@ -34,20 +34,25 @@ rm -rf "$RESULTS/artifacts/functional"
 
 # run_stage NAME COMMAND...: run one stage with its output in
 # $RESULTS/NAME.log (and on the console unless QUIET_STAGES is set); its
-# exit status in NAME.rc and its seconds in NAME.seconds.
+# exit status in NAME.rc, its seconds in NAME.seconds and, where a cgroup
+# can count them (tools/stage-timer.sh), the CPU seconds of all its
+# processes in NAME.cpu.
 run_stage() {
-    local name=$1 log=$RESULTS/$1.log t0 rc
+    local name=$1 log=$RESULTS/$1.log t0 rc cg cpu
     shift
     t0=$(date +%s.%N)
+    cg=$(stage_cpu_group "$name")
     if [ -n "${QUIET_STAGES:-}" ]; then
-        "$@" > "$log" 2>&1
+        (stage_cpu_join "$cg"; "$@") > "$log" 2>&1
         rc=$?
     else
-        "$@" 2>&1 | tee "$log"
+        { stage_cpu_join "$cg"; "$@"; } 2>&1 | tee "$log"
         rc=${PIPESTATUS[0]}
     fi
     echo "$rc" > "$RESULTS/$name.rc"
     _stage_minus "$(date +%s.%N)" "$t0" > "$RESULTS/$name.seconds"
+    cpu=$(stage_cpu_close "$cg" 2>> "$log")
+    [ -n "$cpu" ] && echo "$cpu" > "$RESULTS/$name.cpu"
     return "$rc"
 }
 

@@ -5,6 +5,13 @@
 # stage_end          ends the open stage.
 # stage_record NAME SECONDS   records a stage timed elsewhere (e.g. a
 #                    stage that ran in the background).
+# stage_cpu_group NAME  prints the folder of a new cgroup for a stage
+#                    (cgroup v1 cpuacct, else v2; root only), or nothing
+#                    where none can be made; stage_cpu_join DIR moves the
+#                    calling (sub)shell into it; stage_cpu_close DIR
+#                    prints the CPU seconds every process ever in it used
+#                    (detached services too, which "time" never sees)
+#                    and removes it. See stage_cpu_close for leftovers.
 # stage_table [TITLE]  prints "stage  seconds" lines and the wall time
 #                    since the script started; also into
 #                    $RESULTS/timings.txt (a table for CI logs) when
@@ -64,6 +71,60 @@ _stage_busy() {
         busy = y[1] - x[1]; all = busy + y[2] - x[2]
         if (all > 0) printf "%-34s %8.0f %%\n", "cores busy (whole machine)", \
             100 * busy / all }'
+}
+
+# NOTE: the CPU of a stage's processes, measured where the kernel keeps
+# it: a cgroup holds every process forked into it, also those that
+# detach (setsid, reparented to PID 1), as the clouds' services do.
+_stage_cg_base() {
+    local base
+    for base in /sys/fs/cgroup/cpuacct /sys/fs/cgroup/unified /sys/fs/cgroup
+    do
+        if [ -e "$base/cpuacct.usage" ] || [ -e "$base/cgroup.controllers" ]
+        then
+            [ -w "$base" ] && echo "$base"
+            return 0
+        fi
+    done
+}
+
+stage_cpu_group() {
+    local base dir
+    base=$(_stage_cg_base)
+    [ -n "$base" ] || return 0
+    dir=$base/gmt-stage-$$-$1
+    mkdir "$dir" 2>/dev/null && echo "$dir"
+    return 0
+}
+
+stage_cpu_join() {
+    [ -n "${1:-}" ] && echo "$BASHPID" > "$1/cgroup.procs" 2>/dev/null
+    return 0
+}
+
+# stage_cpu_close DIR: its CPU seconds (one decimal), nothing when it
+# cannot be read. NOTE: a process still in it after its stage ended was
+# left running by that stage: named on stderr, moved out so the group
+# can go (stopping it is the stage's own cleanup, not this).
+stage_cpu_close() {
+    local dir=${1:-} usage="" pid left=0
+    [ -n "$dir" ] && [ -d "$dir" ] || return 0
+    if [ -r "$dir/cpuacct.usage" ]; then
+        usage=$(awk '{ printf "%.1f", $1 / 1e9 }' "$dir/cpuacct.usage")
+    elif [ -r "$dir/cpu.stat" ]; then
+        usage=$(awk '$1 == "usage_usec" { printf "%.1f", $2 / 1e6 }' \
+            "$dir/cpu.stat")
+    fi
+    while read -r pid; do
+        [ -n "$pid" ] || continue
+        left=$((left + 1))
+        echo "$(dirname "$dir")/cgroup.procs: moving out pid $pid" \
+            "($(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | cut -c1-80))," \
+            "still running after its stage" >&2
+        echo "$pid" > "$(dirname "$dir")/cgroup.procs" 2>/dev/null
+    done < "$dir/cgroup.procs"
+    rmdir "$dir" 2>/dev/null
+    echo "$usage"
 }
 
 stage_table() {

@@ -32,7 +32,10 @@ Usage:
       where tools/run-tests.sh spent its time, from the folder it wrote:
       each stage's seconds (RESULTS/<stage>.seconds), the chains of stages
       it runs beside the functional tests (CHAINS of run-tests.sh) and
-      which of them set the run's wall time (the critical path), then per
+      which of them set the run's wall time (the critical path), the CPU
+      seconds of each stage's processes where run-tests.sh could count
+      them (RESULTS/<stage>.cpu: a cgroup's; their sum over the cores is
+      the least wall time that work allows), then per
       stream the N test classes (default 12) with the most worker-seconds
       (the sum of their tests' durations; a stream's workers run them in
       parallel, so the sum may exceed the stage's seconds), with a
@@ -160,6 +163,13 @@ def profile(results):
                 stages[name] = float(f.read().strip())
         except (OSError, ValueError):
             continue
+    cpu = {}
+    for name in STAGES:
+        try:
+            with open(os.path.join(results, name + '.cpu')) as f:
+                cpu[name] = float(f.read().strip())
+        except (OSError, ValueError):
+            continue
     chains = []
     for chain in chains_of_runner():
         chains.append({'stages': chain, 'seconds': round(
@@ -169,7 +179,8 @@ def profile(results):
         path = os.path.join(results, name + '.subunit')
         if os.path.isfile(path):
             streams[name] = stream_profile(path)
-    return {'stages': stages, 'chains': chains, 'streams': streams}
+    return {'stages': stages, 'cpu': cpu, 'cores': os.cpu_count() or 1,
+            'chains': chains, 'streams': streams}
 
 
 def _critical(figures):
@@ -210,6 +221,20 @@ def render_profile(figures, before=None, top=12):
                      if before is not None else _row(label, chain['seconds']))
     path, seconds = _critical(figures)
     lines.append('critical path: %s (%.1f s)' % (path, seconds))
+    cpu = figures.get('cpu') or {}
+    if cpu:
+        old_cpu = old.get('cpu') or {}
+        lines.append('CPU seconds of each stage\'s processes')
+        for name, used in cpu.items():
+            lines.append(_row(name, used, old_cpu.get(name))
+                         if before is not None else _row(name, used))
+        cores = figures.get('cores') or 1
+        label = 'all stages / %d cores: no shorter wall' % cores
+        floor = sum(cpu.values()) / cores
+        old_floor = (sum(old_cpu.values()) / (old.get('cores') or 1)
+                     if old_cpu else None)
+        lines.append(_row(label, floor, old_floor) if before is not None
+                     else _row(label, floor))
     for stream, data in figures['streams'].items():
         old_stream = old.get('streams', {}).get(stream, {})
         lines.append('%s: the %d classes with the most worker-seconds'
