@@ -61,6 +61,7 @@ OWN_CLOUD='test_heat|test_kubeapi_heat|test_heat_states|test_tls'
 OWN_CLOUD+='|test_kubeapi_rbac'
 OWN_CLOUD+='|test_dcn_layout|test_role_without_patch|test_cli_bad_input'
 OWN_CLOUD+='|test_restarts_under_load|test_cloud_secrets'
+OWN_CLOUD+='|test_metrics_baseline'
 UPLOADER='test_uploader_scenarios|test_uploader_chaos|test_uploader_cli'
 UPLOADER+='|test_ci_results'
 # NOTE: two classes of the first worker's modules touch no shared cloud:
@@ -76,11 +77,13 @@ UPLOADER+='|test_deployment_map\.DeploymentMapBrowserTest'
 # it was the own-cloud worker's second longest, and that worker the
 # run's critical path. So do the restarts under load (a cloud of their
 # own, about 200 s in CI), which were the first worker's, then the
-# critical path.
+# critical path. So does the metrics baseline's class (a cloud of its
+# own since its 296 s made the first worker end at 1,336 s, the others
+# at 702 to 997 s).
 FOURTH='test_uploader_scenarios\.TestBrokenUploadersB'
 FOURTH+='|test_uploader_chaos\.TestUploaderChaos[BD]'
 FOURTH+='|test_heat\.HeatOperatorProfileTest'
-FOURTH+='|test_restarts_under_load'
+FOURTH+='|test_restarts_under_load|test_metrics_baseline'
 prefix='selftests\.functional\.'
 workers=$work/workers.yaml
 if [ -n "${SERIAL:-}" ]; then
