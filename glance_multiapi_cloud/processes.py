@@ -407,6 +407,10 @@ def _forget(state, name):
     another caller, the Kubernetes API server's replacement of a deleted
     pod: unlinking its record would orphan it, and "down" would leave it.
     """
+    if not os.path.lexists(_pidfile(state, name)):
+        # NOTE: nothing to remove; and stopping names that never ran (a
+        # failed up's) makes no run/ nor lock files.
+        return True
     with _locked(state, name):
         if pid_of(state, name):
             return False

@@ -200,6 +200,10 @@ class OneProcessPerNameTest(testtools.TestCase):
         self.assertFalse(os.path.exists(processes._pidfile(self.state,
                                                            'svc')))
 
+    def test_stopping_what_never_ran_makes_nothing(self):
+        self.assertEqual([], processes.stop_many(self.state, ['a', 'b']))
+        self.assertEqual([], os.listdir(self.state.root))
+
     def test_rename(self):
         proc = self._start('svc')
         other = self._start('other')
