@@ -18,9 +18,10 @@ state dir are ever signalled, and only while their start (clock ticks
 since boot, which a step of the wall clock leaves alone) still matches
 the recorded one, so a recycled pid is never hit.
 
-A name's record is read, written and removed under that name's lock
-(run/NAME.lock), taken across processes: the CLI and the Kubernetes API
-server (a heat-engine pod's replacement) start and stop the same names.
+A name's record is written, moved and removed only under that name's
+lock (run/NAME.lock), taken across processes, and only while it names no
+live process but the one meant: the CLI and the Kubernetes API server (a
+heat-engine pod's replacement) start and stop the same names.
 """
 
 import contextlib
@@ -400,7 +401,7 @@ def stop_many(state, names, timeout=None):
 
 
 def _forget(state, name):
-    """Remove name's pidfile unless it names a live process; whether it did.
+    """Remove name's pidfile unless it names a live process; False then.
 
     NOTE: stop_many calls it once what the pidfile named is gone. A live
     process there now was started (or renamed there) meanwhile by
