@@ -62,6 +62,10 @@ class AlreadyUp(CloudError):
     exit_code = EXIT_ALREADY_UP
 
 
+class AlreadyRunning(CloudError):
+    """A service was started while a process of that name still runs."""
+
+
 class Invalid(CloudError):
     exit_code = EXIT_INVALID
 

@@ -17,9 +17,15 @@ also stops whatever it forked (uwsgi workers). Only pids recorded in this
 state dir are ever signalled, and only while their start (clock ticks
 since boot, which a step of the wall clock leaves alone) still matches
 the recorded one, so a recycled pid is never hit.
+
+A name's record is written, moved and removed only under that name's
+lock (run/NAME.lock), taken across processes, and only while it names no
+live process but the one meant: the CLI and the Kubernetes API server (a
+heat-engine pod's replacement) start and stop the same names.
 """
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -48,6 +54,27 @@ BIND_TIMEOUT = 5.0
 
 def _pidfile(state, name):
     return state.path('run', name + '.pid')
+
+
+@contextlib.contextmanager
+def _locked(state, *names):
+    """Hold the lock of each name: one changer of their records at a time.
+
+    NOTE: an flock, not a threading lock: the CLI and the Kubernetes API
+    server change the records from different processes. Taken in sorted
+    order, so two holders of two names never deadlock; held only while a
+    record is read and written (never while a process drains), and not
+    inherited by what is started under it (Python's files are close-on-
+    exec). The lock files stay: one unlinked while held would let a
+    second holder lock a new file of the same name.
+    """
+    state.makedirs('run')
+    with contextlib.ExitStack() as stack:
+        for name in sorted(set(names)):
+            lock = stack.enter_context(open(state.path(
+                'run', name + '.lock'), 'a'))
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def log_path(state, name):
@@ -86,10 +113,38 @@ def start(state, name, argv, env=None, cwd=None, ports=()):
     ports are the loopback ports it will listen on: each must be free to
     bind first (a restart waits briefly for its old socket to go), else
     PortBusy names the service, the port and who holds it.
+
+    AlreadyRunning when a process of that name still runs.
     """
+    with _locked(state, name):
+        pid = pid_of(state, name)
+        if pid:
+            # NOTE: its record is never overwritten: nothing would stop
+            # that process then, not even "down" (a heat-engine outlived
+            # its cloud that way when two callers started it at once).
+            raise errors.AlreadyRunning(
+                '%s already runs (pid %d); not started again' % (name, pid))
+        return _start(state, name, argv, env, cwd, ports)
+
+
+def start_unless_running(state, name, argv, env=None, cwd=None, ports=()):
+    """start, unless a process of that name runs: then None.
+
+    NOTE: "start it if it does not run" from callers that may do it at
+    once from two processes (heat's reconcile and restart in the CLI, a
+    deleted pod's replacement in the Kubernetes API server): the check
+    and the start are one step under the name's lock.
+    """
+    with _locked(state, name):
+        if pid_of(state, name):
+            return None
+        return _start(state, name, argv, env, cwd, ports)
+
+
+def _start(state, name, argv, env, cwd, ports):
+    """start's work; the caller holds the name's lock."""
     for port in ports:
         _wait_bindable(name, port)
-    state.makedirs('run')
     state.makedirs('logs')
     full_env = dict(os.environ)
     full_env.update(_tls_env(state))
@@ -99,9 +154,13 @@ def start(state, name, argv, env=None, cwd=None, ports=()):
                                 stderr=subprocess.STDOUT, env=full_env,
                                 cwd=cwd or state.root,
                                 start_new_session=True)
-    with open(_pidfile(state, name), 'w') as f:
+    # NOTE: written whole, then put in place: a reader that holds no lock
+    # (status) never reads half a record.
+    path = _pidfile(state, name)
+    with open(path + '.new', 'w') as f:
         json.dump({'pid': proc.pid, 'start': _start_time(proc.pid),
                    'ports': list(ports), 'wall': time.time()}, f)
+    os.replace(path + '.new', path)
     return proc
 
 
@@ -110,8 +169,20 @@ def rename(state, name, new_name):
 
     NOTE: how a pod that is being deleted keeps its process while its
     replacement starts under the old name (kubeapi/embedded/heatpods.py).
+
+    Returns the pid renamed, or None when no process of name runs (then
+    nothing is). AlreadyRunning when a process of new_name runs.
     """
-    os.replace(_pidfile(state, name), _pidfile(state, new_name))
+    with _locked(state, name, new_name):
+        pid = pid_of(state, new_name)
+        if pid:
+            raise errors.AlreadyRunning(
+                '%s already runs (pid %d); %s not renamed to it' % (
+                    new_name, pid, name))
+        pid = pid_of(state, name)
+        if pid:
+            os.replace(_pidfile(state, name), _pidfile(state, new_name))
+        return pid
 
 
 def started_at(state, name):
@@ -325,12 +396,31 @@ def stop_many(state, names, timeout=None):
         polling.poll(left, timeout=timeout, interval=0.05,
                      what='%s to die after SIGKILL' % ', '.join(exc.last))
     for name in names:
+        _forget(state, name)
+    return sorted(live)
+
+
+def _forget(state, name):
+    """Remove name's pidfile unless it names a live process; False then.
+
+    NOTE: stop_many calls it once what the pidfile named is gone. A live
+    process there now was started (or renamed there) meanwhile by
+    another caller, the Kubernetes API server's replacement of a deleted
+    pod: unlinking its record would orphan it, and "down" would leave it.
+    """
+    if not os.path.lexists(_pidfile(state, name)):
+        # NOTE: nothing to remove; and stopping names that never ran (a
+        # failed up's) makes no run/ nor lock files.
+        return True
+    with _locked(state, name):
+        if pid_of(state, name):
+            return False
         try:
             os.unlink(_pidfile(state, name))
         except (FileNotFoundError, IsADirectoryError):
             # NOTE: a folder where a pidfile goes names no process.
             pass
-    return sorted(live)
+        return True
 
 
 def stop(state, name, timeout=None):

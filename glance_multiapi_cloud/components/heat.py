@@ -85,9 +85,14 @@ def _write_conf(state):
     return heatconf.write(state, _conf_text(state))
 
 
-def start_engine(state):
-    """Start a heat-engine (also a replacement pod's, embedded/heatpods)."""
-    return processes.start(state, ENGINE, [
+def start_engine(state, unless_running=False):
+    """Start a heat-engine (also a replacement pod's, embedded/heatpods).
+
+    unless_running: start none, and return None, when one runs already.
+    """
+    start = processes.start_unless_running if unless_running else (
+        processes.start)
+    return start(state, ENGINE, [
         sys.executable, '-m',
         'glance_multiapi_cloud.runtime.heat_engine',
         '--config-file', heatconf.conf_path(state)])
@@ -261,8 +266,9 @@ def reconcile(state):
             _wait_api(state, name)
     if not _engine_wanted(state):
         processes.stop(state, ENGINE, timeout=ENGINE_STOP_TIMEOUT)
-    elif not processes.pid_of(state, ENGINE):
-        start_engine(state)
+    # NOTE: checked and started under the engine's lock: a deleted pod's
+    # replacement (the Kubernetes API server) may start one at once.
+    elif start_engine(state, unless_running=True):
         wait_engine(state)
 
 
@@ -334,6 +340,8 @@ def restart(state, name):
     heat_faults.mark_restart(state.root)
     processes.stop(state, ENGINE, timeout=ENGINE_STOP_TIMEOUT)
     stopped = time.monotonic()
-    start_engine(state)
+    # NOTE: a pod deleted meanwhile may have had its replacement started
+    # (by the Kubernetes API server): that new engine is the restarted one.
+    start_engine(state, unless_running=True)
     wait_engine(state, exclude=old)
     return stopped - started, time.monotonic() - stopped

@@ -210,9 +210,12 @@ def _replace(state, stored, faults, deployment):
         # deleted pod did.
         return
     if faults.replaces_pod(deployment):
-        proc = heat.start_engine(state)
-        # NOTE: this server is its parent: reap it when it ends.
-        threading.Thread(target=proc.wait, daemon=True).start()
+        # NOTE: none when an engine runs already, one the CLI's reconcile
+        # or restart started meanwhile: a ReplicaSet's one replica.
+        proc = heat.start_engine(state, unless_running=True)
+        if proc:
+            # NOTE: this server is its parent: reap it when it ends.
+            threading.Thread(target=proc.wait, daemon=True).start()
     else:
         pending = kubeheat.pod_name(kubeheat.images_of(state.record),
                                     deployment, uuid.uuid4())
