@@ -56,6 +56,13 @@ class HeatTest(base.BasePluginTest):
         return name, stack['id']
 
     def _cleanup_stack(self, name, stack_id):
+        # NOTE: not a stack the test already saw deleted. heat (27.0.1,
+        # engine/stack.py _check_refresh_cred) answers a DELETE that comes
+        # between DELETE_COMPLETE and the stack's row going with 400
+        # AttributeError, its credentials being gone: seen in a functional
+        # run on two busy cores (2026-12-07), failing a passed scenario.
+        if stack_id in self._stacks_deleted():
+            return
         window = disturbance_mod.Disturbance('stack %s cleanup' % name)
         self.delete_stack(name, stack_id, disturbance=window)
         self.wait_for_stack(name, stack_id, 'DELETE_COMPLETE', gone_ok=True,
@@ -82,6 +89,13 @@ class HeatTest(base.BasePluginTest):
     def wait_for_stack(self, name, stack_id, wanted, gone_ok=False,
                        disturbance=None):
         """Wait until the stack is wanted (waiters.wait_for_stack)."""
-        return waiters.wait_for_stack(
+        stack = waiters.wait_for_stack(
             self.heat, name, stack_id, wanted=wanted, gone_ok=gone_ok,
             disturbance=disturbance)
+        if wanted == 'DELETE_COMPLETE':
+            self._stacks_deleted().add(stack_id)
+        return stack
+
+    def _stacks_deleted(self):
+        """Ids of this test's stacks seen DELETE_COMPLETE (or gone)."""
+        return self.__dict__.setdefault('_deleted_stack_ids', set())
