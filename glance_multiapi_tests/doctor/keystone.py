@@ -28,10 +28,6 @@ import dataclasses
 import re
 import urllib.parse
 
-from keystoneauth1 import exceptions as ks_exc
-from keystoneauth1.identity import v3
-from keystoneauth1 import session as ks_session
-
 from glance_multiapi_kernel import clouds_yaml
 from glance_multiapi_kernel import deadlines
 from glance_multiapi_kernel import errors
@@ -80,6 +76,9 @@ def from_credentials(creds, region, source):
     """Access with the password credentials read from tempest.conf."""
 
     def make_session(timeout):
+        from keystoneauth1.identity import v3
+        from keystoneauth1 import session as ks_session
+
         auth = v3.Password(
             auth_url=creds.auth_url, username=creds.username,
             password=creds.password, project_name=creds.project_name,
@@ -103,7 +102,10 @@ def from_cloud(name, region=None, cafile=None):
     (tempest.conf's [identity] ca_certificates_file); else the system's.
     """
     # NOTE: imported here: loading openstacksdk's config reads the
-    # environment and files, which the tempest.conf way never needs.
+    # environment and files, which the tempest.conf way never needs. So
+    # is keystoneauth (with osprofiler, webob) in the functions that
+    # reach keystone: a third of the doctor's start, which a run that
+    # ends on its input or options (--help, a bad file) never needs.
     from openstack import config as os_config
     try:
         clouds_yaml.check(name)
@@ -144,6 +146,8 @@ def from_cloud(name, region=None, cafile=None):
     verify_with = cloud.config.get('cacert') or cafile or trust.system_ca()
 
     def make_session(timeout):
+        from keystoneauth1 import exceptions as ks_exc
+
         try:
             session = cloud.get_session()
         except ks_exc.ClientException as exc:
@@ -174,6 +178,8 @@ def _reach(url, timeout):
 
 def read_catalog(access, timeout):
     """The v3 catalog (list of services) the access's token carries."""
+    from keystoneauth1 import exceptions as ks_exc
+
     try:
         _reach(access.auth_url, timeout)
     except probes.StageError as exc:
