@@ -16,7 +16,10 @@
 ansible-core its executor runs; ``CiVenv('cifmw')`` the ansible-core the
 ci-framework runs its hooks with. Both are made by tools/ci-venv.sh,
 which the lint stage runs first, so a test reuses them; made here when
-missing (a minute, from the package index).
+missing (a minute, from the package index). ``CiVenv('report')`` holds
+the project's requirements, for the post_tests hook to install this
+checkout's report into; the one test that runs the hook whole makes it
+the first time.
 """
 
 import os
