@@ -29,6 +29,7 @@ user instead is no option: the venv's interpreter may live under root's
 home, which nobody else may enter.)
 """
 
+import configparser
 import ctypes
 import os
 import resource
@@ -44,6 +45,7 @@ import testtools
 from selftests import trickle
 
 BIN = os.path.dirname(sys.executable)
+REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..'))
 TIMEOUT = 60
 # NOTE: max_seconds is of CPU; the wall clock may take this many times
 # that on a loaded machine (and a FIFO waited on would take TIMEOUT).
@@ -92,9 +94,22 @@ def _drop_file_capabilities():
             raise OSError(ctypes.get_errno(), 'prctl(PR_CAPBSET_DROP)')
 
 
-def _children_cpu():
+def children_cpu():
+    """CPU seconds (user + system) of the children waited for so far."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
+
+
+def console_scripts():
+    """{script: 'module:function'} of setup.cfg's entry points."""
+    parser = configparser.ConfigParser()
+    parser.read(os.path.join(REPO, 'setup.cfg'))
+    found = {}
+    for line in parser['entry_points']['console_scripts'].splitlines():
+        name, sep, target = line.partition('=')
+        if sep:
+            found[name.strip()] = target.strip()
+    return found
 
 
 def _tree(root):
@@ -278,10 +293,10 @@ class BadInputCase(ScriptCase):
         env = {k: self.fill(v) for k, v in self.env.items()}
         before = _tree(self.work)
         started = time.monotonic()
-        cpu = _children_cpu()
+        cpu = children_cpu()
         proc = self.run_script(argv, env)
         took = time.monotonic() - started
-        cpu = _children_cpu() - cpu
+        cpu = children_cpu() - cpu
         shown = 'exit %d\nstdout: %s\nstderr: %s' % (
             proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
         self.assertNotIn('Traceback', proc.stderr + proc.stdout, shown)

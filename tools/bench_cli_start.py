@@ -29,36 +29,26 @@ prints them beside a saved run with the ratio now / then.
 """
 
 import argparse
-import configparser
 import json
 import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
 import time
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..'))
+sys.path.insert(0, REPO)
+from selftests import cli_runs  # noqa
+
 BIN = os.path.dirname(sys.executable)
 TIMEOUT = 60
 # NOTE: the scripts import this tree, not the one the venv was installed
 # from (a worktree beside it measures its own change).
 ENV = dict(os.environ, PYTHONPATH=REPO)
 FLOOR = 'python -c pass'
-_IMPORT_RE = re.compile(r'import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)')
-
-
-def scripts():
-    """{console script: its module}, from setup.cfg."""
-    cfg = configparser.ConfigParser()
-    cfg.read(os.path.join(REPO, 'setup.cfg'))
-    found = {}
-    for line in cfg['entry_points']['console_scripts'].splitlines():
-        if '=' in line:
-            name, target = (part.strip() for part in line.split('=', 1))
-            found[name] = target.split(':')[0]
-    return found
+# NOTE: a line of -X importtime: self microseconds | cumulative | name.
+_IMPORT_RE = re.compile(r'import time:\s+(\d+) \|\s+\d+ \| *(\S+)')
 
 
 def argv_of(name):
@@ -67,17 +57,12 @@ def argv_of(name):
     return [os.path.join(BIN, name), '--version']
 
 
-def children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def one_start(name):
     """(CPU s, wall s) of one start of NAME."""
-    cpu, wall = children_cpu(), time.monotonic()
+    cpu, wall = cli_runs.children_cpu(), time.monotonic()
     subprocess.run(argv_of(name), stdout=subprocess.DEVNULL, check=True,
                    timeout=TIMEOUT, cwd=REPO, env=ENV)
-    return children_cpu() - cpu, time.monotonic() - wall
+    return cli_runs.children_cpu() - cpu, time.monotonic() - wall
 
 
 def measure(names, repeat):
@@ -100,7 +85,7 @@ def top_imports(module, count=5):
     for line in proc.stderr.splitlines():
         found = _IMPORT_RE.match(line)
         if found:
-            top = found.group(4).split('.')[0]
+            top = found.group(2).split('.')[0]
             costs[top] = costs.get(top, 0) + int(found.group(1))
     ranked = sorted(costs.items(), key=lambda kv: -kv[1])[:count]
     return [(micro / 1000.0, name) for name, micro in ranked]
@@ -141,7 +126,8 @@ def main(argv=None):
                 against = json.load(f)
         except (OSError, ValueError) as exc:
             parser.error('--against %s: %s' % (args.against, exc))
-    modules = scripts()
+    modules = {name: target.split(':')[0] for name, target in
+               cli_runs.console_scripts().items()}
     try:
         result = measure([FLOOR] + sorted(modules), args.repeat)
     except (OSError, subprocess.SubprocessError) as exc:

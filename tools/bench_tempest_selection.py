@@ -29,7 +29,6 @@ timeout; the workspaces are removed.
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -39,15 +38,11 @@ import time
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..'))
 sys.path.insert(0, REPO)
+from selftests import cli_runs  # noqa
 from selftests.functional import tempest_workspace  # noqa
 
 TEST = (r'glance_multiapi_tests\.tests\.api\.test_endpoints\.'
         r'ImageEndpointsTest\.test_image_endpoints_answer')
-
-
-def children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def one_run(state_dir, selection):
@@ -58,11 +53,11 @@ def one_run(state_dir, selection):
                                       os.path.join(state_dir, 'tempest'))
         args = (['--regex', TEST] if selection == 'regex' else
                 tempest_workspace.selection(workspace, TEST))
-        cpu0, wall0 = children_cpu(), time.monotonic()
+        cpu0, wall0 = cli_runs.children_cpu(), time.monotonic()
         proc = subprocess.run(
             tempest_workspace.run_argv(conf, args), cwd=workspace,
             capture_output=True, timeout=600, env=tempest_workspace.env())
-        wall, cpu = time.monotonic() - wall0, children_cpu() - cpu0
+        wall, cpu = time.monotonic() - wall0, cli_runs.children_cpu() - cpu0
         if proc.returncode:
             sys.exit('bench: the %s run failed (exit %d): %s' % (
                 selection, proc.returncode,

@@ -12,39 +12,25 @@
 
 """Every console script of setup.cfg answers --version, exit 0."""
 
-import configparser
 import importlib
 import io
-import os
 
 import fixtures
 import testtools
 
 from glance_multiapi_kernel import version
+from selftests import cli_runs
 
-REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..',
-                                     '..'))
 TESTED = ('glance-multiapi-cloud', 'glance-image-uploader',
           'glance-multiapi-image-check', 'glance-multiapi-doctor',
           'glance-multiapi-report')
 
 
-def console_scripts():
-    """{script: 'module:function'} of setup.cfg's entry points."""
-    parser = configparser.ConfigParser()
-    parser.read(os.path.join(REPO, 'setup.cfg'))
-    found = {}
-    for line in parser['entry_points']['console_scripts'].splitlines():
-        name, sep, target = line.partition('=')
-        if sep:
-            found[name.strip()] = target.strip()
-    return found
-
-
 class VersionTest(testtools.TestCase):
 
     def answer(self, script):
-        module, _colon, function = console_scripts()[script].partition(':')
+        module, _colon, function = cli_runs.console_scripts()[
+            script].partition(':')
         main = getattr(importlib.import_module(module), function)
         out, err = io.StringIO(), io.StringIO()
         self.useFixture(fixtures.MonkeyPatch('sys.stdout', out))
@@ -55,7 +41,7 @@ class VersionTest(testtools.TestCase):
                          out.getvalue())
 
     def test_every_console_script_is_tested_here(self):
-        self.assertEqual(sorted(TESTED), sorted(console_scripts()))
+        self.assertEqual(sorted(TESTED), sorted(cli_runs.console_scripts()))
 
     def test_version_is_pbr_s(self):
         self.assertRegex(version.version_string(), r'^\d+\.\d+')
