@@ -10,8 +10,8 @@
 #
 # With two cores or more the stages before the functional tests run in
 # the background WHILE the functional tests run (those wait on their
-# clouds much of the time), in two chains of stages one after another;
-# their output goes to their logs and is shown when they end. SERIAL=1
+# clouds much of the time), taken off one queue by two workers; their
+# output goes to their logs and is shown when they end. SERIAL=1
 # runs everything one after another, in the foreground.
 # Results (${RESULTS:-results}): unit, functional, python-matrix (with
 # py39-unit, py312-unit), coexistence and test-operator, each as .subunit,
@@ -112,23 +112,57 @@ other_stages() {
     done
 }
 
-# NOTE: two background chains of about equal length (measured from a
-# fresh clone: lint, unit and the matrix 1,300 s; the rest 615 s, mostly
-# waiting on clouds and pods), not one: one chain of all six took longer
-# than the functional tests (1,914 s against 1,607 s) and so set the
-# run's wall time. The table's "cores busy" line shows what is left.
-CHAINS=("lint unit python-matrix"
-        "coexistence test-operator test-operator-disruptive")
+# NOTE: the stages before the functional tests come off one queue, taken
+# by two background workers as each is free, not in two fixed chains:
+# the chains' lengths changed with the machine's state (from a fresh
+# clone, lint's venvs made "lint unit python-matrix" 1,848 s against the
+# other chain's 1,494 s; warm, 1,360 s against 1,242 s), and a worker
+# that is free takes the next stage. Longest first after lint (a broken
+# file is the cheapest thing to learn about); test-operator-disruptive
+# joins the queue when test-operator has ended, as it reuses that
+# stage's venvs. One worker took all six in one chain, longer than the
+# functional tests (1,914 s against 1,607 s). Each worker writes the
+# stages it ran, in order, to $RESULTS/stages-worker-N.txt
+# (tools/suite_times.py profile reads them as its chains).
+STAGE_QUEUE=(lint python-matrix test-operator coexistence unit)
+declare -A THEN=([test-operator]=test-operator-disruptive)
+WORKERS=2
+queue=$RESULTS/.stage-queue
+
+# queue_take: the next stage of the queue, taken off it; empty when none.
+queue_take() {
+    (
+        flock 9 || exit 1
+        head -n 1 "$queue"
+        sed -i 1d "$queue"
+    ) 9> "$queue.lock"
+}
+
+# queue_add NAME: NAME joins the end of the queue.
+queue_add() {
+    (flock 9 && echo "$1" >> "$queue") 9> "$queue.lock"
+}
+
+# queue_worker N: run stages off the queue until it is empty.
+queue_worker() {
+    local name
+    : > "$RESULTS/stages-worker-$1.txt"
+    while name=$(queue_take) && [ -n "$name" ]; do
+        QUIET_STAGES=1 other_stages "$name"
+        echo "$name" >> "$RESULTS/stages-worker-$1.txt"
+        [ -n "${THEN[$name]:-}" ] && queue_add "${THEN[$name]}"
+    done
+}
+
 cores=$(nproc 2>/dev/null || echo 1)
 background=()
 if [ -z "${SERIAL:-}" ] && [ "$cores" -ge 2 ]; then
-    echo "== lint, unit, Python matrix; coexistence and test-operator: two" \
-        "chains in the background (logs in $RESULTS/*.log), the" \
+    echo "== lint, unit, Python matrix, coexistence and test-operator:" \
+        "$WORKERS workers in the background (logs in $RESULTS/*.log), the" \
         "functional tests meanwhile"
-    for i in "${!CHAINS[@]}"; do
-        # shellcheck disable=SC2086
-        QUIET_STAGES=1 other_stages ${CHAINS[$i]} \
-            > "$RESULTS/other-stages-$i.log" 2>&1 &
+    printf '%s\n' "${STAGE_QUEUE[@]}" > "$queue"
+    for ((i = 0; i < WORKERS; i++)); do
+        queue_worker "$i" > "$RESULTS/other-stages-$i.log" 2>&1 &
         background+=($!)
     done
 else
@@ -142,9 +176,10 @@ functional_rc=$(cat "$RESULTS/functional.rc")
 if [ "${#background[@]}" -gt 0 ]; then
     echo "== the other stages (run meanwhile)"
     wait "${background[@]}"
-    for i in "${!CHAINS[@]}"; do
+    for ((i = 0; i < WORKERS; i++)); do
         cat "$RESULTS/other-stages-$i.log"
     done
+    rm -f "$queue" "$queue.lock"
 fi
 for name in "${STAGES[@]}" functional; do
     [ -e "$RESULTS/$name.seconds" ] && \

@@ -31,7 +31,8 @@ Usage:
   suite_times.py profile RESULTS [--save FILE] [--against FILE] [--top N]
       where tools/run-tests.sh spent its time, from the folder it wrote:
       each stage's seconds (RESULTS/<stage>.seconds), the chains of stages
-      it runs beside the functional tests (CHAINS of run-tests.sh) and
+      it ran beside the functional tests (the stages each of its queue's
+      workers took, RESULTS/stages-worker-N.txt) and
       which of them set the run's wall time (the critical path), the CPU
       seconds of each stage's processes where run-tests.sh could count
       them (RESULTS/<stage>.cpu: a cgroup's; their sum over the cores is
@@ -48,6 +49,7 @@ Exit status: 0 done, 2 usage or unreadable input (one line on stderr).
 """
 
 import datetime
+import glob
 import json
 import os
 import sys
@@ -104,20 +106,45 @@ def slowest(count, paths):
 
 
 # NOTE: the stages run-tests.sh times, in its order; the functional tests
-# run in the foreground while CHAINS run in the background.
+# run in the foreground while its queue's workers run the others.
 STAGES = ('lint', 'unit', 'python-matrix', 'coexistence', 'test-operator',
           'test-operator-disruptive', 'functional')
 STREAMS = ('functional', 'unit', 'python-matrix', 'coexistence',
            'test-operator', 'test-operator-disruptive')
 
 
-def chains_of_runner(path=os.path.join(HERE, 'run-tests.sh')):
-    """[[stage, ...]] of the CHAINS=(...) array of tools/run-tests.sh."""
+def queue_of_runner(path=os.path.join(HERE, 'run-tests.sh')):
+    """The stages tools/run-tests.sh's workers take: STAGE_QUEUE and THEN.
+
+    [stage, ...] of its STAGE_QUEUE=(...) array, then the stages its
+    THEN=([stage]=next ...) array adds once a stage has ended.
+    """
     with open(path) as f:
         text = f.read()
-    start = text.index('CHAINS=(') + len('CHAINS=(')
-    body = text[start:text.index(')', start)]
-    return [quoted.split() for quoted in body.split('"')[1::2]]
+
+    def array(name):
+        start = text.index(name + '=(') + len(name + '=(')
+        return text[start:text.index(')', start)].split()
+    queued = array('STAGE_QUEUE')
+    for item in array('THEN'):
+        queued.append(item.partition('=')[2])
+    return queued
+
+
+def chains_of_results(results):
+    """[[stage, ...]] each worker of the run ran, in order; [] if none.
+
+    From RESULTS/stages-worker-N.txt (one stage a line), which a run of
+    tools/run-tests.sh with background workers writes.
+    """
+    chains = []
+    for path in sorted(glob.glob(os.path.join(results,
+                                              'stages-worker-*.txt'))):
+        with open(path) as f:
+            chain = f.read().split()
+        if chain:
+            chains.append(chain)
+    return chains
 
 
 def _class_of(test_id):
@@ -171,7 +198,7 @@ def profile(results):
         except (OSError, ValueError):
             continue
     chains = []
-    for chain in chains_of_runner():
+    for chain in chains_of_results(results):
         chains.append({'stages': chain, 'seconds': round(
             sum(stages.get(name, 0.0) for name in chain), 1)})
     streams = {}

@@ -38,7 +38,15 @@ STUBS = {
     'tools/run-lint.sh': 'echo "lint: stub: ok"\n',
     'tools/run-python-matrix.sh': 'echo "2 passed, 0 failed, 0 skipped"\n',
     'tools/run-coexistence.sh': 'echo "1 passed, 0 failed, 0 skipped"\n',
-    'tools/run-test-operator.sh': 'echo "0 passed, 0 failed, 1 skipped"\n',
+    # NOTE: the disruptive stage fails unless test-operator ended first.
+    'tools/run-test-operator.sh': (
+        'if [ "${TEST_OPERATOR_NAME:-}" = test-operator-disruptive ]; then\n'
+        '    [ -e "$RESULTS/.stub-test-operator-ended" ] || {\n'
+        '        echo "0 passed, 1 failed, 0 skipped"; exit 1; }\n'
+        'else\n'
+        '    touch "$RESULTS/.stub-test-operator-ended"\n'
+        'fi\n'
+        'echo "0 passed, 0 failed, 1 skipped"\n'),
     'tools/run-functional.sh': (
         '[ -n "$STUB_FUNCTIONAL" ] && '
         'cp "$STUB_FUNCTIONAL" "$RESULTS/functional.subunit"\n'
@@ -103,6 +111,20 @@ class RunTestsSummaryTest(testtools.TestCase):
         green = {'pkg.T.test_a': 'pass', 'pkg.T.test_b': 'pass'}
         self.assertEqual(green, self.junit('unit'))
         self.assertEqual(green, self.junit('functional'))
+
+    def test_the_workers_run_every_stage_once(self):
+        rc, line, out = self.run_tests(functional=self.functional(*PASSES))
+        self.assertEqual(0, rc, out)
+        ran = []
+        for i in (0, 1):
+            with open(os.path.join(self.root, 'results',
+                                   'stages-worker-%d.txt' % i)) as f:
+                ran += f.read().split()
+        self.assertEqual(sorted(['lint', 'unit', 'python-matrix',
+                                 'coexistence', 'test-operator',
+                                 'test-operator-disruptive']), sorted(ran))
+        self.assertFalse(os.path.exists(os.path.join(
+            self.root, 'results', '.stage-queue')))
 
     def test_stage_table_and_serial_mode_give_the_same_counts(self):
         for env in ({}, {'SERIAL': '1'}):

@@ -208,17 +208,24 @@ class ProfileTest(testtools.TestCase):
         with open(os.path.join(self.dir, name), 'w') as f:
             f.write(text)
 
-    def test_the_chains_are_the_runners(self):
-        chains = suite_times.chains_of_runner()
-        flat = [stage for chain in chains for stage in chain]
-        self.assertGreater(len(chains), 1)
-        self.assertEqual(sorted(flat), sorted(
+    def test_the_runners_queue_holds_every_other_stage_once(self):
+        queued = suite_times.queue_of_runner()
+        self.assertEqual('lint', queued[0])
+        self.assertEqual(sorted(queued), sorted(
             s for s in suite_times.STAGES if s != 'functional'))
+
+    def test_no_worker_files_no_chains(self):
+        self.write('stages-worker-0.txt', '')
+        self.assertEqual([], suite_times.chains_of_results(self.dir))
 
     def test_the_longest_of_the_parallel_paths_is_named(self):
         for name, seconds in (('functional', '500.0'), ('lint', '100.0'),
-                              ('unit', '300.0'), ('python-matrix', '200.5')):
+                              ('unit', '300.0'), ('python-matrix', '200.5'),
+                              ('coexistence', '550.0')):
             self.write(name + '.seconds', seconds)
+        # NOTE: what each of run-tests.sh's workers ran, in order.
+        self.write('stages-worker-0.txt', 'lint\nunit\npython-matrix\n')
+        self.write('stages-worker-1.txt', 'coexistence\n')
         with open(os.path.join(self.dir, 'unit.subunit'), 'wb') as out:
             suite_times.seed({'p.m.C.test_a': 2.0, 'p.m.C.test_b': 3.0,
                               'p.m.D.test_c': 1.0}, out)
