@@ -111,10 +111,8 @@ class RunTestsSummaryTest(testtools.TestCase):
         green = {'pkg.T.test_a': 'pass', 'pkg.T.test_b': 'pass'}
         self.assertEqual(green, self.junit('unit'))
         self.assertEqual(green, self.junit('functional'))
-
-    def test_the_workers_run_every_stage_once(self):
-        rc, line, out = self.run_tests(functional=self.functional(*PASSES))
-        self.assertEqual(0, rc, out)
+        # NOTE: the two workers ran every stage once off the queue (and
+        # the disruptive stub fails unless test-operator ended first).
         ran = []
         for i in (0, 1):
             with open(os.path.join(self.root, 'results',
