@@ -50,6 +50,11 @@ _default_grace = [STOP_TIMEOUT]
 # NOTE: a stopped server's listener is gone when its process is; this
 # only covers the kernel finishing the close.
 BIND_TIMEOUT = 5.0
+# NOTE: a file stop_many appends to, when this names one: a JSON line per
+# service it stops, with the CPU seconds its processes used and how long
+# it ran (tools/run-functional.sh sets it; tools/suite_times.py profile
+# adds the lines up per kind of service).
+CPU_LOG_ENV = 'GLANCE_MULTIAPI_SERVICE_CPU_LOG'
 
 
 def _pidfile(state, name):
@@ -379,6 +384,7 @@ def stop_many(state, names, timeout=None):
         record = _read_pidfile(state, name)
         if record and _alive(record['pid'], record['start']):
             live[name] = record['pid']
+    _log_cpu(state, live)
     for pgid in live.values():
         _signal_group(pgid, signal.SIGTERM)
 
@@ -398,6 +404,48 @@ def stop_many(state, names, timeout=None):
     for name in names:
         _forget(state, name)
     return sorted(live)
+
+
+def _group_cpu(pid):
+    """CPU seconds of pid and its descendants, and of those they reaped."""
+    try:
+        leader = psutil.Process(pid)
+        members = [leader] + leader.children(recursive=True)
+    except psutil.Error:
+        return None
+    total = 0.0
+    for member in members:
+        try:
+            times = member.cpu_times()
+        except psutil.Error:
+            continue
+        total += (times.user + times.system + times.children_user +
+                  times.children_system)
+    return total
+
+
+def _log_cpu(state, live):
+    """Append each live service's CPU seconds to CPU_LOG_ENV's file."""
+    path = os.environ.get(CPU_LOG_ENV)
+    if not path:
+        return
+    lines = []
+    for name, pid in sorted(live.items()):
+        cpu = _group_cpu(pid)
+        if cpu is None:
+            continue
+        record = _read_pidfile(state, name) or {}
+        wall = record.get('wall')
+        lines.append(json.dumps({
+            'service': name, 'cpu': round(cpu, 2),
+            'seconds': round(time.time() - wall, 1)
+            if isinstance(wall, (int, float)) else None}) + '\n')
+    try:
+        with open(path, 'a') as f:
+            f.write(''.join(lines))
+    except OSError:
+        # NOTE: a figure for a benchmark; stopping the service matters.
+        pass
 
 
 def _forget(state, name):

@@ -18,6 +18,10 @@ mkdir -p "$RESULTS"
 RESULTS=$(cd "$RESULTS" && pwd)
 ARTIFACTS_DIR=$RESULTS/artifacts/functional
 rm -rf "$ARTIFACTS_DIR"
+# NOTE: every cloud of the run logs each service's CPU seconds there as
+# it stops it (tools/suite_times.py profile adds them up by kind).
+export GLANCE_MULTIAPI_SERVICE_CPU_LOG=$RESULTS/functional-services.jsonl
+rm -f "$GLANCE_MULTIAPI_SERVICE_CPU_LOG"
 cloud_workdir functional
 cloud_artifacts "$ARTIFACTS_DIR/shared" --only-on-failure
 

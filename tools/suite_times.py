@@ -36,7 +36,10 @@ Usage:
       which of them set the run's wall time (the critical path), the CPU
       seconds of each stage's processes where run-tests.sh could count
       them (RESULTS/<stage>.cpu: a cgroup's; their sum over the cores is
-      the least wall time that work allows), then per
+      the least wall time that work allows), the CPU seconds of the
+      functional clouds' services by kind (keystone, the Glance APIs,
+      heat-engine...: RESULTS/functional-services.jsonl, each service's
+      at its stop; one that died unstopped is not counted), then per
       stream the N test classes (default 12) with the most worker-seconds
       (the sum of their tests' durations; a stream's workers run them in
       parallel, so the sum may exceed the stage's seconds), with a
@@ -111,6 +114,9 @@ STAGES = ('lint', 'unit', 'python-matrix', 'coexistence', 'test-operator',
           'test-operator-disruptive', 'functional')
 STREAMS = ('functional', 'unit', 'python-matrix', 'coexistence',
            'test-operator', 'test-operator-disruptive')
+# NOTE: where tools/run-functional.sh has the clouds log their services'
+# CPU seconds as each is stopped.
+SERVICES_LOG = 'functional-services.jsonl'
 
 
 def queue_of_runner(path=os.path.join(HERE, 'run-tests.sh')):
@@ -207,7 +213,48 @@ def profile(results):
         if os.path.isfile(path):
             streams[name] = stream_profile(path)
     return {'stages': stages, 'cpu': cpu, 'cores': os.cpu_count() or 1,
-            'chains': chains, 'streams': streams}
+            'chains': chains, 'streams': streams,
+            'services': services_profile(os.path.join(
+                results, SERVICES_LOG))}
+
+
+def service_kind(name):
+    """The kind of an embedded cloud's service, from its name.
+
+    One kind for every Glance API (glance-api0, glance-edge0, ...) and
+    every route; a name renamed on a pod's deletion (heat-engine~POD)
+    is its service's.
+    """
+    name = name.split('~', 1)[0]
+    if name.startswith('glance-'):
+        return 'glance API'
+    if name.startswith('route-'):
+        return 'route'
+    return name
+
+
+def services_profile(path):
+    """{kind: [stops, CPU seconds]} of a service CPU log; {} if none.
+
+    The log is glance_multiapi_cloud's (processes.CPU_LOG_ENV): a JSON
+    line per service stopped. A line that is not one is skipped.
+    """
+    kinds = {}
+    try:
+        with open(path) as f:
+            lines = f.readlines()
+    except OSError:
+        return kinds
+    for line in lines:
+        try:
+            item = json.loads(line)
+            kind, cpu = service_kind(item['service']), float(item['cpu'])
+        except (ValueError, TypeError, KeyError, AttributeError):
+            continue
+        entry = kinds.setdefault(kind, [0, 0.0])
+        entry[0] += 1
+        entry[1] = round(entry[1] + cpu, 2)
+    return kinds
 
 
 def _critical(figures):
@@ -262,6 +309,23 @@ def render_profile(figures, before=None, top=12):
                      if old_cpu else None)
         lines.append(_row(label, floor, old_floor) if before is not None
                      else _row(label, floor))
+    services = figures.get('services') or {}
+    if services:
+        old_services = old.get('services') or {}
+        lines.append('functional: CPU seconds of the clouds\' services '
+                     '(stops), as each was stopped')
+        for kind, (stops, used) in sorted(services.items(),
+                                          key=lambda kv: -kv[1][1]):
+            was = old_services.get(kind)
+            name = '%s (%d)' % (kind, stops)
+            lines.append(_row(name, used, was[1] if was else None)
+                         if before is not None else _row(name, used))
+        total = sum(v[1] for v in services.values())
+        old_total = (sum(v[1] for v in old_services.values())
+                     if old_services else None)
+        name = 'all services'
+        lines.append(_row(name, total, old_total) if before is not None
+                     else _row(name, total))
     for stream, data in figures['streams'].items():
         old_stream = old.get('streams', {}).get(stream, {})
         lines.append('%s: the %d classes with the most worker-seconds'

@@ -13,6 +13,7 @@
 """A pidfile's start survives a step of the wall clock; one process per
 service name, whoever starts, renames and stops it, from any process."""
 
+import json
 import os
 import shutil
 import signal
@@ -34,6 +35,18 @@ from glance_multiapi_kernel import polling
 # NOTE: a service that does nothing, for at most ten minutes should a
 # test fail to stop it; the marker after it finds it among all processes.
 SLEEPER = 'import time\nfor _ in range(600):\n    time.sleep(1)'
+# NOTE: a service whose child burns BURN CPU-seconds and is reaped, then
+# says so (the file argv[1]) and sleeps.
+BURN = 0.3
+BURNER = """
+import subprocess, sys, time
+subprocess.run([sys.executable, '-c', 'import time\\n'
+                'end = time.process_time() + %s\\n'
+                'while time.process_time() < end:\\n    pass'])
+open(sys.argv[1], 'w').close()
+for _ in range(600):
+    time.sleep(1)
+""" % BURN
 # NOTE: starts a sleeper as "svc" once the go file exists: two of them
 # start at once. Exit 3: refused as already running.
 RACER = """
@@ -153,6 +166,31 @@ class OneProcessPerNameTest(testtools.TestCase):
         self.assertEqual([first.pid], self._mine())
         self.assertEqual(first.pid, processes.pid_of(self.state, 'svc'))
         self.assertEqual(['svc'], processes.stop_many(self.state, ['svc']))
+        self._assert_none_left()
+
+    def test_stop_logs_the_cpu_of_the_service_and_what_it_reaped(self):
+        log = os.path.join(self.state.root, 'cpu.jsonl')
+        burnt = os.path.join(self.state.root, 'burnt')
+        self.useFixture(fixtures.EnvironmentVariable(processes.CPU_LOG_ENV,
+                                                     log))
+        proc = processes.start(self.state, 'svc', [
+            sys.executable, '-c', BURNER, burnt, self.marker])
+        self.addCleanup(proc.wait, 10)
+        polling.poll(lambda: (os.path.exists(burnt), None), timeout=60,
+                     interval=0.05, what='the service to burn its CPU')
+        self.assertEqual(['svc'], processes.stop_many(self.state, ['svc']))
+        with open(log) as f:
+            lines = [json.loads(line) for line in f]
+        self.assertEqual(['svc'], [line['service'] for line in lines])
+        self.assertGreaterEqual(lines[0]['cpu'], BURN)
+        self.assertGreaterEqual(lines[0]['seconds'], 0)
+        # NOTE: unset, nothing is written.
+        self.useFixture(fixtures.EnvironmentVariable(processes.CPU_LOG_ENV))
+        again = self._start('svc')
+        processes.stop_many(self.state, ['svc'])
+        again.wait(10)
+        with open(log) as f:
+            self.assertEqual(1, len(f.readlines()))
         self._assert_none_left()
 
     def test_start_unless_running_starts_one(self):

@@ -264,6 +264,41 @@ class ProfileTest(testtools.TestCase):
         self.assertIn('  %-52s %9s %9.1f %7s' % ('unit', '-', 500.0, '-'),
                       lines)
 
+    def test_services_cpu_is_added_up_by_kind(self):
+        self.write('functional.seconds', '500.0')
+        self.write(suite_times.SERVICES_LOG, ''.join(
+            json.dumps(item) + '\n' for item in (
+                {'service': 'keystone', 'cpu': 4.0, 'seconds': 20.0},
+                {'service': 'glance-api0', 'cpu': 2.0, 'seconds': 20.0},
+                {'service': 'glance-edge0', 'cpu': 1.5, 'seconds': None},
+                {'service': 'heat-engine~heat-engine-1a2b', 'cpu': 3.0},
+                {'service': 'route-glance-api0-public', 'cpu': 0.1},
+                {'service': 'keystone', 'cpu': 'lots'}, {'cpu': 1.0}, [])) +
+            'not json\n')
+        figures = suite_times.profile(self.dir)
+        self.assertEqual({'keystone': [1, 4.0], 'glance API': [2, 3.5],
+                          'heat-engine': [1, 3.0], 'route': [1, 0.1]},
+                         figures['services'])
+        lines = suite_times.render_profile(figures)
+        at = lines.index('functional: CPU seconds of the clouds\' services '
+                         '(stops), as each was stopped')
+        self.assertEqual(['  %-52s %9.1f' % ('keystone (1)', 4.0),
+                          '  %-52s %9.1f' % ('glance API (2)', 3.5)],
+                         lines[at + 1:at + 3])
+        self.assertIn('  %-52s %9.1f' % ('all services', 10.6), lines)
+        before = json.loads(json.dumps(figures))
+        before['services']['keystone'] = [2, 8.0]
+        lines = suite_times.render_profile(figures, before)
+        self.assertIn('  %-52s %9.1f %9.1f %s' % ('keystone (1)', 8.0, 4.0,
+                                                  '  0.50x'), lines)
+
+    def test_no_services_log_no_section(self):
+        self.write('functional.seconds', '500.0')
+        figures = suite_times.profile(self.dir)
+        self.assertEqual({}, figures['services'])
+        self.assertFalse([line for line in suite_times.render_profile(
+            figures) if 'services' in line])
+
     def test_the_command_saves_and_compares(self):
         self.write('functional.seconds', '42.0')
         saved = os.path.join(self.dir, 'before.json')
