@@ -145,28 +145,36 @@ class StageTimerTest(testtools.TestCase):
         # NOTE: a detached child (setsid, not waited for) burns CPU after
         # its stage's shell ended: the stage's cgroup still counts it, and
         # one still running when the group closes is named and moved out.
+        # NOTE: the child says when it has burnt its CPU by writing its
+        # pid: the ticks of /proc/PID/stat's utime alone may stay below
+        # the 0.5 s it burns (process_time counts system time too), and
+        # $! is setsid's own pid where setsid forks.
         script = (
             '. "%s"; cg=$(stage_cpu_group probe); [ -n "$cg" ] || exit 77; '
-            '(stage_cpu_join "$cg"; setsid python3 -c "import time\n'
-            'end = time.process_time() + 0.5\n'
-            'while time.process_time() < end: pass\n'
-            'time.sleep(30)" & echo $! > pid); '
-            'for _ in $(seq 100); do '
-            '[ "$(awk \'{print $14}\' /proc/$(cat pid)/stat)" -ge 50 ] '
-            '&& break; sleep 0.1; done; '
+            '(stage_cpu_join "$cg"; setsid python3 child.py &); '
+            'for _ in $(seq 600); do [ -s pid ] && break; sleep 0.1; done; '
             'stage_cpu_close "$cg"; kill "$(cat pid)"; '
             '[ ! -e "$cg" ] || exit 3'
             % os.path.join(REPO, 'tools', 'stage-timer.sh'))
         work = self.useFixture(fixtures.TempDir()).path
+        with open(os.path.join(work, 'child.py'), 'w') as f:
+            f.write('import os, time\n'
+                    'end = time.process_time() + 0.5\n'
+                    'while time.process_time() < end:\n'
+                    '    pass\n'
+                    'with open("pid.new", "w") as f:\n'
+                    '    f.write(str(os.getpid()))\n'
+                    'os.rename("pid.new", "pid")\n'
+                    'time.sleep(120)\n')
         proc = subprocess.run(['bash', '-c', script], capture_output=True,
-                              text=True, cwd=work, timeout=60)
+                              text=True, cwd=work, timeout=120)
         if proc.returncode == 77:
             self.skipTest('no cgroup can be made here (needs root and a '
                           'writable cpuacct or cgroup2 mount)')
         self.assertEqual(0, proc.returncode, proc.stderr)
         self.assertGreaterEqual(float(proc.stdout), 0.5, proc.stdout)
         self.assertIn('still running after its stage', proc.stderr)
-        self.assertIn('python3 -c', proc.stderr)
+        self.assertIn('python3 child.py', proc.stderr)
 
 
 class SpeedTest(testtools.TestCase):
