@@ -114,17 +114,22 @@ other_stages() {
 
 # NOTE: the stages before the functional tests come off one queue, taken
 # by two background workers as each is free, not in two fixed chains:
-# the chains' lengths changed with the machine's state (from a fresh
-# clone, lint's venvs made "lint unit python-matrix" 1,848 s against the
-# other chain's 1,494 s; warm, 1,360 s against 1,242 s), and a worker
-# that is free takes the next stage. Longest first after lint (a broken
-# file is the cheapest thing to learn about); test-operator-disruptive
-# joins the queue when test-operator has ended, as it reuses that
-# stage's venvs. One worker took all six in one chain, longer than the
-# functional tests (1,914 s against 1,607 s). Each worker writes the
-# stages it ran, in order, to $RESULTS/stages-worker-N.txt
-# (tools/suite_times.py profile reads them as its chains).
-STAGE_QUEUE=(lint python-matrix test-operator coexistence unit)
+# from a fresh clone, lint's venvs made the chain "lint unit
+# python-matrix" 1,848 s against the other's 1,494 s, and a free worker
+# now takes the next stage. Lint first (a broken file is the cheapest
+# thing to learn about); test-operator-disruptive goes to the head of
+# the queue when test-operator has ended, as it reuses that stage's
+# venvs. The order is the two chains' when the stages take what they
+# took warm (lint and unit, then the matrix, in one worker; coexistence,
+# test-operator and the disruptive stage in the other): a queue of the
+# longest first put the matrix beside the functional tests, where it is
+# starved of CPU (1,082 s against 700 s), and left the disruptive stage
+# alone at the end, and a warm run took about 1,500 s against 1,366 s.
+# One worker took all six in one chain, longer than the functional
+# tests (1,914 s against 1,607 s). Each worker writes the stages it ran,
+# in order, to $RESULTS/stages-worker-N.txt (tools/suite_times.py
+# profile reads them as its chains).
+STAGE_QUEUE=(lint coexistence unit test-operator python-matrix)
 declare -A THEN=([test-operator]=test-operator-disruptive)
 WORKERS=2
 queue=$RESULTS/.stage-queue
@@ -138,9 +143,13 @@ queue_take() {
     ) 9> "$queue.lock"
 }
 
-# queue_add NAME: NAME joins the end of the queue.
-queue_add() {
-    (flock 9 && echo "$1" >> "$queue") 9> "$queue.lock"
+# queue_first NAME: NAME goes to the head of the queue.
+queue_first() {
+    (
+        flock 9 || exit 1
+        { echo "$1"; cat "$queue"; } > "$queue.new" && \
+            mv "$queue.new" "$queue"
+    ) 9> "$queue.lock"
 }
 
 # queue_worker N: run stages off the queue until it is empty.
@@ -150,7 +159,7 @@ queue_worker() {
     while name=$(queue_take) && [ -n "$name" ]; do
         QUIET_STAGES=1 other_stages "$name"
         echo "$name" >> "$RESULTS/stages-worker-$1.txt"
-        [ -n "${THEN[$name]:-}" ] && queue_add "${THEN[$name]}"
+        [ -n "${THEN[$name]:-}" ] && queue_first "${THEN[$name]}"
     done
 }
 
@@ -179,7 +188,7 @@ if [ "${#background[@]}" -gt 0 ]; then
     for ((i = 0; i < WORKERS; i++)); do
         cat "$RESULTS/other-stages-$i.log"
     done
-    rm -f "$queue" "$queue.lock"
+    rm -f "$queue" "$queue.lock" "$queue.new"
 fi
 for name in "${STAGES[@]}" functional; do
     [ -e "$RESULTS/$name.seconds" ] && \
