@@ -115,21 +115,21 @@ other_stages() {
 # NOTE: the stages before the functional tests come off one queue, taken
 # by two background workers as each is free, not in two fixed chains:
 # from a fresh clone, lint's venvs made the chain "lint unit
-# python-matrix" 1,848 s against the other's 1,494 s, and a free worker
-# now takes the next stage. Lint first (a broken file is the cheapest
-# thing to learn about); test-operator-disruptive goes to the head of
-# the queue when test-operator has ended, as it reuses that stage's
-# venvs. The order is the two chains' when the stages take what they
-# took warm (lint and unit, then the matrix, in one worker; coexistence,
-# test-operator and the disruptive stage in the other): a queue of the
-# longest first put the matrix beside the functional tests, where it is
-# starved of CPU (1,082 s against 700 s), and left the disruptive stage
-# alone at the end, and a warm run took about 1,500 s against 1,366 s.
-# One worker took all six in one chain, longer than the functional
+# python-matrix" 1,848 s against the other's 1,494 s. Lint first (a
+# broken file is the cheapest thing to learn about), then the longest;
+# test-operator-disruptive goes to the head of the queue when
+# test-operator has ended, as it reuses that stage's venvs. Measured
+# against the chains, as the wall time over the least the stages' CPU
+# seconds allow on two cores: warm, the chains 1,365.6 s over 1,107.9 s
+# (1.23) and the longest first 1,404.2 s over 1,187.0 s (1.18); from a
+# fresh clone 1,912 s over 1,531 s (1.25) and 2,137 s over 1,802 s
+# (1.19). In that warm run the disruptive stage, then queued last, ran
+# alone at the end (from 1,082 s to 1,398 s); it now goes first once it
+# may. One worker took all six in one chain, longer than the functional
 # tests (1,914 s against 1,607 s). Each worker writes the stages it ran,
 # in order, to $RESULTS/stages-worker-N.txt (tools/suite_times.py
 # profile reads them as its chains).
-STAGE_QUEUE=(lint coexistence unit test-operator python-matrix)
+STAGE_QUEUE=(lint python-matrix test-operator coexistence unit)
 declare -A THEN=([test-operator]=test-operator-disruptive)
 WORKERS=2
 queue=$RESULTS/.stage-queue
