@@ -125,10 +125,10 @@ other_stages() {
 # fresh clone 1,912.2 s over 1,531.5 s (1.25) and 2,242.5 s over
 # 1,802.3 s (1.24). In that warm run the disruptive stage, then queued
 # last, ran alone at the end (from 1,082 s to 1,398 s); it now goes
-# first once it may. One worker took all six in one chain, longer than the functional
-# tests (1,914 s against 1,607 s). Each worker writes the stages it ran,
-# in order, to $RESULTS/stages-worker-N.txt (tools/suite_times.py
-# profile reads them as its chains).
+# first once it may. One worker took all six in one chain, longer than
+# the functional tests (1,914 s against 1,607 s). Each worker writes the
+# stages it ran, in order, to $RESULTS/stages-worker-N.txt
+# (tools/suite_times.py profile reads them as its chains).
 STAGE_QUEUE=(lint python-matrix test-operator coexistence unit)
 declare -A THEN=([test-operator]=test-operator-disruptive)
 WORKERS=2
