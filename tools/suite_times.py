@@ -282,17 +282,19 @@ def render_profile(figures, before=None, top=12):
     old = before or {}
     head = '  %-52s %9s' % ('', 'seconds') if before is None else \
         '  %-52s %9s %9s %7s' % ('', 'before', 'now', 'ratio')
+
+    def row(name, now, was):
+        """_row alone, or beside was when there is an earlier run."""
+        return _row(name, now) if before is None else _row(name, now, was)
     lines = ['stages', head]
     for name, seconds in figures['stages'].items():
-        lines.append(_row(name, seconds, old.get('stages', {}).get(
-            name)) if before is not None else _row(name, seconds))
+        lines.append(row(name, seconds, old.get('stages', {}).get(name)))
     lines.append('chains beside the functional tests')
     old_chains = {' + '.join(c['stages']): c['seconds']
                   for c in old.get('chains', [])}
     for chain in figures['chains']:
         label = ' + '.join(chain['stages'])
-        lines.append(_row(label, chain['seconds'], old_chains.get(label))
-                     if before is not None else _row(label, chain['seconds']))
+        lines.append(row(label, chain['seconds'], old_chains.get(label)))
     path, seconds = _critical(figures)
     lines.append('critical path: %s (%.1f s)' % (path, seconds))
     cpu = figures.get('cpu') or {}
@@ -300,15 +302,13 @@ def render_profile(figures, before=None, top=12):
         old_cpu = old.get('cpu') or {}
         lines.append('CPU seconds of each stage\'s processes')
         for name, used in cpu.items():
-            lines.append(_row(name, used, old_cpu.get(name))
-                         if before is not None else _row(name, used))
+            lines.append(row(name, used, old_cpu.get(name)))
         cores = figures.get('cores') or 1
         label = 'all stages / %d cores: no shorter wall' % cores
         floor = sum(cpu.values()) / cores
         old_floor = (sum(old_cpu.values()) / (old.get('cores') or 1)
                      if old_cpu else None)
-        lines.append(_row(label, floor, old_floor) if before is not None
-                     else _row(label, floor))
+        lines.append(row(label, floor, old_floor))
     services = figures.get('services') or {}
     if services:
         old_services = old.get('services') or {}
@@ -317,15 +317,12 @@ def render_profile(figures, before=None, top=12):
         for kind, (stops, used) in sorted(services.items(),
                                           key=lambda kv: -kv[1][1]):
             was = old_services.get(kind)
-            name = '%s (%d)' % (kind, stops)
-            lines.append(_row(name, used, was[1] if was else None)
-                         if before is not None else _row(name, used))
-        total = sum(v[1] for v in services.values())
+            lines.append(row('%s (%d)' % (kind, stops), used,
+                             was[1] if was else None))
         old_total = (sum(v[1] for v in old_services.values())
                      if old_services else None)
-        name = 'all services'
-        lines.append(_row(name, total, old_total) if before is not None
-                     else _row(name, total))
+        lines.append(row('all services',
+                         sum(v[1] for v in services.values()), old_total))
     for stream, data in figures['streams'].items():
         old_stream = old.get('streams', {}).get(stream, {})
         lines.append('%s: the %d classes with the most worker-seconds'
@@ -334,18 +331,15 @@ def render_profile(figures, before=None, top=12):
         for cls, (seconds, count) in ranked[:top]:
             was = old_stream.get('classes', {}).get(cls)
             label = '.'.join(cls.split('.')[-2:])
-            name = '%s (%d)' % (label, count)
-            lines.append(_row(name, seconds, was[0] if was else None)
-                         if before is not None else _row(name, seconds))
+            lines.append(row('%s (%d)' % (label, count), seconds,
+                             was[0] if was else None))
         total = sum(v[0] for v in data['classes'].values())
         old_total = sum(v[0] for v in old_stream.get('classes', {}).values())
-        name = 'all %d classes' % len(data['classes'])
-        lines.append(_row(name, total, old_total) if before is not None
-                     else _row(name, total))
+        lines.append(row('all %d classes' % len(data['classes']), total,
+                         old_total))
         for tag, end in sorted(data['workers'].items()):
-            was = old_stream.get('workers', {}).get(tag)
-            lines.append(_row('%s ends' % tag, end, was)
-                         if before is not None else _row('%s ends' % tag, end))
+            lines.append(row('%s ends' % tag, end,
+                             old_stream.get('workers', {}).get(tag)))
     return lines
 
 
