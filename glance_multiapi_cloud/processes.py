@@ -379,12 +379,13 @@ def stop_many(state, names, timeout=None):
     """
     if timeout is None:
         timeout = _default_grace[-1]
-    live = {}
+    records = {}
     for name in names:
         record = _read_pidfile(state, name)
         if record and _alive(record['pid'], record['start']):
-            live[name] = record['pid']
-    _log_cpu(state, live)
+            records[name] = record
+    _log_cpu(records)
+    live = {name: record['pid'] for name, record in records.items()}
     for pgid in live.values():
         _signal_group(pgid, signal.SIGTERM)
 
@@ -424,17 +425,19 @@ def _group_cpu(pid):
     return total
 
 
-def _log_cpu(state, live):
-    """Append each live service's CPU seconds to CPU_LOG_ENV's file."""
+def _log_cpu(records):
+    """Append each service's CPU seconds to CPU_LOG_ENV's file.
+
+    records: {name: its pidfile's record} of the live services.
+    """
     path = os.environ.get(CPU_LOG_ENV)
     if not path:
         return
     lines = []
-    for name, pid in sorted(live.items()):
-        cpu = _group_cpu(pid)
+    for name, record in sorted(records.items()):
+        cpu = _group_cpu(record['pid'])
         if cpu is None:
             continue
-        record = _read_pidfile(state, name) or {}
         wall = record.get('wall')
         lines.append(json.dumps({
             'service': name, 'cpu': round(cpu, 2),
