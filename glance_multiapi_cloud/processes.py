@@ -43,6 +43,7 @@ from glance_multiapi_cloud import ports as ports_mod
 from glance_multiapi_cloud import speed
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import interrupts
 from glance_multiapi_kernel import polling
 
 STOP_TIMEOUT = 10.0
@@ -154,18 +155,22 @@ def _start(state, name, argv, env, cwd, ports):
     full_env = dict(os.environ)
     full_env.update(_tls_env(state))
     full_env.update(env or {})
-    with open(log_path(state, name), 'ab') as log:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, env=full_env,
-                                cwd=cwd or state.root,
-                                start_new_session=True)
-    # NOTE: written whole, then put in place: a reader that holds no lock
-    # (status) never reads half a record.
-    path = _pidfile(state, name)
-    with open(path + '.new', 'w') as f:
-        json.dump({'pid': proc.pid, 'start': _start_time(proc.pid),
-                   'ports': list(ports), 'wall': time.time()}, f)
-    os.replace(path + '.new', path)
+    # NOTE: a SIGINT/SIGTERM of the CLI between the fork and the pidfile
+    # would leave a service that "down" cannot find: it is held until
+    # the record is in place.
+    with interrupts.deferred():
+        with open(log_path(state, name), 'ab') as log:
+            proc = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT, env=full_env,
+                cwd=cwd or state.root, start_new_session=True)
+        # NOTE: written whole, then put in place: a reader that holds no
+        # lock (status) never reads half a record.
+        path = _pidfile(state, name)
+        with open(path + '.new', 'w') as f:
+            json.dump({'pid': proc.pid, 'start': _start_time(proc.pid),
+                       'ports': list(ports), 'wall': time.time()}, f)
+        os.replace(path + '.new', path)
     return proc
 
 

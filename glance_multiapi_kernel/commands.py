@@ -32,6 +32,7 @@ import time
 
 from glance_multiapi_kernel import documents
 from glance_multiapi_kernel import input_files
+from glance_multiapi_kernel import interrupts
 
 
 class CommandError(Exception):
@@ -83,6 +84,18 @@ def _collect(proc, deadline, limit):
     return out, err, None
 
 
+def _start(command, what, env, cwd):
+    try:
+        return subprocess.Popen(
+            command, shell=isinstance(command, str),
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True, env=env,
+            cwd=cwd or None)
+    except OSError as exc:
+        raise CommandError('%s %r could not start: %s' %
+                           (what, command, exc.strerror or exc))
+
+
 def run(command, *, timeout, what, limit=input_files.COMMAND_OUTPUT_LIMIT,
         env=None, cwd=None):
     """Run a command; return its stdout (UTF-8 text).
@@ -96,28 +109,25 @@ def run(command, *, timeout, what, limit=input_files.COMMAND_OUTPUT_LIMIT,
         longer than timeout seconds, prints more than limit bytes or
         text that is not UTF-8.
     """
+    proc = None
     try:
-        proc = subprocess.Popen(
-            command, shell=isinstance(command, str),
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True, env=env,
-            cwd=cwd or None)
-    except OSError as exc:
-        raise CommandError('%s %r could not start: %s' %
-                           (what, command, exc.strerror or exc))
-    deadline = time.monotonic() + timeout
-    with proc:
-        try:
-            out, err, problem = _collect(proc, deadline, limit)
-            if problem is None:
-                try:
-                    proc.wait(max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    problem = 'timeout'
-        finally:
-            if proc.returncode is None:
-                _kill(proc)
-                proc.wait()
+        # NOTE: a signal that lands inside Popen, after the fork, would
+        # leave the command running with nobody holding it: it is raised
+        # once proc is set, inside the try whose finally kills it.
+        with interrupts.deferred():
+            proc = _start(command, what, env, cwd)
+        deadline = time.monotonic() + timeout
+        out, err, problem = _collect(proc, deadline, limit)
+        if problem is None:
+            try:
+                proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                problem = 'timeout'
+    finally:
+        if proc is not None:
+            with proc:
+                if proc.returncode is None:
+                    _kill(proc)
     if problem == 'timeout':
         raise CommandError('%s %r did not finish within %s s' %
                            (what, command, timeout))

@@ -33,6 +33,7 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 
 
 class Terminated(BaseException):
@@ -84,7 +85,15 @@ def deferred():
     so that the signal raised at its end is still inside that ``try``.
     An exception of the block's own gives way to a held signal: the run
     was asked to stop.
+
+    In any other thread than the main one it does nothing: Python runs
+    signal handlers, so raises, only in the main thread, and the depth
+    is not shared with threads (the embedded Kubernetes API server
+    starts pods' processes from its request threads).
     """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     _held['depth'] += 1
     try:
         yield

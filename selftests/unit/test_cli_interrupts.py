@@ -228,6 +228,27 @@ sys.exit(module.main(sys.argv[2:]))
 '''
 
 
+# NOTE: the real main() again, whose subprocess.Popen sends it SIGTERM
+# once the command named sys.argv[2] has started and before Popen has
+# returned: under load a signal lands there, after the fork and before
+# the caller holds the process to kill.
+_SIGNAL_IN_START = '''
+import os, signal, subprocess, sys
+real_init = subprocess.Popen.__init__
+
+
+def init(self, args, *more, **kwargs):
+    real_init(self, args, *more, **kwargs)
+    if sys.argv[2] in str(args):
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+subprocess.Popen.__init__ = init
+module = __import__(sys.argv[1], fromlist=['main'])
+sys.exit(module.main(sys.argv[3:]))
+'''
+
+
 class TestSignalDuringWrite(testtools.TestCase):
     """SIGTERM while a report is half written: no file is left half."""
 
@@ -236,9 +257,9 @@ class TestSignalDuringWrite(testtools.TestCase):
         self.work = tempfile.mkdtemp(prefix='gmt-interrupt-')
         self.addCleanup(shutil.rmtree, self.work, ignore_errors=True)
 
-    def _run(self, module, argv):
+    def _run(self, module, argv, script=_SIGNAL_IN_WRITE):
         proc = subprocess.run(
-            [os.path.join(cli_runs.BIN, 'python'), '-c', _SIGNAL_IN_WRITE,
+            [os.path.join(cli_runs.BIN, 'python'), '-c', script,
              module] + argv, capture_output=True, text=True,
             timeout=READY_TIMEOUT, cwd=self.work)
         shown = 'exit %d\nstdout: %s\nstderr: %s' % (
@@ -268,3 +289,25 @@ class TestSignalDuringWrite(testtools.TestCase):
                    os.path.join(self.work, 'out', 'report.json'),
                    '-o', 'json', '--keystone-timeout', '1'])
         self.assertEqual([], os.listdir(os.path.join(self.work, 'out')))
+
+    def test_command_started_as_the_signal_lands_is_killed(self):
+        marker = '%s-%d-%s' % (MARKER, os.getpid(), id(self))
+        self.addCleanup(_kill_naming, marker)
+        mappings = os.path.join(self.work, 'mappings.yaml')
+        with open(mappings, 'wb') as f:
+            f.write(tools.MAPPING)
+        self._run('glance_multiapi_tests.imagecheck.cli',
+                  [marker, '--mappings', mappings, '--version-command',
+                   'sleep 600; echo %s' % marker], script=_SIGNAL_IN_START)
+        polling.poll(lambda: (not cli_runs.processes_naming(marker),
+                              cli_runs.processes_naming(marker)),
+                     what='the version command to be killed',
+                     timeout=END_TIMEOUT, interval=0.05)
+
+
+def _kill_naming(marker):
+    for pid in cli_runs.processes_naming(marker):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass

@@ -30,6 +30,7 @@ from glance_multiapi_cloud import errors
 from glance_multiapi_cloud import processes
 from glance_multiapi_cloud import record as record_mod
 from glance_multiapi_cloud import state as state_mod
+from glance_multiapi_kernel import interrupts
 from glance_multiapi_kernel import polling
 
 # NOTE: a service that does nothing, for at most ten minutes should a
@@ -191,6 +192,23 @@ class OneProcessPerNameTest(testtools.TestCase):
         again.wait(10)
         with open(log) as f:
             self.assertEqual(1, len(f.readlines()))
+        self._assert_none_left()
+
+    def test_signal_inside_the_start_leaves_a_record_down_can_stop(self):
+        # NOTE: SIGTERM lands while Popen returns, after the fork: it is
+        # raised once the pidfile names the service.
+        self.addCleanup(interrupts.restore, interrupts.install())
+        real_init = subprocess.Popen.__init__
+
+        def init(popen, *args, **kwargs):
+            real_init(popen, *args, **kwargs)
+            self.addCleanup(popen.wait, 10)
+            os.kill(os.getpid(), signal.SIGTERM)
+        self.useFixture(fixtures.MonkeyPatch('subprocess.Popen.__init__',
+                                             init))
+        self.assertRaises(interrupts.Terminated, self._start, 'svc')
+        self.assertEqual(self._mine(), [processes.pid_of(self.state, 'svc')])
+        self.assertEqual(['svc'], processes.stop_many(self.state, ['svc']))
         self._assert_none_left()
 
     def test_start_unless_running_starts_one(self):

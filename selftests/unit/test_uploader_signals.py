@@ -14,6 +14,7 @@
 
 import os
 import signal
+import threading
 
 import testtools
 
@@ -78,3 +79,18 @@ class DeferredTest(testtools.TestCase):
                 done.append('after the inner block')
         self.assertRaises(signals.Terminated, block)
         self.assertEqual(['after the inner block'], done)
+
+    def test_a_block_in_another_thread_holds_nothing_here(self):
+        inside, leave = threading.Event(), threading.Event()
+
+        def other():
+            with signals.deferred():
+                inside.set()
+                leave.wait(30)
+        thread = threading.Thread(target=other)
+        thread.start()
+        self.addCleanup(thread.join, 30)
+        self.addCleanup(leave.set)
+        self.assertTrue(inside.wait(30))
+        self.assertRaises(signals.Terminated, os.kill, os.getpid(),
+                          signal.SIGTERM)
