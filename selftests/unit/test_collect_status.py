@@ -18,6 +18,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 
 import fixtures
 import testtools
@@ -29,6 +30,11 @@ REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), '..',
 
 
 def load_tool():
+    # NOTE: as "python tools/collect_artifacts.py" runs it: tools/ on
+    # sys.path (its checkout_path); not left to another test module.
+    tools = os.path.join(REPO, 'tools')
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
     spec = importlib.util.spec_from_file_location(
         'collect_artifacts', os.path.join(REPO, 'tools',
                                           'collect_artifacts.py'))
