@@ -18,6 +18,7 @@ their commands and in their error hints) must be among them, on Debian
 and, by their RPM names, on CentOS Stream 9 too.
 """
 
+import functools
 import os
 import re
 
@@ -50,11 +51,18 @@ def _hint_package(hint):
     return re.match(r'apt-get install (\S+?),?(?: |$)', hint).group(1)
 
 
+@functools.lru_cache(maxsize=1)
+def _depends():
+    # NOTE: bindep's parser takes 0.6 CPU-s on this bindep.txt; the tests
+    # only read the result (active_rules), so they share one parse.
+    return depends.Depends(_read('bindep.txt'), 'bindep.txt')
+
+
 class BindepTest(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.depends = depends.Depends(_read('bindep.txt'), 'bindep.txt')
+        self.depends = _depends()
         self.setup_env = _read('tools', 'setup-env.sh')
 
     def packages(self, platform, *profiles):
