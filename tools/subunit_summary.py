@@ -13,13 +13,17 @@
 
 """Print one line "N passed, N failed, N skipped" for subunit v2 files.
 
-Usage: subunit_summary.py [--list-failures] [--require GROUPS] FILE [...]
+Usage: subunit_summary.py [--list-failures [--failure-details N]]
+       [--require GROUPS] FILE [...]
 Files that are missing or empty count as nothing ran. A file that is not
 a regular file (a FIFO is never waited on), or a stream that is damaged
 (cut short, altered, not subunit v2 from some byte on), counts as one
 failure, always printed as "FAILED: FILE: damaged subunit stream at byte
 N: WHAT", beside the tests read before it. With --list-failures the id
-of every failed test is printed first, one a line.
+of every failed test is printed first, one a line; with
+--failure-details N as well, under each the last N lines (1 to 50) of its
+traceback, indented with "  | " and with secrets masked, for a console
+of which only the tail is kept.
 --require takes a comma-separated list of the plugin's test groups
 (multiapi, switchover, grow_shrink, uploader, consolidated_images, heat,
 heat_engine_restart):
@@ -32,21 +36,38 @@ bad arguments.
 
 import sys
 
+from glance_multiapi_kernel import redaction
 from glance_multiapi_tests.results.gate import required_groups
+from glance_multiapi_tests.results.gate import subunit_stream
 from glance_multiapi_tests.results.gate import verdict
 
-USAGE = ('usage: subunit_summary.py [--list-failures] [--require GROUPS] '
-         'FILE [FILE ...]')
+USAGE = ('usage: subunit_summary.py [--list-failures [--failure-details '
+         'N]] [--require GROUPS] FILE [FILE ...]')
+MAX_DETAIL_LINES = 50
 
 
 def parse_args(argv):
-    """(list_failures, required group names, paths); ValueError if bad."""
-    list_failures, required, paths = False, [], []
+    """(list_failures, detail lines, required group names, paths).
+
+    ValueError if bad.
+    """
+    list_failures, details, required, paths = False, 0, [], []
     args = list(argv)
     while args:
         arg = args.pop(0)
         if arg == '--list-failures':
             list_failures = True
+        elif arg == '--failure-details' or \
+                arg.startswith('--failure-details='):
+            if '=' in arg:
+                value = arg.partition('=')[2]
+            else:
+                value = args.pop(0) if args else ''
+            if not value.isdigit() or not \
+                    1 <= int(value) <= MAX_DETAIL_LINES:
+                raise ValueError('--failure-details needs a number of '
+                                 'lines from 1 to %d' % MAX_DETAIL_LINES)
+            details = int(value)
         elif arg == '--require' or arg.startswith('--require='):
             if '=' in arg:
                 value = arg.partition('=')[2]
@@ -62,20 +83,27 @@ def parse_args(argv):
             paths.append(arg)
     if not paths:
         raise ValueError('no subunit file given')
-    return list_failures, required, paths
+    if details and not list_failures:
+        raise ValueError('--failure-details goes with --list-failures')
+    return list_failures, details, required, paths
 
 
 def main(argv):
     try:
-        list_failures, required, paths = parse_args(argv)
+        list_failures, details, required, paths = parse_args(argv)
     except ValueError as exc:
         print('subunit_summary.py: %s (%s)' % (exc, USAGE), file=sys.stderr)
         return 2
     # NOTE: a missing stream counts as nothing ran here: the runners call
     # it on streams a stage that could not start never wrote.
     result = verdict.judge(verdict.read(paths, strict=False), required)
+    tails = {}
+    for path in reversed(paths) if details else ():
+        tails.update(subunit_stream.failure_tails(path, details))
     for line in result.failure_lines(list_tests=list_failures):
         print(line)
+        for detail in tails.pop(line.partition('FAILED: ')[2], ()):
+            print('  | ' + redaction.text(detail))
     print(result.summary())
     return 0 if result.ok else 1
 

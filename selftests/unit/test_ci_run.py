@@ -61,7 +61,9 @@ class CiRunTailTest(testtools.TestCase):
     def test_failures_named_last(self):
         synthetic_subunit.write(
             os.path.join(self.root, 'results'), 'unit.subunit',
-            ('pkg.T.test_a', 'success'), ('pkg.T.test_b', 'fail'))
+            ('pkg.T.test_a', 'success'), ('pkg.T.test_b', 'fail', {
+                'traceback': 'Traceback (most recent call last):\n'
+                             'AssertionError: why it failed'}))
         self.script('tools/run-tests.sh', 'echo "FAILED: lint"\n'
                     'echo "1 passed, 2 failed, 0 skipped"\nexit 1\n')
         self.script('tools/run-suite.sh',
@@ -71,6 +73,9 @@ class CiRunTailTest(testtools.TestCase):
         tail = lines[lines.index('== what failed'):]
         self.assertIn('FAILED: lint', tail)
         self.assertIn('unit: FAILED: pkg.T.test_b', tail)
+        # NOTE: and why, right under it.
+        self.assertEqual('unit:   | AssertionError: why it failed',
+                         tail[tail.index('unit: FAILED: pkg.T.test_b') + 2])
         self.assertNotIn('pkg.T.test_a', '\n'.join(tail))
         # NOTE: and one failure more: results/ lacks most of its files.
         self.assertEqual('4 passed, 3 failed, 0 skipped', tail[-1])

@@ -204,6 +204,47 @@ class SummaryCommandTest(testtools.TestCase):
         rc, out, _err = self.summary(os.path.join(self.folder, 'nope'))
         self.assertEqual((1, '0 passed, 0 failed, 0 skipped\n'), (rc, out))
 
+    def test_failure_details_give_the_end_of_each_traceback(self):
+        # NOTE: what .ci/run prints under "== what failed", where only
+        # the console's tail is kept: the message beside the name.
+        secret = 'hunter2-planted-%d' % os.getpid()
+        traceback = '\n'.join(
+            ['Traceback (most recent call last):'] +
+            ['  File "x.py", line %d, in f' % n for n in range(20)] +
+            ['', 'PollTimeout: waited; last seen: [' + 'x' * 400 + ']',
+             'password=%s' % secret, 'AssertionError: 1 != 2', ''])
+        path = synthetic_subunit.write(
+            self.folder, 'unit.subunit',
+            (T + 'a.A.test_fails', 'fail', {'traceback': traceback,
+                                            'stdout': 'noise'}),
+            (T + 'a.A.test_errs', 'fail', {'pythonlogging': 'only log'}),
+            (T + 'a.A.test_ok', 'success', {'traceback': 'not shown'}))
+        rc, out, err = self.summary('--list-failures', '--failure-details',
+                                    '3', path)
+        self.assertEqual(1, rc, out + err)
+        lines = out.splitlines()
+        self.assertEqual('FAILED: %sa.A.test_fails' % T, lines[0])
+        self.assertTrue(lines[1].startswith('  | PollTimeout: waited'))
+        self.assertEqual(4 + 300, len(lines[1]))
+        self.assertNotIn(secret, out)
+        self.assertIn('password=', lines[2])
+        self.assertEqual('  | AssertionError: 1 != 2', lines[3])
+        self.assertEqual(['FAILED: %sa.A.test_errs' % T,
+                          '  | only log',
+                          '1 passed, 2 failed, 0 skipped'], lines[4:])
+        self.assertNotIn('noise', out)
+        self.assertNotIn('not shown', out)
+        # Without it, the names alone, as before.
+        rc, out, err = self.summary('--list-failures', path)
+        self.assertEqual(3, len(out.splitlines()), out)
+        for bad in (['--failure-details', '0', '--list-failures'],
+                    ['--failure-details', '51', '--list-failures'],
+                    ['--failure-details=x', '--list-failures'],
+                    ['--failure-details', '3']):
+            rc, out, err = self.summary(*(bad + [path]))
+            self.assertEqual((2, ''), (rc, out), bad)
+            self.assertEqual(1, len(err.splitlines()), err)
+
 
 class ReportVerdictTest(testtools.TestCase):
     """glance-multiapi-report --require, as installed (no checkout)."""

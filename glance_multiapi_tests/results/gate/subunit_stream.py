@@ -256,6 +256,43 @@ def read_tests(path):
     return tests
 
 
+def failure_tails(path, lines=8, width=300):
+    """{test id: the last lines of its traceback} of a file's failures.
+
+    For a console that keeps only its tail (a CI's), where a failure's
+    message must be read beside its name. Each failed or errored test
+    gives its 'traceback' attachment (else every text attachment), the
+    last ``lines`` non-blank lines, each cut at ``width`` characters. A
+    file that cannot be read gives {}; a damaged one what was read.
+    """
+    tails = {}
+
+    def on_test(raw):
+        if OUTCOMES.get(raw['status']) not in ('fail', 'error'):
+            return
+        details = raw['details']
+        names = ['traceback'] if 'traceback' in details else sorted(details)
+        text = []
+        for name in names:
+            try:
+                text += details[name].as_text().splitlines()
+            except Exception:  # noqa: S110 - a binary attachment
+                pass
+        tails[raw['id']] = [line[:width] for line in text
+                            if line.strip()][-lines:]
+
+    try:
+        stream = input_files.open_regular(path, 'subunit stream')
+    except input_files.InputFileError:
+        return tails
+    with stream:
+        try:
+            for_each_test(stream, on_test, name=path)
+        except (DamagedStream, OSError):
+            pass
+    return tails
+
+
 def damage(tests):
     """The error Tests that stand for streams read only in part."""
     return [test for test in tests if test.damage]
