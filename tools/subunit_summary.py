@@ -46,6 +46,19 @@ USAGE = ('usage: subunit_summary.py [--list-failures [--failure-details '
 MAX_DETAIL_LINES = 50
 
 
+def _option(arg, name):
+    return arg == name or arg.startswith(name + '=')
+
+
+def _value(arg, args, what):
+    """The option's value: after '=', else the next argument."""
+    if '=' in arg:
+        return arg.partition('=')[2]
+    if not args:
+        raise ValueError('%s needs %s' % (arg, what))
+    return args.pop(0)
+
+
 def parse_args(argv):
     """(list_failures, detail lines, required group names, paths).
 
@@ -57,24 +70,15 @@ def parse_args(argv):
         arg = args.pop(0)
         if arg == '--list-failures':
             list_failures = True
-        elif arg == '--failure-details' or \
-                arg.startswith('--failure-details='):
-            if '=' in arg:
-                value = arg.partition('=')[2]
-            else:
-                value = args.pop(0) if args else ''
+        elif _option(arg, '--failure-details'):
+            value = _value(arg, args, 'a number of lines')
             if not value.isdigit() or not \
                     1 <= int(value) <= MAX_DETAIL_LINES:
                 raise ValueError('--failure-details needs a number of '
                                  'lines from 1 to %d' % MAX_DETAIL_LINES)
             details = int(value)
-        elif arg == '--require' or arg.startswith('--require='):
-            if '=' in arg:
-                value = arg.partition('=')[2]
-            elif args:
-                value = args.pop(0)
-            else:
-                raise ValueError('--require needs a list of groups')
+        elif _option(arg, '--require'):
+            value = _value(arg, args, 'a list of groups')
             required += [g for g in required_groups.parse(value)
                          if g not in required]
         elif arg.startswith('--'):
