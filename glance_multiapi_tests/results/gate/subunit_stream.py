@@ -238,22 +238,34 @@ def read_tests(path):
         if test:
             tests.append(test)
 
+    problem = _read_each(path, on_test)
+    if problem:
+        tests.append(problem)
+    return tests
+
+
+def _read_each(path, on_test):
+    """for_each_test on a file; the error Test of one not read whole.
+
+    None when it was read whole or is missing (nothing ran); else the
+    error Test (damage=True) that names the file, the byte offset and
+    the problem, on_test having had every test read before it.
+    """
     try:
         stream = input_files.open_regular(path, 'subunit stream')
     except input_files.InputFileError as exc:
         if exc.errno == errno.ENOENT:
-            return tests
-        tests.append(Test(str(exc), 'error', exc.problem, 0.0, True))
-        return tests
+            return None
+        return Test(str(exc), 'error', exc.problem, 0.0, True)
     with stream:
         try:
             for_each_test(stream, on_test, name=path)
         except DamagedStream as exc:
-            tests.append(Test(str(exc), 'error', exc.problem, 0.0, True))
+            return Test(str(exc), 'error', exc.problem, 0.0, True)
         except OSError as exc:
-            tests.append(Test('%s: cannot read the subunit stream: %s' % (
-                path, exc.strerror or exc), 'error', str(exc), 0.0, True))
-    return tests
+            return Test('%s: cannot read the subunit stream: %s' % (
+                path, exc.strerror or exc), 'error', str(exc), 0.0, True)
+    return None
 
 
 def failure_tails(path, lines=8, width=300):
@@ -281,15 +293,7 @@ def failure_tails(path, lines=8, width=300):
         tails[raw['id']] = [line[:width] for line in text
                             if line.strip()][-lines:]
 
-    try:
-        stream = input_files.open_regular(path, 'subunit stream')
-    except input_files.InputFileError:
-        return tails
-    with stream:
-        try:
-            for_each_test(stream, on_test, name=path)
-        except (DamagedStream, OSError):
-            pass
+    _read_each(path, on_test)
     return tails
 
 
