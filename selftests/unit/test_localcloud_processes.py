@@ -138,7 +138,26 @@ class OneProcessPerNameTest(testtools.TestCase):
         if proc:
             # NOTE: our child: reap it once it is stopped.
             self.addCleanup(proc.wait, 10)
+            self._wait_listed(proc.pid)
         return proc
+
+    def _wait_listed(self, pid):
+        """Wait until pid shows this test's command line.
+
+        NOTE: Popen returns at the exec's point of no return, when the
+        close-on-exec pipe closes; Linux fills /proc/PID/cmdline only
+        later, once the new program's stack is laid out. Read at once it
+        is empty in most runs on this machine, and a loaded CI machine
+        can stretch the gap past _mine()'s scan: the sleeper is missed.
+        """
+        def listed():
+            try:
+                argv = psutil.Process(pid).cmdline()
+            except psutil.NoSuchProcess:
+                argv = 'gone'
+            return self.marker in argv, argv
+        polling.poll(listed, timeout=10, interval=0.005,
+                     what='sleeper %d to show its command line' % pid)
 
     def _mine(self):
         """pids of the live (not zombie) sleepers of this test."""
@@ -207,9 +226,24 @@ class OneProcessPerNameTest(testtools.TestCase):
         self.useFixture(fixtures.MonkeyPatch('subprocess.Popen.__init__',
                                              init))
         self.assertRaises(interrupts.Terminated, self._start, 'svc')
-        self.assertEqual(self._mine(), [processes.pid_of(self.state, 'svc')])
+        started = processes.pid_of(self.state, 'svc')
+        self._wait_listed(started)
+        self.assertEqual([started], self._mine())
         self.assertEqual(['svc'], processes.stop_many(self.state, ['svc']))
         self._assert_none_left()
+
+    def test_a_sleeper_is_listed_once_waited_for(self):
+        # NOTE: what _start waits for, after a bare Popen, where a read of
+        # /proc right away often finds no argv (without the wait, this
+        # test failed 6 runs out of 6 on a quiet machine).
+        for _ in range(10):
+            proc = subprocess.Popen(self._argv(), start_new_session=True)
+            self.addCleanup(proc.wait, 10)
+            self.addCleanup(proc.kill)
+            self._wait_listed(proc.pid)
+            with open('/proc/%d/cmdline' % proc.pid, 'rb') as f:
+                self.assertIn(self.marker.encode(), f.read())
+            self.assertIn(proc.pid, self._mine())
 
     def test_start_unless_running_starts_one(self):
         first = self._start('svc', unless_running=True)
