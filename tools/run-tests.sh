@@ -115,21 +115,27 @@ other_stages() {
 # NOTE: the stages before the functional tests come off one queue, taken
 # by two background workers as each is free, not in two fixed chains:
 # from a fresh clone, lint's venvs made the chain "lint unit
-# python-matrix" 1,848 s against the other's 1,494 s. Lint first (a
-# broken file is the cheapest thing to learn about), then the longest;
-# test-operator-disruptive goes to the head of the queue when
-# test-operator has ended, as it reuses that stage's venvs. Measured
-# against the chains, as the wall time over the least the stages' CPU
-# seconds allow on two cores: warm, the chains 1,365.6 s over 1,107.9 s
-# (1.23) and the longest first 1,404.2 s over 1,187.0 s (1.18); from a
-# fresh clone 1,912.2 s over 1,531.5 s (1.25) and 2,242.5 s over
-# 1,802.3 s (1.24). In that warm run the disruptive stage, then queued
-# last, ran alone at the end (from 1,082 s to 1,398 s); it now goes
-# first once it may. One worker took all six in one chain, longer than
-# the functional tests (1,914 s against 1,607 s). Each worker writes the
-# stages it ran, in order, to $RESULTS/stages-worker-N.txt
-# (tools/suite_times.py profile reads them as its chains).
-STAGE_QUEUE=(lint python-matrix test-operator coexistence unit)
+# python-matrix" 1,848 s against the other's 1,494 s. test-operator
+# first, as its disruptive stage follows it (test-operator-disruptive
+# goes to the head of the queue when test-operator has ended: it reuses
+# that stage's venvs) and both wait on their clouds and pods; then the
+# Python matrix, the longest; the unit tests, lint and coexistence last,
+# as they keep a core busy once the functional tests have ended. With
+# lint first (a fresh clone at 88a9eef) the functional tests ended at
+# 1,024 s and the stages at 1,492 s. The unit tests, coexistence and the
+# disruptive stage ran whole in that tail: 414.3 CPU seconds in 468 s,
+# and the disruptive stage (179.5 over 331.5 s) alone for its last 77 s.
+# Measured against the chains, as the
+# wall time over the least the stages' CPU seconds allow on two cores:
+# warm, the chains 1,365.6 s over 1,107.9 s (1.23) and the queue with
+# lint first 1,404.2 s over 1,187.0 s (1.18); from a fresh clone
+# 1,912.2 s over 1,531.5 s (1.25), 2,242.5 s over 1,802.3 s (1.24) and
+# 1,496.5 s over 1,214.5 s (1.23). One worker took all six in one
+# chain, longer than the functional tests (1,914 s against 1,607 s).
+# Each worker writes the stages it ran, in order, to
+# $RESULTS/stages-worker-N.txt (tools/suite_times.py profile reads them
+# as its chains).
+STAGE_QUEUE=(test-operator python-matrix unit lint coexistence)
 declare -A THEN=([test-operator]=test-operator-disruptive)
 WORKERS=2
 queue=$RESULTS/.stage-queue
