@@ -32,8 +32,10 @@ Usage:
       where tools/run-tests.sh spent its time, from the folder it wrote:
       each stage's seconds (RESULTS/<stage>.seconds), the chains of stages
       it ran beside the functional tests (the stages each of its queue's
-      workers took, RESULTS/stages-worker-N.txt) and
-      which of them set the run's wall time (the critical path), the CPU
+      workers took, RESULTS/stages-worker-N.txt),
+      which of them set the run's wall time (the critical path), how long
+      they ran on after the functional tests ended and how long the last
+      of them ran alone (work that keeps no two cores busy), the CPU
       seconds of each stage's processes where run-tests.sh could count
       them (RESULTS/<stage>.cpu: a cgroup's; their sum over the cores is
       the least wall time that work allows), the CPU seconds of the
@@ -264,6 +266,25 @@ def _critical(figures):
     return max(paths, key=lambda item: item[1])
 
 
+def tail(figures):
+    """(after, alone) seconds at the end of the run; None without chains.
+
+    after: how long the chains ran on once the functional tests had
+    ended; alone: how long the last chain ran with nothing beside it.
+    NOTE: the chains and the functional tests start together, so a
+    chain's end is the sum of its stages' seconds. The functional tests
+    keep the cores busy; what runs after them should too.
+    """
+    ends = sorted(c['seconds'] for c in figures['chains'])
+    if not ends:
+        return None
+    functional = figures.get('stages', {}).get('functional', 0.0)
+    last = ends[-1]
+    before_last = max([functional] + ends[:-1])
+    return (round(max(0.0, last - functional), 1),
+            round(max(0.0, last - before_last), 1))
+
+
 _MISSING = object()
 
 
@@ -297,6 +318,12 @@ def render_profile(figures, before=None, top=12):
         lines.append(row(label, chain['seconds'], old_chains.get(label)))
     path, seconds = _critical(figures)
     lines.append('critical path: %s (%.1f s)' % (path, seconds))
+    after = tail(figures)
+    if after:
+        was = tail(old) if old.get('chains') else (None, None)
+        lines.append(row('after the functional tests', after[0], was[0]))
+        lines.append(row('the last chain alone at the end', after[1],
+                         was[1]))
     cpu = figures.get('cpu') or {}
     if cpu:
         old_cpu = old.get('cpu') or {}

@@ -225,6 +225,17 @@ class ProfileTest(testtools.TestCase):
     def test_no_worker_files_no_chains(self):
         self.write('stages-worker-0.txt', '')
         self.assertEqual([], suite_times.chains_of_results(self.dir))
+        self.assertIsNone(suite_times.tail({'stages': {}, 'chains': []}))
+
+    def test_chains_that_end_first_leave_no_tail(self):
+        chains = [{'stages': ['unit'], 'seconds': 800.0},
+                  {'stages': ['lint'], 'seconds': 700.0}]
+        self.assertEqual((0.0, 0.0), suite_times.tail(
+            {'stages': {'functional': 900.0}, 'chains': chains}))
+        # NOTE: alone once both the functional tests and the other chain
+        # have ended.
+        self.assertEqual((50.0, 50.0), suite_times.tail(
+            {'stages': {'functional': 750.0}, 'chains': chains}))
 
     def test_the_longest_of_the_parallel_paths_is_named(self):
         for name, seconds in (('functional', '500.0'), ('lint', '100.0'),
@@ -241,6 +252,12 @@ class ProfileTest(testtools.TestCase):
         lines = suite_times.render_profile(figures)
         self.assertIn('critical path: lint + unit + python-matrix (600.5 s)',
                       lines)
+        # NOTE: the chains end at 600.5 and 550.0 s, the functional tests
+        # at 500.0 s.
+        self.assertIn('  %-52s %9.1f' % ('after the functional tests',
+                                         100.5), lines)
+        self.assertIn('  %-52s %9.1f' % ('the last chain alone at the end',
+                                         50.5), lines)
         self.assertEqual({'p.m.C': [5.0, 2], 'p.m.D': [1.0, 1]},
                          figures['streams']['unit']['classes'])
         before = json.loads(json.dumps(figures))
@@ -249,6 +266,9 @@ class ProfileTest(testtools.TestCase):
         lines = suite_times.render_profile(figures, before)
         row = '  %-52s %9.1f %9.1f %s' % ('unit', 150.0, 300.0, '  2.00x')
         self.assertIn(row, lines)
+        # NOTE: the saved chains' own sums, not the stages' now.
+        self.assertIn('  %-52s %9.1f %9.1f %s' % (
+            'after the functional tests', 100.5, 100.5, '  1.00x'), lines)
         self.assertIn('  %-52s %9s %9.1f %7s' % ('m.D (1)', '-', 1.0, '-'),
                       lines)
 
