@@ -10,7 +10,8 @@
 #
 # With two cores or more the stages before the functional tests run in
 # the background WHILE the functional tests run (those wait on their
-# clouds much of the time), taken off one queue by two workers; their
+# clouds much of the time), taken off one queue by two workers, and
+# from the foreground too once the functional tests have ended; their
 # output goes to their logs and is shown when they end. SERIAL=1
 # runs everything one after another, in the foreground.
 # Results (${RESULTS:-results}): unit, functional, python-matrix (with
@@ -158,13 +159,14 @@ queue_first() {
     ) 9> "$queue.lock"
 }
 
-# queue_worker N: run stages off the queue until it is empty.
+# queue_worker TAG: run stages off the queue until it is empty; the
+# stages it ran, in order, go to $RESULTS/stages-TAG.txt.
 queue_worker() {
     local name
-    : > "$RESULTS/stages-worker-$1.txt"
+    : > "$RESULTS/stages-$1.txt"
     while name=$(queue_take) && [ -n "$name" ]; do
         QUIET_STAGES=1 other_stages "$name"
-        echo "$name" >> "$RESULTS/stages-worker-$1.txt"
+        echo "$name" >> "$RESULTS/stages-$1.txt"
         [ -n "${THEN[$name]:-}" ] && queue_first "${THEN[$name]}"
     done
 }
@@ -177,7 +179,7 @@ if [ -z "${SERIAL:-}" ] && [ "$cores" -ge 2 ]; then
         "functional tests meanwhile"
     printf '%s\n' "${STAGE_QUEUE[@]}" > "$queue"
     for ((i = 0; i < WORKERS; i++)); do
-        queue_worker "$i" > "$RESULTS/other-stages-$i.log" 2>&1 &
+        queue_worker "worker-$i" > "$RESULTS/other-stages-$i.log" 2>&1 &
         background+=($!)
     done
 else
@@ -189,11 +191,17 @@ run_stage functional tools/run-functional.sh
 functional_rc=$(cat "$RESULTS/functional.rc")
 
 if [ "${#background[@]}" -gt 0 ]; then
+    # NOTE: the functional tests kept the cores busy; once they end, what
+    # is left of the queue is taken from here too, beside the workers
+    # (their stages wait on clouds and pods much of the time). Its stages
+    # go to $RESULTS/stages-after-functional.txt.
+    queue_worker after-functional > "$RESULTS/other-stages-after.log" 2>&1
     echo "== the other stages (run meanwhile)"
     wait "${background[@]}"
     for ((i = 0; i < WORKERS; i++)); do
         cat "$RESULTS/other-stages-$i.log"
     done
+    cat "$RESULTS/other-stages-after.log"
     rm -f "$queue" "$queue.lock" "$queue.new"
 fi
 for name in "${STAGES[@]}" functional; do

@@ -32,7 +32,9 @@ Usage:
       where tools/run-tests.sh spent its time, from the folder it wrote:
       each stage's seconds (RESULTS/<stage>.seconds), the chains of stages
       it ran beside the functional tests (the stages each of its queue's
-      workers took, RESULTS/stages-worker-N.txt),
+      workers took, RESULTS/stages-worker-N.txt, and those it took itself
+      once the functional tests had ended, RESULTS/stages-after-functional.txt,
+      as a chain that starts with them),
       which of them set the run's wall time (the critical path), how long
       they ran on after the functional tests ended and how long the last
       of them ran alone (work that keeps no two cores busy), the CPU
@@ -119,6 +121,9 @@ STREAMS = ('functional', 'unit', 'python-matrix', 'coexistence',
 # NOTE: where tools/run-functional.sh has the clouds log their services'
 # CPU seconds as each is stopped.
 SERVICES_LOG = 'functional-services.jsonl'
+# NOTE: the stages run-tests.sh took off its queue itself, once the
+# functional tests had ended.
+AFTER_FUNCTIONAL = 'stages-after-functional.txt'
 
 
 def queue_of_runner(path=os.path.join(HERE, 'run-tests.sh')):
@@ -139,6 +144,15 @@ def queue_of_runner(path=os.path.join(HERE, 'run-tests.sh')):
     return queued
 
 
+def _stages_in(path):
+    """The stages a worker's file names, in order; [] if none."""
+    try:
+        with open(path) as f:
+            return f.read().split()
+    except OSError:
+        return []
+
+
 def chains_of_results(results):
     """[[stage, ...]] each worker of the run ran, in order; [] if none.
 
@@ -148,8 +162,7 @@ def chains_of_results(results):
     chains = []
     for path in sorted(glob.glob(os.path.join(results,
                                               'stages-worker-*.txt'))):
-        with open(path) as f:
-            chain = f.read().split()
+        chain = _stages_in(path)
         if chain:
             chains.append(chain)
     return chains
@@ -207,6 +220,13 @@ def profile(results):
             continue
     chains = []
     for chain in chains_of_results(results):
+        chains.append({'stages': chain, 'seconds': round(
+            sum(stages.get(name, 0.0) for name in chain), 1)})
+    after = _stages_in(os.path.join(results, AFTER_FUNCTIONAL))
+    if after:
+        # NOTE: taken once the functional tests had ended: a path that
+        # starts with them.
+        chain = ['functional'] + after
         chains.append({'stages': chain, 'seconds': round(
             sum(stages.get(name, 0.0) for name in chain), 1)})
     streams = {}
@@ -272,7 +292,8 @@ def tail(figures):
     after: how long the chains ran on once the functional tests had
     ended; alone: how long the last chain ran with nothing beside it.
     NOTE: the chains and the functional tests start together, so a
-    chain's end is the sum of its stages' seconds. The functional tests
+    chain's end is the sum of its stages' seconds (the functional tests'
+    own for the stages taken after them). The functional tests
     keep the cores busy; what runs after them should too.
     """
     ends = sorted(c['seconds'] for c in figures['chains'])

@@ -113,10 +113,11 @@ class RunTestsSummaryTest(testtools.TestCase):
         self.assertEqual(green, self.junit('functional'))
         # NOTE: the two workers ran every stage once off the queue (and
         # the disruptive stub fails unless test-operator ended first).
+        # NOTE: and the foreground, once the functional tests had ended.
         ran = []
-        for i in (0, 1):
+        for tag in ('worker-0', 'worker-1', 'after-functional'):
             with open(os.path.join(self.root, 'results',
-                                   'stages-worker-%d.txt' % i)) as f:
+                                   'stages-%s.txt' % tag)) as f:
                 ran += f.read().split()
         self.assertEqual(sorted(['lint', 'unit', 'python-matrix',
                                  'coexistence', 'test-operator',

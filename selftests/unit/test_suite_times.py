@@ -227,6 +227,20 @@ class ProfileTest(testtools.TestCase):
         self.assertEqual([], suite_times.chains_of_results(self.dir))
         self.assertIsNone(suite_times.tail({'stages': {}, 'chains': []}))
 
+    def test_stages_taken_after_the_functional_tests_start_with_them(self):
+        for name, seconds in (('functional', '500.0'), ('lint', '100.0'),
+                              ('unit', '300.0'), ('coexistence', '550.0')):
+            self.write(name + '.seconds', seconds)
+        self.write('stages-worker-0.txt', 'coexistence\n')
+        self.write('stages-worker-1.txt', 'unit\n')
+        self.write(suite_times.AFTER_FUNCTIONAL, 'lint\n')
+        figures = suite_times.profile(self.dir)
+        self.assertIn({'stages': ['functional', 'lint'], 'seconds': 600.0},
+                      figures['chains'])
+        lines = suite_times.render_profile(figures)
+        self.assertIn('critical path: functional + lint (600.0 s)', lines)
+        self.assertEqual((100.0, 50.0), suite_times.tail(figures))
+
     def test_chains_that_end_first_leave_no_tail(self):
         chains = [{'stages': ['unit'], 'seconds': 800.0},
                   {'stages': ['lint'], 'seconds': 700.0}]
