@@ -126,12 +126,15 @@ other_stages() {
 # 1,024 s and the stages at 1,492 s. The unit tests, coexistence and the
 # disruptive stage ran whole in that tail: 414.3 CPU seconds in 468 s,
 # and the disruptive stage (179.5 over 331.5 s) alone for its last 77 s.
-# Measured against the chains, as the
-# wall time over the least the stages' CPU seconds allow on two cores:
-# warm, the chains 1,365.6 s over 1,107.9 s (1.23) and the queue with
-# lint first 1,404.2 s over 1,187.0 s (1.18); from a fresh clone
-# 1,912.2 s over 1,531.5 s (1.25), 2,242.5 s over 1,802.3 s (1.24) and
-# 1,496.5 s over 1,214.5 s (1.23). One worker took all six in one
+# Measured as the wall time over the least the stages' CPU seconds allow
+# on two cores: warm, fixed chains 1,365.6 s over 1,107.9 s (1.23) and
+# the queue with lint first 1,404.2 s over 1,187.0 s (1.18); from a
+# fresh clone, fixed chains 1,912.2 s over 1,531.5 s (1.25), lint first
+# 2,242.5 s over 1,802.3 s (1.24) and 1,496.5 s over 1,214.5 s (1.23),
+# test-operator first 1,562.5 s over 1,353.2 s (1.15), and with the
+# foreground taking stages too (below) 1,400.9 s over 1,245.6 s (1.12):
+# 302.5 s after the functional tests, 40.1 s of one chain alone. One
+# worker took all six in one
 # chain, longer than the functional tests (1,914 s against 1,607 s).
 # Each worker writes the stages it ran, in order, to
 # $RESULTS/stages-worker-N.txt (tools/suite_times.py profile reads them
