@@ -218,17 +218,14 @@ def profile(results):
                 cpu[name] = float(f.read().strip())
         except (OSError, ValueError):
             continue
-    chains = []
-    for chain in chains_of_results(results):
-        chains.append({'stages': chain, 'seconds': round(
-            sum(stages.get(name, 0.0) for name in chain), 1)})
+    paths = chains_of_results(results)
     after = _stages_in(os.path.join(results, AFTER_FUNCTIONAL))
     if after:
         # NOTE: taken once the functional tests had ended: a path that
         # starts with them.
-        chain = ['functional'] + after
-        chains.append({'stages': chain, 'seconds': round(
-            sum(stages.get(name, 0.0) for name in chain), 1)})
+        paths.append(['functional'] + after)
+    chains = [{'stages': chain, 'seconds': round(
+        sum(stages.get(name, 0.0) for name in chain), 1)} for chain in paths]
     streams = {}
     for name in STREAMS:
         path = os.path.join(results, name + '.subunit')

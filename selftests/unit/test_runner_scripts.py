@@ -111,9 +111,9 @@ class RunTestsSummaryTest(testtools.TestCase):
         green = {'pkg.T.test_a': 'pass', 'pkg.T.test_b': 'pass'}
         self.assertEqual(green, self.junit('unit'))
         self.assertEqual(green, self.junit('functional'))
-        # NOTE: the two workers ran every stage once off the queue (and
-        # the disruptive stub fails unless test-operator ended first).
-        # NOTE: and the foreground, once the functional tests had ended.
+        # NOTE: the two workers, and the foreground once the functional
+        # tests had ended, ran every stage once off the queue (and the
+        # disruptive stub fails unless test-operator ended first).
         ran = []
         for tag in ('worker-0', 'worker-1', 'after-functional'):
             with open(os.path.join(self.root, 'results',
